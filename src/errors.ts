@@ -1,0 +1,73 @@
+/**
+ * The one error catalog. Every failure a customer can see has a stable code here, and each channel reads
+ * its protocol's status from the entry instead of choosing one itself, so the channels stay equivalent.
+ *
+ * - http: status for REST, connectors and the SOAP fault's HTTP transport (SOAP always uses 500 for faults).
+ * - smtp: reply code when the failure is detected during the SMTP dialogue (the message is then not accepted).
+ * - soapFault: SOAP 1.1 faultcode: Client when the sender must change the request, Server otherwise.
+ * - message: the default English text (shape A / `{statusCode, message, error}` form).
+ */
+export const ERROR_CATALOG = {
+  VALIDATION: { http: 400, smtp: 550, soapFault: 'Client', message: 'The order is not valid' },
+  BUSINESS: { http: 400, smtp: 550, soapFault: 'Client', message: 'The order has errors' },
+  NOT_PARSEABLE: { http: 400, smtp: 550, soapFault: 'Client', message: 'The file cannot be read' },
+  TOO_MANY_ORDERS: { http: 400, smtp: 550, soapFault: 'Client', message: 'Send one order per request' },
+  NO_ORDERS: { http: 400, smtp: 550, soapFault: 'Client', message: 'The file holds no order' },
+  UNAUTHORIZED: { http: 401, smtp: 535, soapFault: 'Client', message: 'Missing or invalid credentials' },
+  FORBIDDEN_CUSTOMER: {
+    http: 403, smtp: 550, soapFault: 'Client',
+    message: 'codice_cliente does not belong to the authenticated customer',
+  },
+  FORBIDDEN: { http: 403, smtp: 550, soapFault: 'Client', message: 'Not allowed' },
+  NOT_FOUND: { http: 404, smtp: 550, soapFault: 'Client', message: 'Not found' },
+  CONFLICT: {
+    http: 409, smtp: 550, soapFault: 'Client',
+    message: 'The order was already registered with different content',
+  },
+  PAYLOAD_TOO_LARGE: { http: 413, smtp: 552, soapFault: 'Client', message: 'The body is too large' },
+  UNSUPPORTED_MEDIA_TYPE: {
+    http: 415, smtp: 550, soapFault: 'Client',
+    message: 'Unsupported media type: send application/json, application/xml or text/csv',
+  },
+  RATE_LIMITED: { http: 429, smtp: 451, soapFault: 'Client', message: 'Too many requests' },
+  UNAVAILABLE: { http: 503, smtp: 451, soapFault: 'Server', message: 'The service cannot accept orders right now' },
+  INTERNAL: { http: 500, smtp: 451, soapFault: 'Server', message: 'Internal error' },
+} as const satisfies Record<string, { http: number; smtp: number; soapFault: 'Client' | 'Server'; message: string }>;
+
+export type ErrorCode = keyof typeof ERROR_CATALOG;
+
+/** HTTP reason phrases for the `{statusCode, message, error}` form. */
+const REASONS: Record<number, string> = {
+  400: 'Bad Request', 401: 'Unauthorized', 403: 'Forbidden', 404: 'Not Found', 409: 'Conflict',
+  413: 'Payload Too Large', 415: 'Unsupported Media Type', 429: 'Too Many Requests',
+  500: 'Internal Server Error', 503: 'Service Unavailable',
+};
+
+export function reasonPhrase(status: number): string {
+  return REASONS[status] ?? 'Error';
+}
+
+/**
+ * An error a customer may see. `messages` are the shape A strings (English); the catalog gives the status in
+ * each protocol. Anything that is not an IntakeError is internal and is never shown as it is.
+ */
+export class IntakeError extends Error {
+  readonly code: ErrorCode;
+  readonly messages: string[];
+
+  constructor(code: ErrorCode, messages?: string | string[]) {
+    const list = messages === undefined ? [ERROR_CATALOG[code].message] : Array.isArray(messages) ? messages : [messages];
+    super(list.join('; '));
+    this.name = 'IntakeError';
+    this.code = code;
+    this.messages = list;
+  }
+
+  get http(): number {
+    return ERROR_CATALOG[this.code].http;
+  }
+}
+
+export function isIntakeError(e: unknown): e is IntakeError {
+  return e instanceof IntakeError;
+}

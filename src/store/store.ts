@@ -1,0 +1,143 @@
+/**
+ * The store port: everything the service keeps, behind one narrow async interface so that SQLite (embedded
+ * default) and PostgreSQL (several instances) are interchangeable. The contract test suite
+ * (test/store/contract.ts) runs unchanged against every implementation; a behaviour not pinned there is not
+ * part of the contract.
+ *
+ * What must stay true in every implementation:
+ * - saveSubmission resolves only once the raw bytes are durable (committed, fsynced); channels acknowledge after it.
+ * - registerOrders is one transaction: either every item is decided and stored or none is. Two orders with the
+ *   same (codice_cliente, riferimento_ordine) are never both stored, whichever instance registers them.
+ * - numero_ordine sequences are per year, start at 1, never repeat, and are allocated inside that transaction.
+ * - every query that takes a customerId returns only that customer's rows.
+ */
+import type {
+  Channel, Order, Outcome, OrderOutcome, RegisteredOrder, StoredSubmission, SubmissionState,
+} from '../intake/types.ts';
+
+export interface Customer {
+  id: string;
+  code: string;
+  name: string;
+  /** The dedicated order mailbox address (lower case). */
+  mailbox: string;
+  createdAt: string;
+}
+
+export type CredentialKind = 'api_key' | 'password' | 'connector';
+
+export interface Credential {
+  id: string;
+  customerId: string;
+  kind: CredentialKind;
+  /** Public, indexed part used to find the credential: key id of an API key, FTP/SFTP user name. */
+  lookup: string;
+  /** Hash of the secret (see src/auth/secrets.ts); never the secret itself. */
+  secretHash: string;
+  createdAt: string;
+  revokedAt?: string;
+}
+
+export interface Article {
+  codice_articolo: string;
+  descrizione: string;
+  unita_misura: string;
+}
+
+export interface Unit {
+  code: string;
+  description: string;
+}
+
+export type NewSubmission = Omit<StoredSubmission, 'state' | 'outcome' | 'processedAt' | 'attempts'>;
+
+/** A submission without its raw bytes, for listings. */
+export type SubmissionSummary = Omit<StoredSubmission, 'raw' | 'outcome'> & { esito?: Outcome['esito'] };
+
+export interface RegisterItem {
+  /** The id the order gets if it is new (UUIDv7 chosen by the core). */
+  id: string;
+  customerId: string;
+  submissionId: string;
+  channel: Channel;
+  site?: string;
+  /** Year of registration in the service's time zone: the numbering series. */
+  year: number;
+  /** Hash of the order's canonical content: equal hash means "the same order sent again". */
+  contentHash: string;
+  order: Order;
+  registeredAt: string;
+}
+
+export type RegisterResult =
+  /** Stored now, or earlier by this same submission (a reprocessing gives the same answer). */
+  | { status: 'created'; id_ordine: string; numero_ordine: string }
+  /** Already registered by another submission with identical content. */
+  | { status: 'duplicate'; id_ordine: string; numero_ordine: string }
+  /** Already registered with different content: refused. */
+  | { status: 'conflict'; id_ordine: string; numero_ordine: string };
+
+/** The latest judgement of an order reference, registered or not: what GET ?riferimento_ordine= shows. */
+export interface OrderAttempt {
+  submissionId: string;
+  channel: Channel;
+  receivedAt: string;
+  outcome: OrderOutcome;
+}
+
+export interface Store {
+  /** Which engine, for logs and /healthz. */
+  readonly kind: 'sqlite' | 'postgres';
+  /** Apply pending migrations (idempotent; safe when several instances start together). */
+  migrate(): Promise<void>;
+  /** Cheap round trip proving the database answers (readiness). */
+  ping(): Promise<void>;
+  close(): Promise<void>;
+
+  // Customers and credentials.
+  createCustomer(c: Omit<Customer, 'createdAt'> & { createdAt?: string }): Promise<Customer>;
+  getCustomer(id: string): Promise<Customer | undefined>;
+  getCustomerByCode(code: string): Promise<Customer | undefined>;
+  getCustomerByMailbox(address: string): Promise<Customer | undefined>;
+  listCustomers(): Promise<Customer[]>;
+  addCredential(c: Omit<Credential, 'createdAt' | 'revokedAt'> & { createdAt?: string }): Promise<void>;
+  /** Active (not revoked) credential by kind and lookup. */
+  findCredential(kind: CredentialKind, lookup: string): Promise<Credential | undefined>;
+  /** Revoke every active credential of that kind for the customer; returns how many. */
+  revokeCredentials(customerId: string, kind: CredentialKind): Promise<number>;
+
+  // Catalog.
+  upsertArticles(rows: readonly Article[]): Promise<void>;
+  upsertUnits(rows: readonly Unit[]): Promise<void>;
+  /** The subset of `codes` that are known articles. */
+  knownArticles(codes: readonly string[]): Promise<Set<string>>;
+  /** The subset of `codes` that are known units. */
+  knownUnits(codes: readonly string[]): Promise<Set<string>>;
+  countArticles(): Promise<number>;
+  listUnits(): Promise<Unit[]>;
+
+  // Submissions.
+  /** Durable before it resolves. */
+  saveSubmission(s: NewSubmission): Promise<StoredSubmission>;
+  getSubmission(id: string): Promise<StoredSubmission | undefined>;
+  listSubmissions(q: { state?: SubmissionState; customerId?: string; limit?: number }): Promise<SubmissionSummary[]>;
+  /** A customer's earlier submission with the same bytes, if any (the same file uploaded twice). */
+  findSubmissionBySha(customerId: string, sha256: string, channel?: Channel): Promise<SubmissionSummary | undefined>;
+  /** A single-order submission whose reserved order id is `orderId` (async REST callers poll that id). */
+  findSubmissionByReservedOrderId(customerId: string, orderId: string): Promise<StoredSubmission | undefined>;
+  /** Ids of submissions received and not yet processed, oldest first. */
+  pendingSubmissionIds(limit: number): Promise<string[]>;
+  /** Record the outcome; state becomes processed (or failed for internal errors, retried at next start). */
+  completeSubmission(id: string, state: SubmissionState, outcome: Outcome, processedAt: string): Promise<void>;
+  /** Put a submission back to received so it is processed again (operator reprocess). */
+  resetSubmission(id: string): Promise<void>;
+
+  // Orders.
+  /** One transaction for all items; results in the same order as items. */
+  registerOrders(items: readonly RegisterItem[]): Promise<RegisterResult[]>;
+  getOrder(customerId: string, id: string): Promise<RegisteredOrder | undefined>;
+  getOrderByRef(customerId: string, riferimento: string): Promise<RegisteredOrder | undefined>;
+  listOrders(q: { customerId?: string; limit?: number }): Promise<RegisteredOrder[]>;
+  /** The latest outcome recorded for that reference of that customer (accepted or refused). */
+  latestAttempt(customerId: string, riferimento: string): Promise<OrderAttempt | undefined>;
+}
