@@ -1,0 +1,24 @@
+/**
+ * The one way the service, the CLI and the tests get a store: PostgreSQL when a database URL is configured
+ * (several instances share it), otherwise the embedded SQLite file in the data directory. The store comes back
+ * migrated and ready.
+ */
+import path from 'node:path';
+import { openPostgresStore } from './postgres.ts';
+import { openSqliteStore } from './sqlite.ts';
+import type { Store } from './store.ts';
+
+export const SQLITE_FILE_NAME = 'intake.sqlite';
+
+export async function openStore(config: { databaseUrl?: string; dataDir: string }): Promise<Store> {
+  const store = config.databaseUrl
+    ? await openPostgresStore(config.databaseUrl)
+    : await openSqliteStore(path.join(config.dataDir, SQLITE_FILE_NAME));
+  try {
+    await store.migrate();
+  } catch (e) {
+    await store.close().catch(() => undefined);
+    throw e;
+  }
+  return store;
+}

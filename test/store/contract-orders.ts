@@ -1,0 +1,235 @@
+// The store contract, orders part: registration (created / duplicate / conflict / reprocess), numbering,
+// concurrency across instances, tenant scoping, and the latest attempt per reference.
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { IntakeError } from '../../src/errors.ts';
+import type { Outcome } from '../../src/intake/types.ts';
+import type { RegisterResult, Store } from '../../src/store/store.ts';
+import { addCustomer, addSubmission, at, item, withStore, type StoreFactory } from './fixtures.ts';
+
+const isValidation = (e: unknown): boolean => e instanceof IntakeError && e.code === 'VALIDATION';
+
+/** Up to `count` store instances on one database: the handle's own and, where possible, fresh ones. */
+async function instances(store: Store, another: (() => Promise<Store>) | undefined, count: number): Promise<Store[]> {
+  const list = [store];
+  while (another && list.length < count) {
+    const s = await another();
+    await s.migrate();
+    list.push(s);
+  }
+  return list;
+}
+
+export function ordersContract(makeStore: StoreFactory): void {
+  void describe('registerOrders', () => {
+    void it('numbers new orders per year from 000001 and stores them with their lines', () => withStore(makeStore, async (store) => {
+      const c = await addCustomer(store, 'C001');
+      const sub = await addSubmission(store, c);
+      const [r1, r2, r3, r4] = await store.registerOrders([
+        item(c, sub, 'R1'),
+        item(c, sub, 'R2', { order: { data_consegna: undefined }, site: 'MI', channel: 'ftp' }),
+        item(c, sub, 'R3', { year: 2026 }),
+        item(c, sub, 'R4'),
+      ]);
+      assert.deepEqual([r1?.status, r2?.status, r3?.status, r4?.status], ['created', 'created', 'created', 'created']);
+      assert.deepEqual([r1?.numero_ordine, r2?.numero_ordine, r3?.numero_ordine, r4?.numero_ordine],
+        ['2025-000001', '2025-000002', '2026-000001', '2025-000003']);
+      const [r5] = await store.registerOrders([item(c, sub, 'R5', { year: 2026 })]);
+      assert.equal(r5?.numero_ordine, '2026-000002');
+
+      const o1 = await store.getOrder(c.id, r1!.id_ordine);
+      assert.deepEqual(o1, {
+        ...item(c, sub, 'R1').order, id_ordine: r1!.id_ordine, numero_ordine: '2025-000001', customerId: c.id,
+        submissionId: sub, channel: 'rest', registeredAt: at(10),
+      });
+      const o2 = await store.getOrderByRef(c.id, 'R2');
+      assert.ok(o2 && !('data_consegna' in o2), 'data_consegna is omitted when absent');
+      assert.equal(o2.sito_produzione, 'MI');
+      assert.equal(o2.channel, 'ftp');
+      assert.deepEqual(o2.righe.map((l) => l.codice_articolo), ['BV-STD', 'VOL-A4'], 'lines keep their order');
+      assert.equal(o2.righe[1]!.quantita, 2.5);
+    }));
+
+    void it('keeps many lines in their order', () => withStore(makeStore, async (store) => {
+      const c = await addCustomer(store, 'C001');
+      const sub = await addSubmission(store, c);
+      const righe = Array.from({ length: 1200 }, (_, i) => ({ codice_articolo: `A${1199 - i}`, quantita: i + 0.25, unita_misura: 'PZ' }));
+      const [r] = await store.registerOrders([item(c, sub, 'BIG', { order: { righe } })]);
+      assert.deepEqual((await store.getOrder(c.id, r!.id_ordine))?.righe, righe);
+    }));
+
+    void it('answers duplicate for identical content from another submission and conflict for different content', () => withStore(makeStore, async (store) => {
+      const c = await addCustomer(store, 'C001');
+      const first = await addSubmission(store, c);
+      const second = await addSubmission(store, c, { channel: 'email' });
+      const [created] = await store.registerOrders([item(c, first, 'R1')]);
+      const [dup] = await store.registerOrders([item(c, second, 'R1', { channel: 'email' })]);
+      assert.deepEqual(dup, { ...created, status: 'duplicate' });
+      const [conflict] = await store.registerOrders([item(c, second, 'R1', { contentHash: 'changed', order: { data_ordine: '2025-04-01' } })]);
+      assert.deepEqual(conflict, { ...created, status: 'conflict' });
+      const stored = await store.getOrderByRef(c.id, 'R1');
+      assert.equal(stored?.data_ordine, '2025-03-01', 'a conflict writes nothing');
+      assert.equal(stored?.submissionId, first);
+      assert.equal((await store.listOrders({ customerId: c.id })).length, 1);
+      // Nothing registered since the first order consumed a number.
+      const [next] = await store.registerOrders([item(c, second, 'R2')]);
+      assert.equal(next?.numero_ordine, '2025-000002');
+    }));
+
+    void it('gives a reprocessed submission the answer it got the first time, consuming no number', () => withStore(makeStore, async (store) => {
+      const c = await addCustomer(store, 'C001');
+      const sub = await addSubmission(store, c);
+      const first = await store.registerOrders([item(c, sub, 'R1'), item(c, sub, 'R2')]);
+      // The core picks fresh ids on every run; the stored ones must come back.
+      const again = await store.registerOrders([item(c, sub, 'R1'), item(c, sub, 'R2')]);
+      assert.deepEqual(again, first);
+      assert.ok(again.every((r) => r.status === 'created'));
+      const [next] = await store.registerOrders([item(c, sub, 'R3')]);
+      assert.equal(next?.numero_ordine, '2025-000003');
+    }));
+
+    void it('lets a later item of the same call see an earlier one with the same identity', () => withStore(makeStore, async (store) => {
+      const c = await addCustomer(store, 'C001');
+      const sub = await addSubmission(store, c);
+      const [a, same, changed] = await store.registerOrders([
+        item(c, sub, 'R1'),
+        item(c, sub, 'R1'),
+        item(c, sub, 'R1', { contentHash: 'other' }),
+      ]);
+      assert.equal(a?.status, 'created');
+      assert.deepEqual(same, a);
+      assert.deepEqual(changed, { ...a, status: 'conflict' });
+      assert.equal((await store.listOrders({})).length, 1);
+    }));
+
+    void it('stores all items of a call or none', () => withStore(makeStore, async (store) => {
+      const c = await addCustomer(store, 'C001');
+      const sub = await addSubmission(store, c);
+      await assert.rejects(store.registerOrders([item(c, sub, 'R1'), item(c, 'no-such-submission', 'R2')]));
+      assert.equal(await store.getOrderByRef(c.id, 'R1'), undefined);
+      const [r] = await store.registerOrders([item(c, sub, 'R1')]);
+      assert.equal(r?.numero_ordine, '2025-000001', 'the failed call consumed no number');
+      assert.deepEqual(await store.registerOrders([]), []);
+    }));
+
+    void it('refuses items the engines would store differently, with a clear error', () => withStore(makeStore, async (store) => {
+      const c = await addCustomer(store, 'C001');
+      const sub = await addSubmission(store, c);
+      await assert.rejects(store.registerOrders([item(c, sub, 'R\0')]), (e: unknown) => isValidation(e) && /riferimento_ordine/.test((e as Error).message));
+      await assert.rejects(store.registerOrders([item(c, sub, 'R1', { order: { data_ordine: '2025-02-30' } })]), isValidation);
+      await assert.rejects(store.registerOrders([item(c, sub, 'R1', {
+        order: { righe: [{ codice_articolo: 'A', quantita: Number.NaN, unita_misura: 'PZ' }] },
+      })]), isValidation);
+      await assert.rejects(store.registerOrders([item(c, sub, 'R1', { order: { righe: [] } })]), isValidation);
+      assert.deepEqual(await store.listOrders({}), []);
+    }));
+
+    void it('registers one order when instances race on the same identity', () => withStore(makeStore, async (store, handle) => {
+      const stores = await instances(store, handle.another, 3);
+      try {
+        const c = await addCustomer(store, 'C001');
+        const contenders = await Promise.all(Array.from({ length: 8 }, async (_, k) => ({
+          sub: await addSubmission(store, c),
+          hash: k % 2 === 0 ? 'even' : 'odd',
+        })));
+        const results = await Promise.all(contenders.map(({ sub, hash }, k) =>
+          stores[k % stores.length]!.registerOrders([item(c, sub, 'RACE', { contentHash: hash })]).then((r) => r[0]!)));
+        const winners = results.filter((r) => r.status === 'created');
+        assert.equal(winners.length, 1, JSON.stringify(results));
+        const winnerHash = contenders[results.indexOf(winners[0]!)]!.hash;
+        results.forEach((r, k) => {
+          assert.equal(r.id_ordine, winners[0]!.id_ordine);
+          assert.equal(r.numero_ordine, winners[0]!.numero_ordine);
+          if (r !== winners[0]) assert.equal(r.status, contenders[k]!.hash === winnerHash ? 'duplicate' : 'conflict');
+        });
+        assert.equal((await store.listOrders({})).length, 1);
+      } finally {
+        for (const s of stores.slice(1)) await s.close();
+      }
+    }));
+
+    void it('never repeats a number when instances register different orders at once', () => withStore(makeStore, async (store, handle) => {
+      const stores = await instances(store, handle.another, 3);
+      try {
+        const c = await addCustomer(store, 'C001');
+        const sub = await addSubmission(store, c);
+        const results = await Promise.all(Array.from({ length: 24 }, (_, k) =>
+          stores[k % stores.length]!.registerOrders([item(c, sub, `P${k}`), item(c, sub, `Q${k}`)])));
+        const numbers = results.flat().map((r: RegisterResult) => r.numero_ordine).sort();
+        assert.equal(new Set(numbers).size, 48);
+        assert.deepEqual(numbers, Array.from({ length: 48 }, (_, i) => `2025-${String(i + 1).padStart(6, '0')}`));
+      } finally {
+        for (const s of stores.slice(1)) await s.close();
+      }
+    }));
+
+    void it('numbers calls spanning two years correctly when they run at once', () => withStore(makeStore, async (store, handle) => {
+      const stores = await instances(store, handle.another, 3);
+      try {
+        const c = await addCustomer(store, 'C001');
+        const sub = await addSubmission(store, c);
+        const results = await Promise.all(Array.from({ length: 8 }, (_, k) => {
+          const [first, second] = k % 2 === 0 ? [2025, 2026] : [2026, 2025];
+          return stores[k % stores.length]!.registerOrders([
+            item(c, sub, `X${k}`, { year: first }), item(c, sub, `Y${k}`, { year: second }),
+          ]);
+        }));
+        assert.ok(results.flat().every((r) => r.status === 'created'));
+        const numbers = results.flat().map((r) => r.numero_ordine).sort();
+        const series = (y: number) => Array.from({ length: 8 }, (_, i) => `${y}-${String(i + 1).padStart(6, '0')}`);
+        assert.deepEqual(numbers, [...series(2025), ...series(2026)]);
+      } finally {
+        for (const s of stores.slice(1)) await s.close();
+      }
+    }));
+  });
+
+  void describe('reading orders', () => {
+    void it('shows a customer only its own orders', () => withStore(makeStore, async (store) => {
+      const a = await addCustomer(store, 'A001');
+      const b = await addCustomer(store, 'B001');
+      const subA = await addSubmission(store, a);
+      const subB = await addSubmission(store, b);
+      const [ra] = await store.registerOrders([item(a, subA, 'SHARED-REF', { registeredAt: at(1) }), item(a, subA, 'A2', { registeredAt: at(3) })]);
+      const [rb] = await store.registerOrders([item(b, subB, 'SHARED-REF', { registeredAt: at(2) })]);
+      assert.notEqual(ra?.id_ordine, rb?.id_ordine, 'the identity includes the customer code');
+      assert.equal(await store.getOrder(b.id, ra!.id_ordine), undefined);
+      assert.equal((await store.getOrder(a.id, ra!.id_ordine))?.customerId, a.id);
+      assert.equal((await store.getOrderByRef(a.id, 'SHARED-REF'))?.id_ordine, ra!.id_ordine);
+      assert.equal((await store.getOrderByRef(b.id, 'SHARED-REF'))?.id_ordine, rb!.id_ordine);
+      assert.equal(await store.getOrderByRef(b.id, 'A2'), undefined);
+      assert.deepEqual((await store.listOrders({ customerId: a.id })).map((o) => o.riferimento_ordine), ['A2', 'SHARED-REF']);
+      assert.deepEqual((await store.listOrders({ customerId: b.id })).map((o) => o.customerId), [b.id]);
+      assert.deepEqual((await store.listOrders({})).map((o) => o.registeredAt), [at(3), at(2), at(1)]);
+      assert.equal((await store.listOrders({ limit: 2 })).length, 2);
+      assert.ok((await store.listOrders({})).every((o) => o.righe.length === 2));
+      assert.deepEqual(await store.listOrders({ customerId: 'nobody' }), []);
+    }));
+
+    void it('remembers the latest attempt per reference, rewritten when a submission is processed again', () => withStore(makeStore, async (store) => {
+      const a = await addCustomer(store, 'A001');
+      const b = await addCustomer(store, 'B001');
+      const early = await addSubmission(store, a, { receivedAt: at(1), channel: 'ftp' });
+      const late = await addSubmission(store, a, { receivedAt: at(2), channel: 'email' });
+      const refused: Outcome = {
+        submissionId: early, esito: 'errore', orders: [
+          { index: 0, codice_cliente: 'A001', riferimento_ordine: 'R1', esito: 'errore', code: 'BUSINESS', errori: [{ campo: 'righe[0].codice_articolo', messaggio: 'Articolo sconosciuto' }] },
+          { index: 1, riferimento_ordine: 'R2', esito: 'ok', id_ordine: 'id-2', numero_ordine: '2025-000001' },
+          { index: 2, esito: 'errore', code: 'VALIDATION', message: ['riferimento_ordine must be a string'] },
+        ],
+      };
+      await store.completeSubmission(early, 'processed', refused, at(3));
+      const accepted: Outcome = { submissionId: late, esito: 'ok', orders: [{ index: 0, riferimento_ordine: 'R1', esito: 'ok', id_ordine: 'id-1', numero_ordine: '2025-000002' }] };
+      await store.completeSubmission(late, 'processed', accepted, at(4));
+      assert.deepEqual(await store.latestAttempt(a.id, 'R1'), { submissionId: late, channel: 'email', receivedAt: at(2), outcome: accepted.orders[0] });
+      assert.deepEqual(await store.latestAttempt(a.id, 'R2'), { submissionId: early, channel: 'ftp', receivedAt: at(1), outcome: refused.orders[1] });
+      assert.equal(await store.latestAttempt(b.id, 'R1'), undefined, 'another customer sees nothing');
+      assert.equal(await store.latestAttempt(a.id, 'R9'), undefined);
+      // Processing the early submission again replaces what it said before.
+      await store.resetSubmission(early);
+      await store.completeSubmission(early, 'processed', { submissionId: early, esito: 'ok', orders: [refused.orders[0]!] }, at(5));
+      assert.equal(await store.latestAttempt(a.id, 'R2'), undefined);
+      assert.equal((await store.latestAttempt(a.id, 'R1'))?.submissionId, late);
+    }));
+  });
+}
