@@ -1,0 +1,166 @@
+import assert from 'node:assert/strict';
+import { after, before, beforeEach, describe, it } from 'node:test';
+import { createAuthenticator } from '../../src/auth/authenticator.ts';
+import { createLockout } from '../../src/auth/lockout.ts';
+import { generateApiKey } from '../../src/auth/secrets.ts';
+import { provisionCustomer, rotateApiKey, type ProvisionedCustomer } from '../../src/customers/provision.ts';
+import { openTempStore, type TempStore } from './temp-store.ts';
+
+const MINUTE = 60_000;
+
+void describe('authenticator', () => {
+  let t: TempStore;
+  let c1: ProvisionedCustomer;
+  let c2: ProvisionedCustomer;
+
+  before(async () => {
+    t = await openTempStore();
+    c1 = await provisionCustomer(t.store, { code: 'C001', name: 'Tipografia Uno' }, 'ordini.test');
+    c2 = await provisionCustomer(t.store, { code: 'C002', name: 'Tipografia Due' }, 'ordini.test');
+  });
+  after(async () => t.cleanup());
+
+  void describe('API keys', () => {
+    void it('the right key gives its customer', async () => {
+      const auth = createAuthenticator(t.store);
+      assert.deepEqual(await auth.apiKey(c1.apiKey), { customerId: c1.customer.id, customerCode: 'C001' });
+      assert.deepEqual(await auth.apiKey(c2.apiKey), { customerId: c2.customer.id, customerCode: 'C002' });
+    });
+
+    void it('a wrong secret with a real key id is refused', async () => {
+      const auth = createAuthenticator(t.store);
+      const keyId = c1.apiKey.slice(4, 16);
+      const wrong = `oik_${keyId}_${generateApiKey().token.slice(-32)}`;
+      assert.equal(await auth.apiKey(wrong), undefined);
+      // Differs from the real key in its last character only: the comparison covers the whole secret.
+      const last = c1.apiKey.at(-1) === 'a' ? 'b' : 'a';
+      assert.equal(await auth.apiKey(`${c1.apiKey.slice(0, -1)}${last}`), undefined);
+    });
+
+    void it('an unknown key id is refused', async () => {
+      assert.equal(await createAuthenticator(t.store).apiKey(generateApiKey().token), undefined);
+    });
+
+    void it('absent and malformed keys are refused', async () => {
+      const auth = createAuthenticator(t.store);
+      for (const bad of [undefined, '', 'oik_', 'Bearer x', c1.apiKey.toLowerCase() === c1.apiKey ? 'x' : c1.apiKey.slice(1), 'y'.repeat(1_000_000)]) {
+        assert.equal(await auth.apiKey(bad), undefined);
+      }
+    });
+
+    void it('a revoked key is refused and its replacement works', async () => {
+      const c = await provisionCustomer(t.store, { code: 'ROT', name: 'Rotazione' }, 'ordini.test');
+      const auth = createAuthenticator(t.store);
+      const fresh = await rotateApiKey(t.store, 'ROT');
+      assert.equal(await auth.apiKey(c.apiKey), undefined);
+      assert.equal((await auth.apiKey(fresh))?.customerCode, 'ROT');
+    });
+  });
+
+  void describe('passwords', () => {
+    void it('the right password gives the customer; the user name is not case-sensitive', async () => {
+      const auth = createAuthenticator(t.store);
+      const expected = { customerId: c1.customer.id, customerCode: 'C001' };
+      assert.deepEqual(await auth.password('c001', c1.ftpPassword, '10.0.0.1'), expected);
+      assert.deepEqual(await auth.password('C001', c1.ftpPassword), expected);
+    });
+
+    void it('a wrong password, another customer\'s password or an unknown user is refused', async () => {
+      const auth = createAuthenticator(t.store);
+      assert.equal(await auth.password('c001', 'wrong-password', '10.0.0.2'), undefined);
+      assert.equal(await auth.password('c001', c2.ftpPassword, '10.0.0.2'), undefined);
+      assert.equal(await auth.password('nobody', c1.ftpPassword, '10.0.0.2'), undefined);
+      assert.equal(await auth.password('', '', '10.0.0.2'), undefined);
+    });
+
+    void describe('lockout', () => {
+      let clock: number;
+      const now = () => clock;
+      beforeEach(() => {
+        clock = Date.parse('2025-03-01T10:00:00Z');
+      });
+
+      void it('after 5 failures for a user even the right password is refused, until 15 minutes pass', async () => {
+        const auth = createAuthenticator(t.store, { now });
+        for (let i = 0; i < 5; i++) {
+          if (i > 0) clock += MINUTE;
+          assert.equal(await auth.password('c001', `wrong-${i}`, `192.0.2.${i}`), undefined);
+        }
+        // Locked from the fifth failure (now) for 15 minutes.
+        assert.equal(auth.isLocked('C001'), true);
+        assert.equal(await auth.password('c001', c1.ftpPassword, '198.51.100.7'), undefined, 'locked: refused with the right password');
+        // Another user is not affected.
+        assert.equal((await auth.password('c002', c2.ftpPassword, '198.51.100.7'))?.customerCode, 'C002');
+
+        clock += 15 * MINUTE - 1;
+        assert.equal(await auth.password('c001', c1.ftpPassword, '198.51.100.7'), undefined, 'still locked 1 ms before the end');
+        clock += 1;
+        assert.equal(auth.isLocked('c001'), false);
+        assert.equal((await auth.password('c001', c1.ftpPassword, '198.51.100.7'))?.customerCode, 'C001');
+      });
+
+      void it('after 5 failures from an address every user is refused from it, not from elsewhere', async () => {
+        const auth = createAuthenticator(t.store, { now });
+        for (let i = 0; i < 5; i++) assert.equal(await auth.password(`guess${i}`, 'pw', '203.0.113.9'), undefined);
+        assert.equal(auth.isLocked('anyone', '203.0.113.9'), true);
+        assert.equal(auth.isLocked('anyone', '::ffff:203.0.113.9'), true, 'IPv4-mapped form is the same address');
+        assert.equal(await auth.password('c001', c1.ftpPassword, '203.0.113.9'), undefined);
+        assert.equal((await auth.password('c001', c1.ftpPassword, '203.0.113.10'))?.customerCode, 'C001');
+      });
+
+      void it('failures spread over more than 15 minutes do not lock', async () => {
+        const auth = createAuthenticator(t.store, { now });
+        for (let i = 0; i < 8; i++) {
+          assert.equal(await auth.password('c002', 'wrong', '10.1.1.1'), undefined);
+          clock += 4 * MINUTE;
+        }
+        assert.equal(auth.isLocked('c002', '10.1.1.1'), false);
+        assert.equal((await auth.password('c002', c2.ftpPassword, '10.1.1.1'))?.customerCode, 'C002');
+      });
+
+      void it('a success clears the user\'s count', async () => {
+        const auth = createAuthenticator(t.store, { now });
+        for (let i = 0; i < 4; i++) await auth.password('c001', 'wrong', `10.2.0.${i}`);
+        assert.ok(await auth.password('c001', c1.ftpPassword, '10.2.1.1'));
+        for (let i = 0; i < 4; i++) await auth.password('c001', 'wrong', `10.2.2.${i}`);
+        assert.equal(auth.isLocked('c001'), false);
+        assert.ok(await auth.password('c001', c1.ftpPassword, '10.2.1.1'));
+      });
+
+      void it('many attempts at once cannot get more than 5 guesses checked', async () => {
+        const auth = createAuthenticator(t.store, { now });
+        const results = await Promise.all(Array.from({ length: 20 }, () => auth.password('c002', 'wrong', '10.3.0.1')));
+        assert.ok(results.every((r) => r === undefined));
+        assert.equal(auth.isLocked('c002'), true);
+        // The right password sent in the same burst would have been refused too.
+        assert.equal(await auth.password('c002', c2.ftpPassword, '10.3.0.2'), undefined);
+      });
+    });
+  });
+});
+
+void describe('lockout bookkeeping', () => {
+  void it('keeps at most maxKeys entries', () => {
+    const lockout = createLockout({ maxKeys: 100 });
+    for (let i = 0; i < 1000; i++) {
+      assert.equal(lockout.begin([`u:${i}`]), true);
+      lockout.end(`u:${i}`, 'failure');
+    }
+    assert.ok(lockout.size() <= 100, `size ${lockout.size()}`);
+  });
+
+  void it('forgets keys that no longer matter', () => {
+    let clock = 0;
+    const lockout = createLockout({ now: () => clock });
+    assert.equal(lockout.begin(['u:a']), true);
+    lockout.end('u:a', 'success');
+    assert.equal(lockout.size(), 0);
+    assert.equal(lockout.begin(['u:b']), true);
+    lockout.end('u:b', 'failure');
+    assert.equal(lockout.size(), 1);
+    clock += 15 * MINUTE + 1;
+    assert.equal(lockout.begin(['u:b']), true);
+    lockout.end('u:b', 'neutral');
+    assert.equal(lockout.size(), 0, 'an expired failure is dropped');
+  });
+});
