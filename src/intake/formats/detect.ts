@@ -1,0 +1,119 @@
+/**
+ * Which decoder reads a file: the declared media type first, then the file name's extension, then the content.
+ * Senders mislabel files all the time (e-mail clients send CSV as application/vnd.ms-excel, FTP has no media
+ * type at all), so generic labels fall through to the next clue instead of deciding.
+ */
+import type { DecodeInput, Format } from './input.ts';
+import { printable, textPrefix } from './text.ts';
+
+const MEDIA_TYPES: ReadonlyMap<string, Format> = new Map([
+  ['application/json', 'json'],
+  ['text/json', 'json'],
+  ['application/xml', 'xml'],
+  ['text/xml', 'xml'],
+  ['text/csv', 'csv'],
+  ['application/csv', 'csv'],
+  ['text/comma-separated-values', 'csv'],
+  ['text/tab-separated-values', 'csv'],
+  // What Windows and many mail clients call a .csv file.
+  ['application/vnd.ms-excel', 'csv'],
+]);
+
+/** Labels that say nothing about the content. */
+const GENERIC_MEDIA_TYPES: ReadonlySet<string> = new Set(['text/plain', 'application/octet-stream', 'binary/octet-stream']);
+
+const EXTENSIONS: ReadonlyMap<string, Format> = new Map([
+  ['json', 'json'],
+  ['xml', 'xml'],
+  ['csv', 'csv'],
+  ['tsv', 'csv'],
+]);
+
+/** Extensions of files that are surely not orders in one of our formats (when the content agrees). */
+const FOREIGN_EXTENSIONS: ReadonlySet<string> = new Set([
+  'pdf', 'doc', 'docx', 'odt', 'rtf', 'xlsx', 'xlsm', 'ods', 'zip', '7z', 'rar', 'gz',
+  'png', 'jpg', 'jpeg', 'gif', 'tif', 'tiff', 'bmp', 'heic',
+]);
+
+/** Enough of the file to see its first line even with a wide header. */
+const SNIFF_BYTES = 8192;
+
+/** `Text/CSV; charset=UTF-8` → `text/csv`. */
+export function baseMediaType(mediaType: string | undefined): string | undefined {
+  const base = mediaType?.split(';', 1)[0]?.trim().toLowerCase();
+  return base ? base : undefined;
+}
+
+/** The charset: declared on its own, or as a parameter of the media type. */
+export function declaredCharset(input: DecodeInput): string | undefined {
+  if (input.charset?.trim()) return input.charset;
+  return /;\s*charset\s*=\s*"?([^";\s]+)/i.exec(input.mediaType ?? '')?.[1];
+}
+
+export function formatFromMediaType(mediaType: string | undefined): Format | undefined {
+  const base = baseMediaType(mediaType);
+  if (base === undefined) return undefined;
+  const known = MEDIA_TYPES.get(base);
+  if (known) return known;
+  if (base.endsWith('+json')) return 'json';
+  if (base.endsWith('+xml')) return 'xml';
+  return undefined;
+}
+
+function extension(fileName: string | undefined): string | undefined {
+  return /\.([a-z0-9]{1,10})$/i.exec(fileName?.trim() ?? '')?.[1]?.toLowerCase();
+}
+
+export function formatFromFileName(fileName: string | undefined): Format | undefined {
+  const ext = extension(fileName);
+  return ext === undefined ? undefined : EXTENSIONS.get(ext);
+}
+
+/** After a BOM and white space: `{`/`[` is JSON, `<` is XML, a header naming codice_cliente is CSV. */
+export function sniffFormat(raw: Uint8Array): Format | undefined {
+  const head = textPrefix(raw, SNIFF_BYTES).trimStart();
+  const first = head[0];
+  if (first === '{' || first === '[') return 'json';
+  if (first === '<') return 'xml';
+  const firstLine = head.split(/\r\n|\r|\n/, 1)[0] ?? '';
+  if (/codice_cliente/i.test(firstLine) && /[;,\t]/.test(firstLine)) return 'csv';
+  return undefined;
+}
+
+export function detectFormat(input: DecodeInput): Format | undefined {
+  return formatFromMediaType(input.mediaType) ?? formatFromFileName(input.fileName) ?? sniffFormat(input.raw);
+}
+
+/**
+ * What the sender declared, when it is something we do not take (application/pdf, image/png, report.xlsx):
+ * that deserves "unsupported media type" rather than "cannot be read". Undefined for generic or no labels.
+ */
+export function declaredForeign(input: DecodeInput): string | undefined {
+  const base = baseMediaType(input.mediaType);
+  if (base !== undefined && !GENERIC_MEDIA_TYPES.has(base) && formatFromMediaType(base) === undefined) {
+    return `media type ${printable(base)}`;
+  }
+  const ext = extension(input.fileName);
+  return ext !== undefined && FOREIGN_EXTENSIONS.has(ext) ? `a .${ext} file` : undefined;
+}
+
+const MAGIC: ReadonlyArray<[bytes: number[], kind: string]> = [
+  [[0x25, 0x50, 0x44, 0x46, 0x2d], 'a PDF document'],
+  [[0x50, 0x4b, 0x03, 0x04], 'a ZIP archive (an .xlsx or .docx file is one)'],
+  [[0xd0, 0xcf, 0x11, 0xe0, 0xa1, 0xb1, 0x1a, 0xe1], 'an Office document (.xls or .doc)'],
+  [[0x89, 0x50, 0x4e, 0x47], 'a PNG image'],
+  [[0xff, 0xd8, 0xff], 'a JPEG image'],
+  [[0x47, 0x49, 0x46, 0x38], 'a GIF image'],
+  [[0x1f, 0x8b], 'a gzip archive'],
+];
+
+/**
+ * Names the kind of a binary file by its first bytes. None of these can start a JSON, XML or CSV order, so
+ * telling the sender what they sent beats a parse error (the usual case: an Excel workbook instead of CSV).
+ */
+export function binaryKind(raw: Uint8Array): string | undefined {
+  for (const [bytes, kind] of MAGIC) {
+    if (bytes.every((b, i) => raw[i] === b)) return kind;
+  }
+  return undefined;
+}

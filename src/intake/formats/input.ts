@@ -1,0 +1,13 @@
+/** What every decoder takes: the raw bytes and what the channel knows about them. */
+
+export type Format = 'json' | 'xml' | 'csv';
+
+export interface DecodeInput {
+  raw: Buffer;
+  /** Media type as declared by the sender; parameters are tolerated (`text/csv; charset=windows-1252`). */
+  mediaType?: string;
+  /** File name as the sender gave it; only its extension is used. */
+  fileName?: string;
+  /** Declared charset; it wins over the document's own declaration and over guessing. */
+  charset?: string;
+}

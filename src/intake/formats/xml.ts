@@ -1,0 +1,161 @@
+/**
+ * XML orders: root <ordine> (or <InviaOrdine>, the SOAP body element, with the same children), several under
+ * <ordini>; lines as <righe><riga>…</riga></righe>. Namespace prefixes and attributes are ignored. Values stay
+ * text except a line's quantita, which becomes a number when it clearly is one.
+ *
+ * DTDs are refused before parsing: they are how entity expansion attacks (billion laughs) and external
+ * entities (XXE) get in, and no order needs one.
+ */
+import { XMLParser, XMLValidator } from 'fast-xml-parser';
+import type { EntityDecoderOptions } from 'fast-xml-parser';
+import { IntakeError } from '../../errors.ts';
+import type { DecodeInput } from './input.ts';
+import { declaredCharset } from './detect.ts';
+import { OPTIONAL_ORDER_FIELDS, decimalNumber, isRecord } from './fields.ts';
+import { decodeText, printable } from './text.ts';
+
+/**
+ * Deepest element nesting accepted. An order is five levels deep (ordini/ordine/righe/riga/quantita); the
+ * parser builds its result recursively and the code that walks it afterwards recurses too.
+ */
+export const MAX_XML_DEPTH = 32;
+
+const SINGLE_ORDER_ROOTS: ReadonlySet<string> = new Set(['ordine', 'InviaOrdine']);
+const LIST_ROOT = 'ordini';
+
+/**
+ * Only the five predefined entities and character references are decoded. Entities a document declares are
+ * dropped unexpanded (addInputEntities does nothing), so even if a DTD got past the check below no entity
+ * could grow the text or reach outside it. The parser's own `processEntities: false` would leave `&amp;`
+ * undecoded and corrupt ordinary values such as `A&amp;B`; this keeps XML's meaning without the risk.
+ */
+const PREDEFINED: Readonly<Record<string, string>> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'" };
+const REFERENCE = /&(?:#(\d{1,7})|#x([0-9a-fA-F]{1,6})|(amp|lt|gt|quot|apos));/g;
+
+const predefinedEntitiesOnly: EntityDecoderOptions = {
+  setExternalEntities: () => undefined,
+  addInputEntities: () => undefined,
+  reset: () => undefined,
+  setXmlVersion: () => undefined,
+  decode: (text) => text.replace(REFERENCE, (ref, dec?: string, hex?: string, name?: string) => {
+    if (name !== undefined) return PREDEFINED[name] ?? ref;
+    const code = dec !== undefined ? Number(dec) : parseInt(hex ?? '', 16);
+    // Out-of-range or surrogate code points stay as written rather than throwing.
+    return code > 0 && code <= 0x10ffff && (code < 0xd800 || code > 0xdfff) ? String.fromCodePoint(code) : ref;
+  }),
+};
+
+const parser = new XMLParser({
+  removeNSPrefix: true,
+  ignoreAttributes: true,
+  ignoreDeclaration: true,
+  ignorePiTags: true,
+  parseTagValue: false,
+  processEntities: true,
+  entityDecoder: predefinedEntitiesOnly,
+  maxNestedTags: MAX_XML_DEPTH,
+  // Lines are always a list, even with one <riga>; so are the orders under <ordini>. The root is never one,
+  // so two roots show up as an array and are refused.
+  isArray: (name, jPath) => {
+    const path = String(jPath);
+    return (name === 'riga' && path.endsWith('righe.riga')) || path === `${LIST_ROOT}.ordine`;
+  },
+});
+
+export function decodeXml(input: DecodeInput): unknown[] {
+  const text = decodeText(input.raw, {
+    charset: declaredCharset(input),
+    documentCharset: declaredEncoding(input.raw),
+    label: 'XML',
+  });
+  if (/<!DOCTYPE/i.test(text)) throw new IntakeError('NOT_PARSEABLE', 'XML documents with a DOCTYPE are not accepted');
+  if (/<!ENTITY/i.test(text)) throw new IntakeError('NOT_PARSEABLE', 'XML documents with ENTITY declarations are not accepted');
+  const valid = XMLValidator.validate(text);
+  if (valid !== true) {
+    const { msg, line, col } = valid.err;
+    const where = col === undefined ? `line ${line}` : `line ${line}, column ${col}`;
+    throw new IntakeError('NOT_PARSEABLE', `body must be well-formed XML (${where}: ${msg.replace(/\.$/, '')})`);
+  }
+  return ordersOf(parse(text));
+}
+
+/** The encoding named by `<?xml … encoding="…"?>`, read from the raw bytes (it is always ASCII). */
+function declaredEncoding(raw: Buffer): string | undefined {
+  const head = raw.subarray(0, 256).toString('latin1');
+  return /^\s*<\?xml\s[^>]*?\bencoding\s*=\s*["']([A-Za-z][\w.:-]*)["']/.exec(head)?.[1];
+}
+
+function parse(text: string): Record<string, unknown> {
+  try {
+    return parser.parse(text) as Record<string, unknown>;
+  } catch (e) {
+    const reason = e instanceof Error ? e.message : 'unreadable';
+    const reserved = /Invalid name: "([^"]*)"/.exec(reason);
+    if (reserved) throw new IntakeError('NOT_PARSEABLE', `XML element name "${printable(reserved[1] ?? '')}" is not allowed`);
+    if (/nested tags/i.test(reason)) {
+      throw new IntakeError('NOT_PARSEABLE', `XML must not nest elements more than ${MAX_XML_DEPTH} levels deep`);
+    }
+    throw new IntakeError('NOT_PARSEABLE', `body must be well-formed XML (${printable(reason, 200)})`);
+  }
+}
+
+/**
+ * A SOAP 1.1 envelope (prefixes already removed) holding one InviaOrdine: the SOAP channel stores the envelope
+ * exactly as the ERP sent it, and the order inside is judged like any other XML order. The Header is not read
+ * here (the channel authenticated from it).
+ */
+function unwrapEnvelope(envelope: unknown): Record<string, unknown> {
+  const body = isRecord(envelope) ? envelope.Body : undefined;
+  if (!isRecord(body)) throw new IntakeError('NOT_PARSEABLE', 'SOAP envelope must contain a Body');
+  return body;
+}
+
+function ordersOf(doc: Record<string, unknown>): unknown[] {
+  if (Object.keys(doc).length === 1 && 'Envelope' in doc) doc = unwrapEnvelope(doc.Envelope);
+  const names = Object.keys(doc);
+  const name = names[0];
+  if (names.length !== 1 || name === undefined || Array.isArray(doc[name])) {
+    throw new IntakeError('NOT_PARSEABLE', 'XML must have exactly one root element');
+  }
+  const root = doc[name];
+  if (SINGLE_ORDER_ROOTS.has(name)) return [toOrder(root)];
+  if (name === LIST_ROOT) return isRecord(root) && Array.isArray(root.ordine) ? root.ordine.map(toOrder) : [];
+  throw new IntakeError(
+    'NOT_PARSEABLE',
+    `XML root element must be <ordine>, <ordini> or <InviaOrdine>, not <${printable(name)}>`,
+  );
+}
+
+/**
+ * Element values go through as the parser gives them (text, or an object/array when the element is nested or
+ * repeated) so that stage A reports `codice_cliente must be a string` rather than this decoder guessing.
+ */
+function toOrder(node: unknown): Record<string, unknown> {
+  const order: Record<string, unknown> = {};
+  if (!isRecord(node)) return order;
+  for (const [name, value] of Object.entries(node)) {
+    if (name === '#text') continue; // stray text between the order's elements
+    if (name === 'righe') order.righe = toLines(value);
+    else if (!(value === '' && OPTIONAL_ORDER_FIELDS.has(name))) order[name] = value;
+  }
+  return order;
+}
+
+function toLines(righe: unknown): unknown {
+  if (righe === '') return [];
+  // <righe> given twice: its lines are read in document order.
+  if (Array.isArray(righe)) return righe.flatMap((r) => (isRecord(r) && Array.isArray(r.riga) ? r.riga.map(toLine) : []));
+  if (!isRecord(righe)) return righe; // text inside <righe>: stage A says righe must be an array
+  return Array.isArray(righe.riga) ? righe.riga.map(toLine) : [];
+}
+
+function toLine(node: unknown): unknown {
+  if (node === '') return {};
+  if (!isRecord(node)) return node;
+  const line: Record<string, unknown> = {};
+  for (const [name, value] of Object.entries(node)) {
+    if (name === '#text') continue;
+    line[name] = name === 'quantita' && typeof value === 'string' ? decimalNumber(value) ?? value : value;
+  }
+  return line;
+}
