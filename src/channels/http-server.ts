@@ -1,0 +1,58 @@
+/**
+ * The one HTTP server (REST, SOAP, docs, health). Bodies are taken as raw bytes whatever their type: decoding is
+ * the intake core's job, so every channel decodes the same way. Errors leave in the `{statusCode, message, error}`
+ * form with no internal detail.
+ */
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyError, type FastifyInstance } from 'fastify';
+import { reasonPhrase } from '../errors.ts';
+import type { Logger } from '../log.ts';
+import type { Store } from '../store/store.ts';
+
+export interface HttpServerDeps {
+  store: Store;
+  log: Logger;
+  /** Largest accepted body (INTAKE_MAX_BODY_BYTES); larger ones get 413 before they are buffered. */
+  maxBodyBytes: number;
+}
+
+export function errorBody(status: number, message: string | string[]) {
+  return { statusCode: status, message, error: reasonPhrase(status) };
+}
+
+export function createHttpServer(deps: HttpServerDeps): FastifyInstance {
+  const app = Fastify({
+    loggerInstance: deps.log.child({ channel: 'http' }) as FastifyBaseLogger,
+    bodyLimit: deps.maxBodyBytes,
+    // Request ids in logs let an operator find one call among thousands.
+    requestIdHeader: 'x-request-id',
+    // One log line per submission comes from the intake; per-request lines would double the volume.
+    logController: new LogController({ disableRequestLogging: true }),
+    // Slowloris: a client that trickles its headers or body is cut off rather than holding a socket forever.
+    requestTimeout: 60_000,
+    connectionTimeout: 60_000,
+  });
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser('*', { parseAs: 'buffer' }, (_req, body, done) => done(null, body));
+
+  app.setErrorHandler((err: FastifyError, req, reply) => {
+    const status = err.statusCode && err.statusCode >= 400 && err.statusCode < 500 ? err.statusCode : 500;
+    if (status === 500) {
+      req.log.error({ err }, 'request failed');
+      return reply.code(500).send(errorBody(500, 'Internal server error'));
+    }
+    // Fastify's own 4xx (body too large, bad content length, …) carry a safe message.
+    const message = status === 413 ? `Request body is larger than the limit of ${deps.maxBodyBytes} bytes` : err.message;
+    return reply.code(status).send(errorBody(status, message));
+  });
+  app.setNotFoundHandler((req, reply) => reply.code(404).send(errorBody(404, `Cannot ${req.method} ${req.url.split('?')[0]}`)));
+
+  app.get('/healthz', async (_req, reply) => {
+    try {
+      await deps.store.ping();
+      return { status: 'ok', store: deps.store.kind };
+    } catch {
+      return reply.code(503).send({ status: 'unavailable', store: deps.store.kind });
+    }
+  });
+  return app;
+}

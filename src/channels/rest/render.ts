@@ -1,0 +1,52 @@
+/**
+ * Outcome → HTTP status and body, in the spec's shapes:
+ * - 201 shape A success `{esito, id_ordine, numero_ordine, messaggio}`; 200 with `duplicato: true` for an order
+ *   already registered with identical content;
+ * - 400 shape A `{statusCode, message[], error}` for structure errors (and files that cannot be read);
+ * - 400 shape B `{esito: 'errore', errori[]}` for business errors, 409 in shape B for a reference already used by
+ *   different content (the body still names the field, the status lets a client branch without parsing);
+ * - the catalog's status in the `{statusCode, message, error}` form for the rest (403 other customer's code, 415 …).
+ */
+import { ERROR_CATALOG } from '../../errors.ts';
+import { errorBody } from '../http-server.ts';
+import type { Outcome, StoredSubmission } from '../../intake/types.ts';
+
+export interface HttpAnswer {
+  status: number;
+  body: unknown;
+}
+
+export const MESSAGES = {
+  accepted: 'Ordine ricevuto ed elaborato correttamente',
+  duplicate: 'Ordine già registrato con lo stesso contenuto: nessuna nuova registrazione',
+  queued: "Ordine ricevuto: è in elaborazione; lo stato è consultabile all'indirizzo indicato in Location",
+};
+
+/** REST answers one order per call; the outcome therefore has one order or a file-level error. */
+export function renderOutcome(outcome: Outcome): HttpAnswer {
+  if (outcome.fileError) {
+    const status = ERROR_CATALOG[outcome.fileError.code].http;
+    return { status, body: errorBody(status, status === 400 ? outcome.fileError.message : outcome.fileError.message.join('; ')) };
+  }
+  const o = outcome.orders[0];
+  if (!o) return { status: 500, body: errorBody(500, 'Internal server error') };
+  if (o.esito === 'ok') {
+    return {
+      status: o.duplicate ? 200 : 201,
+      body: {
+        esito: 'ok', id_ordine: o.id_ordine, numero_ordine: o.numero_ordine,
+        messaggio: o.duplicate ? MESSAGES.duplicate : MESSAGES.accepted,
+        ...(o.duplicate ? { duplicato: true } : {}),
+        ...(o.sito_produzione ? { sito_produzione: o.sito_produzione } : {}),
+      },
+    };
+  }
+  const status = ERROR_CATALOG[o.code ?? 'BUSINESS'].http;
+  if (o.message) return { status, body: errorBody(status, status === 400 ? o.message : o.message.join('; ')) };
+  return { status, body: { esito: 'errore', errori: o.errori ?? [] } };
+}
+
+/** 202 shape B: received durably, judged in the background. */
+export function renderQueued(s: StoredSubmission): HttpAnswer {
+  return { status: 202, body: { esito: 'ok', id_ordine: s.reservedOrderId, messaggio: MESSAGES.queued } };
+}

@@ -1,0 +1,95 @@
+/**
+ * REST channel: `POST /api/v1/ordini` (one order per call) and the status queries. It authenticates, turns the
+ * request into a Submission, and renders the Outcome; everything else is the intake core's.
+ */
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { errorBody } from '../http-server.ts';
+import { renderOutcome, renderQueued } from './render.ts';
+import { statusById, statusByRef } from '../../intake/status.ts';
+import type { Intake } from '../../intake/intake.ts';
+import type { Principal } from '../../intake/types.ts';
+import type { Store } from '../../store/store.ts';
+
+export interface ApiKeyAuth {
+  apiKey(token: string | undefined): Promise<Principal | undefined>;
+}
+
+export interface RestDeps {
+  intake: Intake;
+  store: Store;
+  auth: ApiKeyAuth;
+}
+
+/** Media types the REST channel takes; anything else is 415 before the body is read. */
+const ACCEPTED = /^(application\/(json|xml|csv)|text\/(xml|csv)|application\/[\w.+-]+\+(json|xml))$/;
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    principal?: Principal;
+  }
+}
+
+function mediaType(req: FastifyRequest): { type?: string; charset?: string } {
+  const header = req.headers['content-type'];
+  if (!header) return {};
+  const [type, ...params] = header.split(';');
+  const charset = params.map((p) => p.trim().match(/^charset="?([^";]+)"?$/i)?.[1]).find(Boolean);
+  return { type: type!.trim().toLowerCase(), charset: charset?.toLowerCase() };
+}
+
+export function registerRestRoutes(app: FastifyInstance, deps: RestDeps): void {
+  // Authentication runs before the body is read, so an unauthenticated client cannot make us buffer anything.
+  async function authenticate(req: FastifyRequest, reply: FastifyReply) {
+    const header = req.headers['x-api-key'];
+    const key = Array.isArray(header) ? header[0] : header;
+    if (!key) return reply.code(401).send(errorBody(401, 'Missing X-API-Key header'));
+    const principal = await deps.auth.apiKey(key);
+    if (!principal) return reply.code(401).send(errorBody(401, 'Invalid API key'));
+    req.principal = principal;
+  }
+
+  async function acceptable(req: FastifyRequest, reply: FastifyReply) {
+    const { type } = mediaType(req);
+    if (!type || !ACCEPTED.test(type)) {
+      return reply.code(415).send(errorBody(415, `Unsupported media type "${type ?? ''}": send application/json, application/xml or text/csv`));
+    }
+  }
+
+  app.post('/api/v1/ordini', { onRequest: [authenticate, acceptable] }, async (req, reply) => {
+    const { type, charset } = mediaType(req);
+    const sub = {
+      principal: req.principal!,
+      channel: 'rest' as const,
+      mediaType: type,
+      charset,
+      raw: Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0),
+      meta: { remote: req.ip, requestId: String(req.id) },
+      singleOrder: true,
+    };
+    if (/\brespond-async\b/i.test(String(req.headers.prefer ?? ''))) {
+      const s = await deps.intake.submitInBackground(sub);
+      const a = renderQueued(s);
+      return reply.code(a.status).header('location', `/api/v1/ordini/${s.reservedOrderId}`).header('preference-applied', 'respond-async').send(a.body);
+    }
+    const { outcome } = await deps.intake.submit(sub);
+    const a = renderOutcome(outcome);
+    if (a.status === 201) reply.header('location', `/api/v1/ordini/${outcome.orders[0]!.id_ordine}`);
+    return reply.code(a.status).send(a.body);
+  });
+
+  app.get<{ Params: { id: string } }>('/api/v1/ordini/:id', { onRequest: authenticate }, async (req, reply) => {
+    const view = await statusById(deps.store, req.principal!.customerId, req.params.id);
+    if (!view) return reply.code(404).send(errorBody(404, `Order ${req.params.id} not found`));
+    return view;
+  });
+
+  app.get<{ Querystring: { riferimento_ordine?: string } }>('/api/v1/ordini', { onRequest: authenticate }, async (req, reply) => {
+    const ref = req.query.riferimento_ordine;
+    if (typeof ref !== 'string' || ref.trim() === '') {
+      return reply.code(400).send(errorBody(400, ['riferimento_ordine should not be empty', 'riferimento_ordine must be a string']));
+    }
+    const view = await statusByRef(deps.store, req.principal!.customerId, ref.trim());
+    if (!view) return reply.code(404).send(errorBody(404, `No order with riferimento_ordine "${ref}"`));
+    return view;
+  });
+}

@@ -1,0 +1,64 @@
+import type { Command } from 'commander';
+import { provisionCustomer, type ProvisionedCustomer } from '../../customers/provision.ts';
+import { withStore } from '../context.ts';
+import { printFields, printJson, printTable, println } from '../output.ts';
+
+function printCredentials(p: ProvisionedCustomer): void {
+  println(`Customer ${p.customer.code} (${p.customer.name}) is active.`);
+  println();
+  printFields([
+    ['API key (REST X-API-Key, SOAP ord:ApiKey)', p.apiKey],
+    ['Order mailbox (e-mail)', p.mailbox],
+    ['FTP/SFTP user', p.ftpUser],
+    ['FTP/SFTP password', p.ftpPassword],
+  ]);
+  println();
+  println('WARNING: the API key and the password are shown only now. They are stored as hashes and cannot be');
+  println('shown again; hand them to the customer over a safe channel. A lost API key can be replaced with');
+  println(`"order-intake key rotate --code ${p.customer.code}".`);
+}
+
+export function registerCustomerCommands(program: Command): void {
+  const customer = program.command('customer').description('activate and list customers');
+
+  customer
+    .command('add')
+    .description('activate a customer and print its credentials (once)')
+    .requiredOption('--code <code>', 'customer code (codice_cliente), e.g. C001')
+    .requiredOption('--name <name>', 'company name')
+    .option('--json', 'print the credentials as JSON')
+    .action(async (opts: { code: string; name: string; json?: boolean }) => {
+      await withStore(async (store, config) => {
+        const p = await provisionCustomer(store, { code: opts.code, name: opts.name }, config.mailDomain);
+        if (opts.json) {
+          printJson({
+            codice_cliente: p.customer.code,
+            nome: p.customer.name,
+            api_key: p.apiKey,
+            mailbox: p.mailbox,
+            ftp_user: p.ftpUser,
+            ftp_password: p.ftpPassword,
+          });
+        } else {
+          printCredentials(p);
+        }
+      });
+    });
+
+  customer
+    .command('list')
+    .description('list customers')
+    .option('--json', 'print JSON')
+    .action(async (opts: { json?: boolean }) => {
+      await withStore(async (store) => {
+        const customers = await store.listCustomers();
+        if (opts.json) {
+          printJson(customers.map((c) => ({ codice_cliente: c.code, nome: c.name, mailbox: c.mailbox, id: c.id, created_at: c.createdAt })));
+        } else if (customers.length === 0) {
+          println('no customers yet: add one with "order-intake customer add --code C001 --name \'…\'"');
+        } else {
+          printTable(['CODE', 'NAME', 'MAILBOX', 'CREATED'], customers.map((c) => [c.code, c.name, c.mailbox, c.createdAt]));
+        }
+      });
+    });
+}

@@ -1,0 +1,30 @@
+import type { Command } from 'commander';
+import { loadConfig } from '../../config.ts';
+import { createLogger } from '../../log.ts';
+
+export function registerServeCommand(program: Command): void {
+  program
+    .command('serve')
+    .description('start every channel (REST, SOAP, FTP, SFTP, SMTP, …) until SIGINT or SIGTERM')
+    .action(async () => {
+      const config = loadConfig();
+      const log = createLogger(config.logLevel);
+      // Loaded here, not at the top: the other commands then do not load every channel's libraries.
+      const { startService } = await import('../../main.ts');
+      const service = await startService(config, log);
+
+      const stop = (signal: NodeJS.Signals) => {
+        log.info({ signal }, 'stopping');
+        service.stop().then(
+          () => process.exit(0),
+          (err: unknown) => {
+            log.error({ err }, 'stop failed');
+            process.exit(1);
+          },
+        );
+      };
+      // once: a second Ctrl-C during a stuck stop gets Node's default handling and ends the process at once.
+      process.once('SIGINT', stop);
+      process.once('SIGTERM', stop);
+    });
+}

@@ -1,0 +1,27 @@
+/**
+ * What registration needs besides the store: the canonical content hash that decides "same order sent again"
+ * versus "different order under a used reference", and the numbering year.
+ */
+import { createHash } from 'node:crypto';
+import type { Order } from './types.ts';
+
+/**
+ * Hash of what the customer asked for, independent of the format it came in: the same order as JSON, as XML or as
+ * a CSV with decimal commas gives the same hash. Field order is fixed here; changing it changes every hash, so it
+ * must stay as it is (or existing orders would all look like conflicts).
+ */
+export function contentHash(order: Order): string {
+  const canonical = [
+    order.codice_cliente,
+    order.riferimento_ordine,
+    order.data_ordine,
+    order.data_consegna ?? null,
+    order.righe.map((r) => [r.codice_articolo, r.quantita, r.unita_misura]),
+  ];
+  return createHash('sha256').update(JSON.stringify(canonical)).digest('hex');
+}
+
+/** The calendar year of `at` in `timeZone`: orders are numbered per year of registration where the service runs. */
+export function yearIn(at: Date, timeZone: string): number {
+  return Number(new Intl.DateTimeFormat('en', { timeZone, year: 'numeric' }).format(at));
+}

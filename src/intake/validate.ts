@@ -1,0 +1,153 @@
+/**
+ * Two-stage validation of order candidates.
+ *
+ * Stage A (structure) returns English messages worded like class-validator, because the spec's error shape A is
+ * what NestJS/class-validator clients already parse (`codice_cliente must be a string`, `righe must contain at
+ * least 1 elements`, nested paths as `righe.0.quantita`). Stage B (business) returns `{campo, messaggio}` pairs in
+ * Italian with paths like `righe[1].codice_articolo` (error shape B). Stage B runs only on orders that passed A.
+ *
+ * Unknown extra fields are ignored, as OCA's sale_order_import and most EDI intakes do: ERPs add their own fields
+ * and refusing them would break working exports for no gain.
+ */
+import type { FieldError, Order, OrderLine, Principal } from './types.ts';
+
+/** A print order with more lines is a mistake; the bound caps the work and memory one order can demand. */
+export const MAX_LINES_PER_ORDER = 100_000;
+/** Keys of the order identity; bounded so they fit file names, mail subjects and index keys. */
+const MAX_CODE_LENGTH = 64;
+
+export type StageA = { ok: true; order: Order } | { ok: false; messages: string[]; codice_cliente?: string; riferimento_ordine?: string };
+
+function isRecord(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+/** Real calendar date, strictly YYYY-MM-DD. */
+export function isIsoDate(v: unknown): v is string {
+  if (typeof v !== 'string' || !/^\d{4}-\d{2}-\d{2}$/.test(v)) return false;
+  const [y, m, d] = v.split('-').map(Number) as [number, number, number];
+  const dt = new Date(Date.UTC(y, m - 1, d));
+  return dt.getUTCFullYear() === y && dt.getUTCMonth() === m - 1 && dt.getUTCDate() === d;
+}
+
+function requiredString(obj: Record<string, unknown>, key: string, path: string, out: string[]): string | undefined {
+  const v = obj[key];
+  if (typeof v !== 'string') {
+    if (v === undefined || v === null) out.push(`${path} should not be empty`);
+    out.push(`${path} must be a string`);
+    return undefined;
+  }
+  const t = v.trim();
+  if (t === '') {
+    out.push(`${path} should not be empty`);
+    return undefined;
+  }
+  // Control characters (NUL above all) are never part of a code; PostgreSQL cannot even store NUL in text.
+  // eslint-disable-next-line no-control-regex
+  if (/[\u0000-\u001f\u007f]/.test(t)) {
+    out.push(`${path} must not contain control characters`);
+    return undefined;
+  }
+  if (t.length > MAX_CODE_LENGTH) {
+    out.push(`${path} must be shorter than or equal to ${MAX_CODE_LENGTH} characters`);
+    return undefined;
+  }
+  return t;
+}
+
+function date(obj: Record<string, unknown>, key: string, optional: boolean, out: string[]): string | undefined {
+  const v = obj[key];
+  if (optional && (v === undefined || v === null || v === '')) return undefined;
+  const t = typeof v === 'string' ? v.trim() : v;
+  if (!isIsoDate(t)) {
+    out.push(`${key} must be a valid ISO 8601 date string (YYYY-MM-DD)`);
+    return undefined;
+  }
+  return t;
+}
+
+function line(v: unknown, i: number, out: string[]): OrderLine | undefined {
+  const base = `righe.${i}`;
+  if (!isRecord(v)) {
+    out.push(`${base} must be an object`);
+    return undefined;
+  }
+  const before = out.length;
+  const codice = requiredString(v, 'codice_articolo', `${base}.codice_articolo`, out);
+  const q = v.quantita;
+  if (typeof q !== 'number' || !Number.isFinite(q)) {
+    out.push(`${base}.quantita must be a number conforming to the specified constraints`);
+  } else if (q <= 0) {
+    out.push(`${base}.quantita must be a positive number`);
+  }
+  const unita = requiredString(v, 'unita_misura', `${base}.unita_misura`, out);
+  if (out.length > before) return undefined;
+  // Units are codes: compared and stored upper-case so `pz` and `PZ` are one unit.
+  return { codice_articolo: codice!, quantita: q as number, unita_misura: unita!.toUpperCase() };
+}
+
+/** Stage A: types, required fields, real dates, at least one line. */
+export function validateStructure(candidate: unknown): StageA {
+  if (!isRecord(candidate)) return { ok: false, messages: ['ordine must be an object'] };
+  const out: string[] = [];
+  const codice_cliente = requiredString(candidate, 'codice_cliente', 'codice_cliente', out);
+  const riferimento_ordine = requiredString(candidate, 'riferimento_ordine', 'riferimento_ordine', out);
+  const data_ordine = date(candidate, 'data_ordine', false, out);
+  const data_consegna = date(candidate, 'data_consegna', true, out);
+  const righe = candidate.righe;
+  const lines: OrderLine[] = [];
+  if (!Array.isArray(righe)) {
+    out.push('righe must be an array');
+    if (righe === undefined || righe === null) out.push('righe must contain at least 1 elements');
+  } else if (righe.length === 0) {
+    out.push('righe must contain at least 1 elements');
+  } else if (righe.length > MAX_LINES_PER_ORDER) {
+    out.push(`righe must contain no more than ${MAX_LINES_PER_ORDER} elements`);
+  } else {
+    righe.forEach((r, i) => {
+      const l = line(r, i, out);
+      if (l) lines.push(l);
+    });
+  }
+  if (out.length > 0) return { ok: false, messages: out, codice_cliente, riferimento_ordine };
+  const order: Order = { codice_cliente: codice_cliente!, riferimento_ordine: riferimento_ordine!, data_ordine: data_ordine!, righe: lines };
+  if (data_consegna !== undefined) order.data_consegna = data_consegna;
+  return { ok: true, order };
+}
+
+/** What stage B needs to know from the store, looked up once per file rather than per order. */
+export interface Catalog {
+  articles: Set<string>;
+  units: Set<string>;
+}
+
+/** Stage B result: the customer check is separate because it decides a different status (403 rather than 400). */
+export type StageB = { kind: 'ok' } | { kind: 'forbidden'; errori: FieldError[] } | { kind: 'errors'; errori: FieldError[] };
+
+/**
+ * Stage B: the order belongs to the authenticated customer, its dates are in order, its articles and units exist.
+ * On success the order's codice_cliente is replaced by the customer's canonical code (so `c001` and `C001` are one
+ * identity).
+ */
+export function validateBusiness(order: Order, principal: Principal, catalog: Catalog): StageB {
+  if (order.codice_cliente.toUpperCase() !== principal.customerCode.toUpperCase()) {
+    return {
+      kind: 'forbidden',
+      errori: [{ campo: 'codice_cliente', messaggio: `Il codice cliente "${order.codice_cliente}" non corrisponde al cliente autenticato` }],
+    };
+  }
+  order.codice_cliente = principal.customerCode;
+  const errori: FieldError[] = [];
+  if (order.data_consegna !== undefined && order.data_consegna < order.data_ordine) {
+    errori.push({ campo: 'data_consegna', messaggio: `La data di consegna (${order.data_consegna}) precede la data dell'ordine (${order.data_ordine})` });
+  }
+  order.righe.forEach((r, i) => {
+    if (!catalog.articles.has(r.codice_articolo)) {
+      errori.push({ campo: `righe[${i}].codice_articolo`, messaggio: `Articolo sconosciuto: "${r.codice_articolo}"` });
+    }
+    if (!catalog.units.has(r.unita_misura)) {
+      errori.push({ campo: `righe[${i}].unita_misura`, messaggio: `Unità di misura sconosciuta: "${r.unita_misura}"` });
+    }
+  });
+  return errori.length ? { kind: 'errors', errori } : { kind: 'ok' };
+}

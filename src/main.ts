@@ -1,0 +1,88 @@
+/**
+ * Composition root: config → store → intake → channels, wired by hand (no container, no module singletons), and
+ * the graceful stop in the reverse order. Channels stop taking work first; the intake finishes what it holds;
+ * the store closes last.
+ */
+import type { AddressInfo } from 'node:net';
+import { createAuthenticator } from './auth/authenticator.ts';
+import { createHttpServer } from './channels/http-server.ts';
+import { registerDocs } from './channels/rest/docs.ts';
+import { registerRestRoutes } from './channels/rest/routes.ts';
+import { createIntake, type Intake } from './intake/intake.ts';
+import { demoOrderJson, seedDemoIfEmpty } from './seed/demo.ts';
+import { openStore } from './store/open.ts';
+import type { Config } from './config.ts';
+import type { Logger } from './log.ts';
+import type { Store } from './store/store.ts';
+
+export interface Service {
+  store: Store;
+  intake: Intake;
+  /** Bound ports by channel (useful when configured as 0). */
+  ports: Record<string, number>;
+  stop(): Promise<void>;
+}
+
+function baseUrl(config: Config, httpPort: number): string {
+  if (config.publicUrl) return config.publicUrl;
+  const host = config.host === '0.0.0.0' || config.host === '::' ? 'localhost' : config.host;
+  return `http://${host}:${httpPort}`;
+}
+
+export async function startService(config: Config, log: Logger): Promise<Service> {
+  const store = await openStore(config);
+  log.info({ store: store.kind, dataDir: config.databaseUrl ? undefined : config.dataDir }, 'store ready');
+  const demo = await seedDemoIfEmpty(store, config.mailDomain);
+  const intake = createIntake({ store, timeZone: config.timeZone, log });
+  const auth = createAuthenticator(store);
+  const ports: Record<string, number> = {};
+  const stops: (() => Promise<void>)[] = [];
+
+  if (config.httpPort !== 'off') {
+    const app = createHttpServer({ store, log, maxBodyBytes: config.maxBodyBytes });
+    registerRestRoutes(app, { intake, store, auth });
+    // The docs' server URL is only known once bound when the port is ephemeral; the static document is built
+    // from the configured public URL or the configured port.
+    await registerDocs(app, baseUrl(config, config.httpPort));
+    await app.listen({ host: config.host, port: config.httpPort });
+    ports.http = (app.server.address() as AddressInfo).port;
+    log.info({ channel: 'http', port: ports.http }, `HTTP (REST, SOAP, docs) listening on port ${ports.http}`);
+    stops.push(() => app.close());
+  }
+
+  // Whatever was received and not processed before the last stop (or crash) is processed now, in the
+  // background so the channels take new work meanwhile.
+  const recovery = intake.recover().then(
+    (n) => n > 0 && log.info({ recovered: n }, 'processed submissions left from the previous run'),
+    (err: unknown) => log.error({ err }, 'recovery failed'),
+  );
+
+  if (demo && ports.http) {
+    const url = baseUrl(config, ports.http);
+    const body = JSON.stringify(demoOrderJson());
+    process.stdout.write([
+      '',
+      'Demo customer created (shown only once):',
+      `  codice_cliente: ${demo.customer.code}`,
+      `  API key:        ${demo.apiKey}`,
+      `  mailbox:        ${demo.mailbox}`,
+      `  FTP/SFTP user:  ${demo.ftpUser}  password: ${demo.ftpPassword}`,
+      '',
+      'Register a demo order:',
+      `  curl -sS -X POST ${url}/api/v1/ordini -H 'Content-Type: application/json' -H 'X-API-Key: ${demo.apiKey}' -d '${body}'`,
+      `API documentation: ${url}/api/docs`,
+      '',
+    ].join('\n') + '\n');
+  }
+
+  return {
+    store, intake, ports,
+    async stop() {
+      for (const stop of stops.reverse()) await stop();
+      await recovery;
+      await intake.idle();
+      await store.close();
+      log.info('stopped');
+    },
+  };
+}

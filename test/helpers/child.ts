@@ -1,0 +1,64 @@
+/** Runs `order-intake serve` as a real child process (as an operator would) and reads what it prints. */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createInterface } from 'node:readline';
+import path from 'node:path';
+
+export interface ServeProcess {
+  proc: ChildProcess;
+  httpPort: number;
+  /** Every line printed so far on stdout. */
+  lines: string[];
+  /** Resolves when the process has exited. */
+  exited: Promise<number | null>;
+}
+
+const root = path.resolve(import.meta.dirname, '../..');
+
+export async function spawnServe(dataDir: string, env: Record<string, string> = {}, timeoutMs = 20_000): Promise<ServeProcess> {
+  const proc = spawn(process.execPath, ['--import', 'tsx', path.join(root, 'src/cli/main.ts'), 'serve'], {
+    cwd: root,
+    env: {
+      ...process.env, INTAKE_DATA_DIR: dataDir, INTAKE_HOST: '127.0.0.1', INTAKE_HTTP_PORT: '0',
+      INTAKE_SFTP_PORT: 'off', INTAKE_FTP_PORT: 'off', INTAKE_SMTP_PORT: 'off', ...env,
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const lines: string[] = [];
+  let stderr = '';
+  proc.stderr!.on('data', (d: Buffer) => { stderr += d.toString(); });
+  const exited = new Promise<number | null>((resolve) => proc.on('exit', (code) => resolve(code)));
+  const httpPort = await new Promise<number>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`serve did not report its HTTP port within ${timeoutMs} ms\n${lines.join('\n')}\n${stderr}`)), timeoutMs);
+    void exited.then((code) => { clearTimeout(timer); reject(new Error(`serve exited with ${code}\n${lines.join('\n')}\n${stderr}`)); });
+    createInterface({ input: proc.stdout! }).on('line', (line) => {
+      lines.push(line);
+      if (!line.startsWith('{')) return;
+      try {
+        const rec = JSON.parse(line) as { channel?: string; port?: number };
+        if (rec.channel === 'http' && typeof rec.port === 'number') {
+          clearTimeout(timer);
+          resolve(rec.port);
+        }
+      } catch { /* not a log line */ }
+    });
+  });
+  return { proc, httpPort, lines, exited };
+}
+
+/** Wait until a printed line matches. */
+export async function waitForLine(p: ServeProcess, re: RegExp, timeoutMs = 10_000): Promise<RegExpMatchArray> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    for (const l of p.lines) {
+      const m = l.match(re);
+      if (m) return m;
+    }
+    if (Date.now() > deadline) throw new Error(`no line matching ${re} within ${timeoutMs} ms:\n${p.lines.join('\n')}`);
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
+
+export async function stopServe(p: ServeProcess, signal: NodeJS.Signals = 'SIGTERM'): Promise<number | null> {
+  if (p.proc.exitCode === null && p.proc.signalCode === null) p.proc.kill(signal);
+  return p.exited;
+}

@@ -1,0 +1,90 @@
+/**
+ * Starts the real service in-process on ephemeral ports with a throw-away data directory, and provisions test
+ * customers and articles through the same code the CLI uses.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { loadConfig, type Config } from '../../src/config.ts';
+import { createLogger } from '../../src/log.ts';
+import { startService, type Service } from '../../src/main.ts';
+import { provisionCustomer } from '../../src/customers/provision.ts';
+
+export interface TestCustomer {
+  code: string;
+  apiKey: string;
+  mailbox: string;
+  ftpUser: string;
+  ftpPassword: string;
+}
+
+export interface TestService {
+  service: Service;
+  config: Config;
+  url: string;
+  dataDir: string;
+  /** Provision a customer (C001, C002, …) with fresh credentials. */
+  customer(code: string): Promise<TestCustomer>;
+  close(): Promise<void>;
+}
+
+export const TEST_ARTICLES = [
+  { codice_articolo: 'BV-STD', descrizione: 'Biglietti da visita', unita_misura: 'PZ' },
+  { codice_articolo: 'VOL-A4', descrizione: 'Volantini A4', unita_misura: 'PZ' },
+  { codice_articolo: 'CAR-A4-80', descrizione: 'Carta A4 80g', unita_misura: 'RS' },
+];
+
+export function tempDir(prefix = 'intake-test-'): string {
+  return mkdtempSync(path.join(tmpdir(), prefix));
+}
+
+export async function startTestService(env: Record<string, string> = {}, dataDir = tempDir()): Promise<TestService> {
+  const config = loadConfig({
+    INTAKE_DATA_DIR: dataDir, INTAKE_HOST: '127.0.0.1', INTAKE_HTTP_PORT: '0', INTAKE_SFTP_PORT: 'off',
+    INTAKE_FTP_PORT: 'off', INTAKE_SMTP_PORT: 'off', INTAKE_LOG_LEVEL: 'silent', INTAKE_MAIL_DOMAIN: 'ordini.test',
+    ...env,
+  });
+  const write = process.stdout.write.bind(process.stdout);
+  // The demo banner is for people; keep test output readable.
+  process.stdout.write = (() => true) as typeof process.stdout.write;
+  let service: Service;
+  try {
+    service = await startService(config, createLogger(config.logLevel));
+  } finally {
+    process.stdout.write = write;
+  }
+  await service.store.upsertArticles(TEST_ARTICLES);
+  return {
+    service, config, dataDir,
+    url: `http://127.0.0.1:${service.ports.http}`,
+    async customer(code) {
+      const existing = await service.store.getCustomerByCode(code);
+      if (existing) throw new Error(`customer ${code} already provisioned in this test`);
+      const c = await provisionCustomer(service.store, { code, name: `Cliente ${code}` }, config.mailDomain);
+      return { code, apiKey: c.apiKey, mailbox: c.mailbox, ftpUser: c.ftpUser, ftpPassword: c.ftpPassword };
+    },
+    async close() {
+      await service.stop();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Poll `check` until it returns a value other than undefined, or fail after `timeoutMs`. */
+export async function waitFor<T>(check: () => Promise<T | undefined> | T | undefined, timeoutMs = 10_000, what = 'condition'): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await check();
+    if (v !== undefined) return v;
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
+
+export function order(code: string, ref: string, over: Record<string, unknown> = {}) {
+  return {
+    codice_cliente: code, riferimento_ordine: ref, data_ordine: '2026-11-20', data_consegna: '2026-12-01',
+    righe: [{ codice_articolo: 'BV-STD', quantita: 500, unita_misura: 'PZ' }, { codice_articolo: 'VOL-A4', quantita: 1000, unita_misura: 'PZ' }],
+    ...over,
+  };
+}
