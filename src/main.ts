@@ -8,6 +8,7 @@ import { createAuthenticator } from './auth/authenticator.ts';
 import { createHttpServer } from './channels/http-server.ts';
 import { registerDocs } from './channels/rest/docs.ts';
 import { registerRestRoutes } from './channels/rest/routes.ts';
+import { registerSoapRoutes } from './channels/soap/routes.ts';
 import { createIntake, type Intake } from './intake/intake.ts';
 import { demoOrderJson, seedDemoIfEmpty } from './seed/demo.ts';
 import { openStore } from './store/open.ts';
@@ -41,6 +42,7 @@ export async function startService(config: Config, log: Logger): Promise<Service
   if (config.httpPort !== 'off') {
     const app = createHttpServer({ store, log, maxBodyBytes: config.maxBodyBytes });
     registerRestRoutes(app, { intake, store, auth });
+    registerSoapRoutes(app, { intake, store, auth, publicUrl: () => baseUrl(config, ports.http ?? Number(config.httpPort)) });
     // The docs' server URL is only known once bound when the port is ephemeral; the static document is built
     // from the configured public URL or the configured port.
     await registerDocs(app, baseUrl(config, config.httpPort));

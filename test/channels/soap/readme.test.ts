@@ -1,0 +1,57 @@
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { startTestService, type TestCustomer, type TestService } from '../../helpers/service.ts';
+import { bodyOf, faultOf, post } from './helpers.ts';
+
+const run = promisify(execFile);
+const README = readFileSync(path.resolve(import.meta.dirname, '../../../src/channels/soap/README-soap.md'), 'utf8');
+
+/** The ```xml block that follows `<!-- example:NAME -->`, or every ```xml block. */
+function example(name: string): string {
+  const m = new RegExp(`<!-- example:${name} -->\\s*\`\`\`xml\\n([\\s\\S]*?)\`\`\``).exec(README);
+  assert.ok(m, `README-soap.md has the ${name} example`);
+  return m[1]!;
+}
+
+let t: TestService;
+let c1: TestCustomer;
+
+before(async () => {
+  t = await startTestService();
+  c1 = await t.customer('C001');
+});
+after(() => t.close());
+
+void describe('README-soap.md examples', () => {
+  void it('the InviaOrdine example, sent with curl as documented, gets a response shaped like the documented one', async () => {
+    const request = example('invia-request').replace('YOUR_API_KEY', c1.apiKey);
+    const { stdout } = await run('curl', [
+      '-sS', '-X', 'POST', `${t.url}/ws/ordini`, '-H', 'Content-Type: text/xml; charset=utf-8',
+      '-H', 'SOAPAction: "http://localhost:8080/ws/ordini#InviaOrdine"', '--data-binary', request, '-w', '\n%{http_code}',
+    ]);
+    const status = stdout.slice(stdout.lastIndexOf('\n') + 1);
+    const xml = stdout.slice(0, stdout.lastIndexOf('\n'));
+    assert.equal(status, '200');
+    const got = bodyOf(xml).InviaOrdineResponse as Record<string, string>;
+    const documented = bodyOf(example('invia-response')).InviaOrdineResponse as Record<string, string>;
+    assert.deepEqual(Object.keys(got), Object.keys(documented));
+    assert.equal(got.esito, documented.esito);
+    assert.equal(got.messaggio, documented.messaggio);
+  });
+
+  void it('the documented fault is what an order without codice_cliente and with empty righe gets', async () => {
+    const fault = /```xml\n(<\?xml[^`]*?<soap:Fault>[\s\S]*?)```/.exec(README)?.[1];
+    assert.ok(fault);
+    const documented = bodyOf(fault).Fault as { faultstring: string };
+    const request = example('invia-request').replace('YOUR_API_KEY', c1.apiKey)
+      .replace(/<ord:codice_cliente>.*<\/ord:codice_cliente>/, '')
+      .replace(/<ord:righe>[\s\S]*<\/ord:righe>/, '<ord:righe/>');
+    const f = faultOf(await post(t.url, request));
+    assert.equal(f.faultstring, documented.faultstring);
+    assert.deepEqual(f.detail, documented.faultstring.split('; '));
+  });
+});
