@@ -44,6 +44,21 @@ export interface Config {
    * about 60 MiB; the bound keeps one upload from filling the disk.
    */
   readonly maxFileBytes: number;
+  /**
+   * INTAKE_FTP_PASV_RANGE: ports for FTP passive data connections, as "min-max". Default 30000-30100: a firewall or
+   * NAT in front of the service must forward exactly this range, so it is fixed and small; each port is held only
+   * for one transfer.
+   */
+  readonly ftpPasvRange: { readonly min: number; readonly max: number };
+  /**
+   * INTAKE_FTP_PUBLIC_HOST: the IPv4 address FTP clients are told to open passive data connections to (the public
+   * address behind NAT). Unset: the address the client reached the service at.
+   */
+  readonly ftpPublicHost?: string;
+  /** INTAKE_TLS_CERT: PEM certificate (chain) file; with INTAKE_TLS_KEY, FTP offers explicit TLS (AUTH TLS). */
+  readonly tlsCertFile?: string;
+  /** INTAKE_TLS_KEY: PEM private key file matching INTAKE_TLS_CERT. */
+  readonly tlsKeyFile?: string;
 }
 
 type Env = Record<string, string | undefined>;
@@ -65,6 +80,19 @@ function bytes(env: Env, key: string, fallback: number): number {
   return n;
 }
 
+function portRange(env: Env, key: string, fallback: { min: number; max: number }): { min: number; max: number } {
+  const v = env[key]?.trim();
+  if (!v) return fallback;
+  const m = /^(\d{1,5})\s*-\s*(\d{1,5})$/.exec(v);
+  const min = Number(m?.[1]);
+  const max = Number(m?.[2]);
+  // Below 1024 the service would need root, and a reversed range is a typo.
+  if (!m || min < 1024 || max > 65535 || min > max) {
+    throw new IntakeError('INTERNAL', `${key} must look like 30000-30100 (ports 1024-65535, low to high), got "${v}"`);
+  }
+  return Object.freeze({ min, max });
+}
+
 function timeZone(v: string): string {
   try {
     new Intl.DateTimeFormat('en', { timeZone: v });
@@ -83,6 +111,12 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
   if (smtpRelay && !/^smtps?:\/\//.test(smtpRelay)) {
     throw new IntakeError('INTERNAL', 'INTAKE_SMTP_RELAY must look like smtp://host:port');
   }
+  const tlsCert = env.INTAKE_TLS_CERT?.trim() || undefined;
+  const tlsKey = env.INTAKE_TLS_KEY?.trim() || undefined;
+  if ((tlsCert === undefined) !== (tlsKey === undefined)) throw new IntakeError('INTERNAL', 'INTAKE_TLS_CERT and INTAKE_TLS_KEY must be set together');
+  const ftpPublicHost = env.INTAKE_FTP_PUBLIC_HOST?.trim() || undefined;
+  // The FTP PASV reply can only carry an IPv4 address (IPv6 clients use EPSV, which carries none).
+  if (ftpPublicHost && !/^\d{1,3}(\.\d{1,3}){3}$/.test(ftpPublicHost)) throw new IntakeError('INTERNAL', `INTAKE_FTP_PUBLIC_HOST must be an IPv4 address, got "${ftpPublicHost}"`);
   const publicUrl = env.INTAKE_PUBLIC_URL?.trim().replace(/\/+$/, '') || undefined;
   if (publicUrl && !/^https?:\/\//.test(publicUrl)) throw new IntakeError('INTERNAL', 'INTAKE_PUBLIC_URL must start with http:// or https://');
   return Object.freeze({
@@ -100,5 +134,9 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     logLevel: env.INTAKE_LOG_LEVEL?.trim() || 'info',
     maxBodyBytes: bytes(env, 'INTAKE_MAX_BODY_BYTES', 5 * 1024 * 1024),
     maxFileBytes: bytes(env, 'INTAKE_MAX_FILE_BYTES', 100 * 1024 * 1024),
+    ftpPasvRange: portRange(env, 'INTAKE_FTP_PASV_RANGE', { min: 30000, max: 30100 }),
+    ftpPublicHost,
+    tlsCertFile: tlsCert && path.resolve(cwd, tlsCert),
+    tlsKeyFile: tlsKey && path.resolve(cwd, tlsKey),
   });
 }

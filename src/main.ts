@@ -9,6 +9,7 @@ import { createHttpServer } from './channels/http-server.ts';
 import { registerDocs } from './channels/rest/docs.ts';
 import { registerRestRoutes } from './channels/rest/routes.ts';
 import { registerSoapRoutes } from './channels/soap/routes.ts';
+import { startFileChannels } from './channels/files/index.ts';
 import { createIntake, type Intake } from './intake/intake.ts';
 import { demoOrderJson, seedDemoIfEmpty } from './seed/demo.ts';
 import { openStore } from './store/open.ts';
@@ -51,6 +52,10 @@ export async function startService(config: Config, log: Logger): Promise<Service
     log.info({ channel: 'http', port: ports.http }, `HTTP (REST, SOAP, docs) listening on port ${ports.http}`);
     stops.push(() => app.close());
   }
+
+  const files = await startFileChannels({ config, intake, store, auth, log });
+  Object.assign(ports, files.ports);
+  stops.push(() => files.close());
 
   // Whatever was received and not processed before the last stop (or crash) is processed now, in the
   // background so the channels take new work meanwhile.

@@ -1,0 +1,68 @@
+/**
+ * The file channels (FTP and SFTP): one virtual tree, one spool, one session limit, two protocol adapters.
+ * main.ts calls startFileChannels; each server starts unless its port is 'off'.
+ */
+import type { Authenticator } from '../../auth/authenticator.ts';
+import type { Config } from '../../config.ts';
+import type { Intake } from '../../intake/intake.ts';
+import type { Logger } from '../../log.ts';
+import type { Store } from '../../store/store.ts';
+import { startFtpServer } from './ftp.ts';
+import { loadOrCreateHostKey } from './host-key.ts';
+import { createSessionLimiter } from './limits.ts';
+import { startSftpServer, type RunningServer } from './sftp.ts';
+import { Spool } from './spool.ts';
+import { SizeCache } from './tree-model.ts';
+
+export interface FileChannelsDeps {
+  config: Config;
+  intake: Intake;
+  store: Store;
+  auth: Authenticator;
+  log: Logger;
+  /** Test hook: the delay after a failed login (default 1 s). */
+  failedLoginDelayMs?: number;
+}
+
+export interface FileChannels {
+  ports: { sftp?: number; ftp?: number };
+  close(): Promise<void>;
+}
+
+export async function startFileChannels(deps: FileChannelsDeps): Promise<FileChannels> {
+  const { config, log } = deps;
+  const ports: FileChannels['ports'] = {};
+  const servers: RunningServer[] = [];
+  if (config.sftpPort === 'off' && config.ftpPort === 'off') return { ports, async close() {} };
+
+  const spool = new Spool(config.dataDir, log.child({ channel: 'files' }));
+  await spool.init();
+  const shared = {
+    store: deps.store, intake: deps.intake, log, auth: deps.auth, timeZone: config.timeZone, maxFileBytes: config.maxFileBytes,
+    spool, sizes: new SizeCache(), sessions: createSessionLimiter(), failedLoginDelayMs: deps.failedLoginDelayMs,
+  };
+  const close = async () => {
+    for (const s of servers.reverse()) await s.close();
+  };
+  try {
+    if (config.sftpPort !== 'off') {
+      const hostKey = await loadOrCreateHostKey(config.dataDir, log);
+      const s = await startSftpServer({ ...shared, hostKey }, { host: config.host, port: config.sftpPort });
+      servers.push(s);
+      ports.sftp = s.port;
+    }
+    if (config.ftpPort !== 'off') {
+      const s = await startFtpServer(shared, {
+        host: config.host, port: config.ftpPort, pasvUrl: config.ftpPublicHost,
+        pasvMin: config.ftpPasvRange.min, pasvMax: config.ftpPasvRange.max,
+        tls: config.tlsCertFile && config.tlsKeyFile ? { certFile: config.tlsCertFile, keyFile: config.tlsKeyFile } : undefined,
+      });
+      servers.push(s);
+      ports.ftp = s.port;
+    }
+  } catch (err) {
+    await close();
+    throw err;
+  }
+  return { ports, close };
+}

@@ -1,0 +1,74 @@
+/**
+ * Limits of the file channels, each with the reason it exists. The file size limit is config.maxFileBytes.
+ */
+export const LIMITS = {
+  /**
+   * Sessions (FTP and SFTP together) one customer may hold at once. A management system needs one or two; FileZilla
+   * opens up to 10 for parallel transfers. More is a runaway script, and each session costs memory and descriptors.
+   */
+  sessionsPerCustomer: 10,
+  /**
+   * Uploads in one session. A nightly export sends tens of files; a session that sends thousands is a loop gone
+   * wrong, and closing it turns an endless stream of orders into an error someone notices.
+   */
+  filesPerSession: 1000,
+  /** Files open at once in one session: each may hold a whole stored file in memory (reads) or a descriptor. */
+  openFilesPerSession: 8,
+  /** Connections to one server, logged in or not: bounds descriptors and password-hashing CPU under a flood. */
+  connectionsPerServer: 256,
+  /** Added to every failed login so that guessing runs at one try per second per connection, not network speed. */
+  failedLoginDelayMs: 1000,
+  /** Password attempts on one SSH connection before it is closed (OpenSSH itself offers 3). */
+  loginAttemptsPerConnection: 6,
+  /** A connection that has not logged in by then is closed: it holds a slot and does nothing useful. */
+  loginTimeoutMs: 30_000,
+  /**
+   * A session with no command and no transfer for this long is closed, releasing its slot in sessionsPerCustomer.
+   * Ten minutes outlasts any client's own keep-alive interval.
+   */
+  idleTimeoutMs: 10 * 60_000,
+  /**
+   * Entries listed per folder: the most recent ones. Listings are built from the database on every LIST, and
+   * clients load a whole listing before showing it; years of history would make every listing slow for the
+   * customer and the database. Older files stay stored and visible through the REST status endpoint.
+   */
+  listedPerFolder: 1000,
+  /** Entries sent per SFTP READDIR reply: keeps each reply well under the 256 KiB message limit of OpenSSH clients. */
+  readdirBatch: 100,
+  /** Largest SFTP READ answered at once: clients ask for 32-64 KiB; a bigger answer could exceed their message limit. */
+  maxReadChunk: 64 * 1024,
+  /** Temporary (.part, .filepart …) files a customer may keep in the spool: each may be as large as maxFileBytes. */
+  tempFilesPerCustomer: 20,
+  /** A temporary file untouched for this long was abandoned (its upload will not resume) and is deleted at start. */
+  tempMaxAgeMs: 7 * 24 * 3600_000,
+} as const;
+
+/** Counts open sessions per customer across FTP and SFTP. */
+export interface SessionLimiter {
+  /** A release function, or undefined when the customer already holds the maximum. */
+  acquire(customerId: string): (() => void) | undefined;
+}
+
+export function createSessionLimiter(max: number = LIMITS.sessionsPerCustomer): SessionLimiter {
+  const open = new Map<string, number>();
+  return {
+    acquire(customerId) {
+      const n = open.get(customerId) ?? 0;
+      if (n >= max) return undefined;
+      open.set(customerId, n + 1);
+      let released = false;
+      return () => {
+        if (released) return;
+        released = true;
+        const left = (open.get(customerId) ?? 1) - 1;
+        if (left <= 0) open.delete(customerId);
+        else open.set(customerId, left);
+      };
+    },
+  };
+}
+
+/** Waits `ms` (the failed-login delay); a real timer, not a poll. */
+export function delay(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms).unref());
+}

@@ -1,0 +1,96 @@
+/**
+ * The outcome files of /ordini/esiti/: `<name>.esito.json` for programs and `<name>.esito.txt` for people, both
+ * rendered on the fly from the stored outcome (never written to disk, so every instance shows the same thing).
+ *
+ * JSON field names are the spec's words, as in the REST answers: `esito`, `id_ordine`, `numero_ordine`, `errori`
+ * ({campo, messaggio}, shape B) and `message` (shape A strings), so a program parsing both reads one vocabulary.
+ */
+import type { OrderOutcome, Outcome } from '../../intake/types.ts';
+
+export interface OutcomeFileInput {
+  /** The file's name as listed (see names.ts). */
+  name: string;
+  submissionId: string;
+  receivedAt: string;
+  processedAt?: string;
+  /** When the same bytes had already been received from this customer (meta.gia_ricevuto_il). */
+  alreadyReceivedAt?: string;
+  outcome: Outcome;
+  timeZone: string;
+}
+
+export const OUTCOME_JSON_SUFFIX = '.esito.json';
+export const OUTCOME_TEXT_SUFFIX = '.esito.txt';
+
+function orderJson(o: OrderOutcome): Record<string, unknown> {
+  return {
+    indice: o.index,
+    ...(o.codice_cliente !== undefined ? { codice_cliente: o.codice_cliente } : {}),
+    ...(o.riferimento_ordine !== undefined ? { riferimento_ordine: o.riferimento_ordine } : {}),
+    esito: o.esito,
+    ...(o.esito === 'ok' ? { id_ordine: o.id_ordine, numero_ordine: o.numero_ordine } : {}),
+    ...(o.duplicate ? { duplicato: true } : {}),
+    ...(o.esito === 'errore' && o.code ? { codice: o.code } : {}),
+    ...(o.message ? { message: o.message } : {}),
+    ...(o.errori ? { errori: o.errori } : {}),
+  };
+}
+
+export function renderOutcomeJson(f: OutcomeFileInput): Buffer {
+  const body = {
+    file: f.name,
+    id_invio: f.submissionId,
+    ricevuto_il: f.receivedAt,
+    ...(f.processedAt ? { elaborato_il: f.processedAt } : {}),
+    esito: f.outcome.esito,
+    ...(f.alreadyReceivedAt ? { gia_ricevuto_il: f.alreadyReceivedAt } : {}),
+    ...(f.outcome.fileError ? { errore_file: { codice: f.outcome.fileError.code, message: f.outcome.fileError.message } } : {}),
+    ordini: f.outcome.orders.map(orderJson),
+  };
+  return Buffer.from(JSON.stringify(body, null, 2) + '\n', 'utf8');
+}
+
+function localTime(iso: string, timeZone: string): string {
+  return new Intl.DateTimeFormat('it-IT', {
+    timeZone, day: '2-digit', month: '2-digit', year: 'numeric', hour: '2-digit', minute: '2-digit', second: '2-digit',
+  }).format(new Date(iso)).replace(',', '');
+}
+
+function plural(n: number, one: string, many: string): string {
+  return `${n} ${n === 1 ? one : many}`;
+}
+
+function orderLines(o: OrderOutcome): string[] {
+  const ref = o.riferimento_ordine ? `riferimento ${o.riferimento_ordine}` : 'senza riferimento leggibile';
+  const head = `Ordine ${o.index + 1} (${ref})`;
+  if (o.esito === 'ok') {
+    return o.duplicate
+      ? [`${head}: già registrato con lo stesso contenuto, numero ${o.numero_ordine} (nessuna nuova registrazione)`]
+      : [`${head}: registrato con numero ${o.numero_ordine} (id ${o.id_ordine})`];
+  }
+  const lines = [`${head}: NON registrato`];
+  for (const m of o.message ?? []) lines.push(`  - ${m}`);
+  for (const e of o.errori ?? []) lines.push(`  - ${e.campo}: ${e.messaggio}`);
+  return lines;
+}
+
+/** Short Italian text, CRLF line ends so that every Windows editor shows it right. */
+export function renderOutcomeText(f: OutcomeFileInput): Buffer {
+  const { outcome } = f;
+  const ok = outcome.orders.filter((o) => o.esito === 'ok').length;
+  const bad = outcome.orders.length - ok;
+  const lines = [`Esito del file ${f.name}`, `Ricevuto il ${localTime(f.receivedAt, f.timeZone)}${f.processedAt ? `, elaborato il ${localTime(f.processedAt, f.timeZone)}` : ''}`];
+  if (outcome.fileError) {
+    lines.push('Esito: ERRORE - il file non è stato elaborato, nessun ordine registrato');
+    for (const m of outcome.fileError.message) lines.push(`  - ${m}`);
+  } else if (outcome.esito === 'ok') {
+    lines.push(`Esito: OK - ${plural(ok, 'ordine accettato', 'ordini accettati')}`);
+  } else {
+    lines.push(`Esito: ERRORE - ${plural(ok, 'ordine accettato', 'ordini accettati')}, ${plural(bad, 'ordine con errori', 'ordini con errori')}`);
+  }
+  if (f.alreadyReceivedAt) lines.push(`Nota: file già ricevuto il ${localTime(f.alreadyReceivedAt, f.timeZone)} (stesso contenuto).`);
+  if (outcome.orders.length > 0) lines.push('');
+  for (const o of outcome.orders) lines.push(...orderLines(o));
+  lines.push('', `Identificativo dell'invio: ${f.submissionId}`);
+  return Buffer.from(lines.join('\r\n') + '\r\n', 'utf8');
+}

@@ -1,0 +1,310 @@
+/**
+ * The SFTP channel: an SSH server (ssh2) that offers only the sftp subsystem, with password login, over the
+ * customer's virtual tree (tree.ts). This file only translates SFTP requests into tree calls and tree errors into
+ * SFTP status codes.
+ *
+ * An upload is complete when the client CLOSEs its handle: only then are the bytes committed, and the CLOSE is
+ * answered OK only once they are durable. A connection that drops with a file open discards that upload.
+ */
+import type { AddressInfo } from 'node:net';
+import ssh2 from 'ssh2';
+import type { Attributes, Connection, SFTPWrapper } from 'ssh2';
+import type { Logger } from '../../log.ts';
+import { LIMITS } from './limits.ts';
+import { passwordLogin, type LoginDeps } from './login.ts';
+import { resolveClientPath } from './paths.ts';
+import { createTree, type FileTree } from './tree.ts';
+import { TreeError, type Entry, type FilesDeps, type Upload } from './tree-model.ts';
+import type { HostKey } from './host-key.ts';
+
+const { STATUS_CODE, OPEN_MODE } = ssh2.utils.sftp;
+
+export interface SftpDeps extends FilesDeps, LoginDeps {
+  hostKey: HostKey;
+}
+
+export interface RunningServer {
+  port: number;
+  close(): Promise<void>;
+}
+
+const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
+
+function attrsOf(e: Entry): Attributes {
+  const type = e.type === 'dir' ? 0o040000 : 0o100000;
+  const perm = e.type === 'dir' ? (e.writable ? 0o755 : 0o555) : (e.writable ? 0o644 : 0o444);
+  const t = Math.floor(e.mtime.getTime() / 1000);
+  return { mode: type | perm, uid: 0, gid: 0, size: e.size, atime: t, mtime: t };
+}
+
+/** `ls -l` style line: OpenSSH's `ls -l` and some GUI clients show it as it is. */
+function longname(e: Entry): string {
+  const a = attrsOf(e);
+  const bits = 'rwxrwxrwx'.split('').map((c, i) => ((a.mode >> (8 - i)) & 1 ? c : '-')).join('');
+  const d = e.mtime;
+  const when = `${MONTHS[d.getUTCMonth()]} ${String(d.getUTCDate()).padStart(2)} ${String(d.getUTCHours()).padStart(2, '0')}:${String(d.getUTCMinutes()).padStart(2, '0')}`;
+  return `${e.type === 'dir' ? 'd' : '-'}${bits} 1 ordini ordini ${String(e.size).padStart(10)} ${when} ${e.name}`;
+}
+
+function statusOf(err: unknown): { code: number; message: string } {
+  if (err instanceof TreeError) {
+    const code = err.kind === 'not_found' ? STATUS_CODE.NO_SUCH_FILE : err.kind === 'denied' ? STATUS_CODE.PERMISSION_DENIED : STATUS_CODE.FAILURE;
+    return { code, message: err.message };
+  }
+  return { code: STATUS_CODE.FAILURE, message: 'errore interno' };
+}
+
+type Handle =
+  | { kind: 'dir'; path: string; entries?: Entry[]; pos: number }
+  | { kind: 'read'; data: Buffer }
+  | { kind: 'write'; upload: Upload; pending: Set<Promise<void>>; error?: TreeError };
+
+/** Serve one sftp channel of a logged-in connection. Returns the function that aborts what is still open. */
+function serveSftp(sftp: SFTPWrapper, tree: FileTree, log: Logger, touch: () => void): () => Promise<void> {
+  const handles = new Map<number, Handle>();
+  let next = 1;
+  const cwd = '/';
+
+  const resolve = (p: string): string => {
+    const r = resolveClientPath(cwd, p);
+    if (!r.ok) throw new TreeError('denied', r.reason);
+    return r.path;
+  };
+
+  const handleOf = (buf: Buffer): [number, Handle] => {
+    const id = buf.length === 4 ? buf.readUInt32BE(0) : -1;
+    const h = handles.get(id);
+    if (!h) throw new TreeError('failure', 'handle non valido');
+    return [id, h];
+  };
+
+  const newHandle = (h: Handle): Buffer => {
+    if (handles.size >= LIMITS.openFilesPerSession) throw new TreeError('failure', `troppi file aperti (massimo ${LIMITS.openFilesPerSession})`);
+    const id = next++;
+    handles.set(id, h);
+    const b = Buffer.alloc(4);
+    b.writeUInt32BE(id);
+    return b;
+  };
+
+  /** Every request: reset the idle timer, run, and turn a refusal into its status. */
+  const on = <A extends unknown[]>(event: string, fn: (reqid: number, ...args: A) => Promise<void>): void => {
+    sftp.on(event, (reqid: number, ...args: A) => {
+      touch();
+      fn(reqid, ...args).catch((err: unknown) => {
+        if (!(err instanceof TreeError)) log.error({ err, event }, 'sftp request failed');
+        const s = statusOf(err);
+        sftp.status(reqid, s.code, s.message);
+      });
+    });
+  };
+
+  on('REALPATH', async (reqid, p: string) => {
+    const path = resolve(p);
+    const e = await tree.stat(path).catch(() => undefined);
+    sftp.name(reqid, [{ filename: path, longname: path, attrs: e ? attrsOf(e) : ({} as Attributes) }]);
+  });
+  for (const ev of ['STAT', 'LSTAT']) {
+    on(ev, async (reqid, p: string) => sftp.attrs(reqid, attrsOf(await tree.stat(resolve(p)))));
+  }
+  on('FSTAT', async (reqid, b: Buffer) => {
+    const [, h] = handleOf(b);
+    const now = new Date();
+    if (h.kind === 'read') sftp.attrs(reqid, attrsOf({ name: '', type: 'file', size: h.data.length, mtime: now, writable: false }));
+    else if (h.kind === 'write') sftp.attrs(reqid, attrsOf({ name: '', type: 'file', size: h.upload.bytes, mtime: now, writable: true }));
+    else sftp.attrs(reqid, attrsOf(await tree.stat(h.path)));
+  });
+  on('OPENDIR', async (reqid, p: string) => {
+    const path = resolve(p);
+    const e = await tree.stat(path);
+    if (e.type !== 'dir') throw new TreeError('failure', 'non è una cartella');
+    sftp.handle(reqid, newHandle({ kind: 'dir', path, pos: 0 }));
+  });
+  on('READDIR', async (reqid, b: Buffer) => {
+    const [, h] = handleOf(b);
+    if (h.kind !== 'dir') throw new TreeError('failure', 'non è una cartella');
+    h.entries ??= await tree.list(h.path);
+    if (h.pos >= h.entries.length) return sftp.status(reqid, STATUS_CODE.EOF);
+    const batch = h.entries.slice(h.pos, h.pos + LIMITS.readdirBatch);
+    h.pos += batch.length;
+    sftp.name(reqid, batch.map((e) => ({ filename: e.name, longname: longname(e), attrs: attrsOf(e) })));
+  });
+  on('OPEN', async (reqid, p: string, flags: number) => {
+    const path = resolve(p);
+    if (flags & OPEN_MODE.WRITE || flags & OPEN_MODE.APPEND) {
+      const upload = await tree.upload(path, { truncate: (flags & OPEN_MODE.TRUNC) !== 0, exclusive: (flags & OPEN_MODE.EXCL) !== 0 });
+      try {
+        sftp.handle(reqid, newHandle({ kind: 'write', upload, pending: new Set() }));
+      } catch (err) {
+        await upload.abort('too many open files');
+        throw err;
+      }
+      return;
+    }
+    const data = await tree.read(path);
+    sftp.handle(reqid, newHandle({ kind: 'read', data }));
+  });
+  on('READ', async (reqid, b: Buffer, offset: number, len: number) => {
+    const [, h] = handleOf(b);
+    if (h.kind !== 'read') throw new TreeError('failure', 'file non aperto in lettura');
+    if (offset >= h.data.length) return sftp.status(reqid, STATUS_CODE.EOF);
+    sftp.data(reqid, h.data.subarray(offset, offset + Math.min(len, LIMITS.maxReadChunk)));
+  });
+  on('WRITE', async (reqid, b: Buffer, offset: number, data: Buffer) => {
+    const [, h] = handleOf(b);
+    if (h.kind !== 'write') throw new TreeError('failure', 'file non aperto in scrittura');
+    if (h.error) throw h.error;
+    const w = h.upload.write(data, offset);
+    h.pending.add(w);
+    try {
+      await w;
+    } catch (err) {
+      // The first failed write spoils the upload: CLOSE will refuse it instead of committing a file with a hole.
+      h.error ??= err instanceof TreeError ? err : new TreeError('failure', 'scrittura non riuscita');
+      throw h.error;
+    } finally {
+      h.pending.delete(w);
+    }
+    sftp.status(reqid, STATUS_CODE.OK);
+  });
+  on('CLOSE', async (reqid, b: Buffer) => {
+    const [id, h] = handleOf(b);
+    handles.delete(id);
+    if (h.kind === 'write') {
+      await Promise.allSettled([...h.pending]);
+      if (h.error) {
+        await h.upload.abort(h.error.message);
+        throw h.error;
+      }
+      await h.upload.finish();
+    }
+    sftp.status(reqid, STATUS_CODE.OK);
+  });
+  on('RENAME', async (reqid, from: string, to: string) => {
+    await tree.rename(resolve(from), resolve(to));
+    sftp.status(reqid, STATUS_CODE.OK);
+  });
+  on('REMOVE', async (reqid, p: string) => {
+    await tree.remove(resolve(p));
+    sftp.status(reqid, STATUS_CODE.OK);
+  });
+  on('MKDIR', async () => tree.mkdir());
+  on('RMDIR', async () => tree.rmdir());
+  on('SETSTAT', async (reqid, p: string) => {
+    await tree.setAttributes(resolve(p));
+    sftp.status(reqid, STATUS_CODE.OK);
+  });
+  on('FSETSTAT', async (reqid, b: Buffer) => {
+    handleOf(b);
+    // Clients set times and modes on the file they just wrote; stored files keep their receive time.
+    sftp.status(reqid, STATUS_CODE.OK);
+  });
+  on('SYMLINK', async () => {
+    throw new TreeError('denied', 'i collegamenti simbolici non sono ammessi');
+  });
+  on('READLINK', async () => {
+    throw new TreeError('not_found', 'non è un collegamento simbolico');
+  });
+  sftp.on('EXTENDED', (reqid: number) => sftp.status(reqid, STATUS_CODE.OP_UNSUPPORTED));
+  // The client is done (its end of the channel is closed): close ours, or OpenSSH's sftp waits forever to exit.
+  sftp.on('end', () => sftp.end());
+
+  return async () => {
+    for (const h of handles.values()) {
+      if (h.kind === 'write') {
+        await Promise.allSettled([...h.pending]);
+        await h.upload.abort('connection closed before the file was closed').catch(() => undefined);
+      }
+    }
+    handles.clear();
+  };
+}
+
+function handleConnection(deps: SftpDeps, client: Connection, remote: string, log: Logger): void {
+  let tree: FileTree | undefined;
+  let release: (() => void) | undefined;
+  let attempts = 0;
+  let closed = false;
+  const aborts: (() => Promise<void>)[] = [];
+  const loginTimer = setTimeout(() => client.end(), LIMITS.loginTimeoutMs);
+  let idleTimer: NodeJS.Timeout | undefined;
+  const touch = () => idleTimer?.refresh();
+
+  client.on('authentication', (ctx) => {
+    if (ctx.method !== 'password' || tree) return ctx.reject(['password']);
+    attempts++;
+    const user = ctx.username;
+    void passwordLogin(deps, user, ctx.password, remote, 'sftp').then((r) => {
+      if (!r.ok) {
+        ctx.reject(['password']);
+        if (attempts >= LIMITS.loginAttemptsPerConnection || r.reason === 'sessions') client.end();
+        return;
+      }
+      if (closed) return r.release(); // the client left while its password was being checked
+      release = r.release;
+      tree = createTree(deps, { principal: r.principal, channel: 'sftp', remote, user });
+      ctx.accept();
+    }).catch((err: unknown) => {
+      log.error({ err }, 'sftp login failed');
+      client.end();
+    });
+  });
+
+  client.on('ready', () => {
+    clearTimeout(loginTimer);
+    idleTimer = setTimeout(() => {
+      log.info({ remote }, 'sftp session idle: closed');
+      client.end();
+    }, LIMITS.idleTimeoutMs);
+  });
+
+  client.on('session', (accept) => {
+    const session = accept();
+    // Only the sftp subsystem is offered: ssh2 refuses shell, exec, pty and forwarding requests nobody listens to.
+    session.on('sftp', (acceptSftp, rejectSftp) => {
+      // A few parallel sftp channels are normal (some clients open two); dozens would only multiply open handles.
+      if (!tree || aborts.length >= 4) return rejectSftp();
+      const sftp = acceptSftp();
+      sftp.on('error', (err: Error) => log.debug({ err, remote }, 'sftp channel error'));
+      aborts.push(serveSftp(sftp, tree, log, touch));
+    });
+  });
+
+  client.on('error', (err) => log.debug({ err, remote }, 'sftp connection error'));
+  client.on('close', () => {
+    closed = true;
+    clearTimeout(loginTimer);
+    if (idleTimer) clearTimeout(idleTimer);
+    void Promise.all(aborts.map((a) => a())).finally(() => release?.());
+  });
+}
+
+export async function startSftpServer(deps: SftpDeps, opts: { host: string; port: number }): Promise<RunningServer> {
+  const log = deps.log.child({ channel: 'sftp' });
+  // ssh2's Server keeps no list of its connections; a prompt stop needs one.
+  const clients = new Set<Connection>();
+  const server = new ssh2.Server({ hostKeys: [deps.hostKey.privateKey], ident: 'order-intake' }, (client, info) => {
+    clients.add(client);
+    client.on('close', () => clients.delete(client));
+    handleConnection({ ...deps, log }, client, info.ip, log);
+  });
+  server.maxConnections = LIMITS.connectionsPerServer;
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(opts.port, opts.host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  server.on('error', (err: Error) => log.error({ err }, 'sftp server error'));
+  const port = (server.address() as AddressInfo).port;
+  log.info({ port, fingerprint: deps.hostKey.fingerprint }, `SFTP listening on port ${port}, host key ${deps.hostKey.fingerprint}`);
+  return {
+    port,
+    close: () => new Promise<void>((resolve) => {
+      server.close(() => resolve());
+      // Open sessions would keep close() waiting forever; their unfinished uploads are discarded.
+      for (const c of clients) c.end();
+    }),
+  };
+}

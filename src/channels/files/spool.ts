@@ -1,0 +1,208 @@
+/**
+ * The spool: local files that hold uploads while they arrive, under `<dataDir>/spool/`.
+ *
+ * - `uploads/<random>`: an upload to a final name, until its bytes are committed to the store (then deleted) or
+ *   the upload is cut (then deleted unprocessed). Nothing here was ever acknowledged, so a crash's leftovers are
+ *   deleted at start.
+ * - `temp/<customer>/<hash>.data` + `.name`: files uploaded under a temporary name (see names.ts), kept so that the
+ *   client can resume them and processed only when renamed to a final name. The name is kept beside the data
+ *   because a client's name may be longer in bytes than the disk allows once encoded.
+ *
+ * The spool is per instance: a temporary file exists on the instance that received it. Stored files are not here.
+ */
+import { createHash, randomUUID } from 'node:crypto';
+import { mkdir, open, readdir, readFile, rename, rm, stat, unlink, writeFile, type FileHandle } from 'node:fs/promises';
+import path from 'node:path';
+import type { Logger } from '../../log.ts';
+import { LIMITS } from './limits.ts';
+
+export class TooLargeError extends Error {
+  constructor(readonly max: number) {
+    super(`file troppo grande: il massimo è ${max} byte`);
+  }
+}
+
+export interface TempFile {
+  name: string;
+  size: number;
+  mtime: Date;
+}
+
+/** An open spool file that bytes are written into, at given offsets (SFTP) or one after the other (FTP). */
+export class SpoolWriter {
+  #size = 0;
+  #next = 0;
+  #closed = false;
+
+  private constructor(readonly file: string, private readonly handle: FileHandle, private readonly max: number, start: number) {
+    this.#size = start;
+    this.#next = start;
+  }
+
+  /**
+   * `mode`: 'new' creates or empties the file; 'keep' opens it as it is (resume); 'exclusive' fails if it exists.
+   */
+  static async open(file: string, max: number, mode: 'new' | 'keep' | 'exclusive', start?: number): Promise<SpoolWriter> {
+    const handle = mode === 'keep'
+      ? await open(file, 'r+', 0o600).catch((e: NodeJS.ErrnoException) => {
+        if (e.code === 'ENOENT') return open(file, 'w', 0o600);
+        throw e;
+      })
+      : await open(file, mode === 'exclusive' ? 'wx' : 'w', 0o600);
+    try {
+      const size = (await handle.stat()).size;
+      const from = start ?? size;
+      if (from > size) throw new Error(`ripresa da ${from} byte, ma il file ne ha ${size}`);
+      if (from < size) await handle.truncate(from);
+      return new SpoolWriter(file, handle, max, from);
+    } catch (e) {
+      await handle.close();
+      throw e;
+    }
+  }
+
+  get size(): number {
+    return this.#size;
+  }
+
+  /** Write `data` at `offset`, or after the last write when offset is undefined. */
+  async write(data: Uint8Array, offset?: number): Promise<void> {
+    if (this.#closed) throw new Error('file già chiuso');
+    const at = offset ?? this.#next;
+    if (at + data.length > this.max) throw new TooLargeError(this.max);
+    let done = 0;
+    while (done < data.length) {
+      const { bytesWritten } = await this.handle.write(data, done, data.length - done, at + done);
+      done += bytesWritten;
+    }
+    this.#next = at + data.length;
+    if (this.#next > this.#size) this.#size = this.#next;
+  }
+
+  /** Flush to disk and close. */
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    try {
+      await this.handle.sync();
+    } finally {
+      await this.handle.close();
+    }
+  }
+
+  /** Close (without caring about errors) and delete the file. */
+  async discard(): Promise<void> {
+    if (!this.#closed) {
+      this.#closed = true;
+      await this.handle.close().catch(() => undefined);
+    }
+    await rm(this.file, { force: true });
+  }
+}
+
+export class Spool {
+  readonly uploads: string;
+  readonly temp: string;
+  /** Temporary files being written right now, by "customer/name": one writer at a time, no rename meanwhile. */
+  readonly #busy = new Set<string>();
+
+  constructor(dataDir: string, private readonly log: Logger) {
+    this.uploads = path.join(dataDir, 'spool', 'uploads');
+    this.temp = path.join(dataDir, 'spool', 'temp');
+  }
+
+  /** Create the folders, delete uploads a crash cut (never acknowledged) and temporary files long abandoned. */
+  async init(now = Date.now()): Promise<void> {
+    await mkdir(this.uploads, { recursive: true, mode: 0o700 });
+    await mkdir(this.temp, { recursive: true, mode: 0o700 });
+    const cut = await readdir(this.uploads);
+    for (const f of cut) await rm(path.join(this.uploads, f), { force: true, recursive: true });
+    if (cut.length > 0) this.log.warn({ discarded: cut.length }, 'discarded uploads cut by the previous stop (never acknowledged)');
+    for (const customer of await readdir(this.temp)) {
+      const dir = path.join(this.temp, customer);
+      for (const f of await readdir(dir).catch(() => [] as string[])) {
+        if (!f.endsWith('.data')) continue;
+        const st = await stat(path.join(dir, f)).catch(() => undefined);
+        if (st && now - st.mtimeMs > LIMITS.tempMaxAgeMs) {
+          await rm(path.join(dir, f), { force: true });
+          await rm(path.join(dir, f.replace(/\.data$/, '.name')), { force: true });
+          this.log.info({ customer, file: f }, 'deleted an abandoned temporary upload');
+        }
+      }
+    }
+  }
+
+  newUploadFile(): string {
+    return path.join(this.uploads, randomUUID());
+  }
+
+  #dir(customerId: string): string {
+    // Customer ids are the store's UUIDs; anything else is hashed rather than trusted as a folder name.
+    const safe = /^[A-Za-z0-9-]{1,64}$/.test(customerId) ? customerId : createHash('sha256').update(customerId).digest('hex');
+    return path.join(this.temp, safe);
+  }
+
+  #base(customerId: string, name: string): string {
+    return path.join(this.#dir(customerId), createHash('sha256').update(name, 'utf8').digest('hex').slice(0, 40));
+  }
+
+  tempDataFile(customerId: string, name: string): string {
+    return `${this.#base(customerId, name)}.data`;
+  }
+
+  async statTemp(customerId: string, name: string): Promise<TempFile | undefined> {
+    const st = await stat(this.tempDataFile(customerId, name)).catch(() => undefined);
+    return st ? { name, size: st.size, mtime: st.mtime } : undefined;
+  }
+
+  async listTemp(customerId: string): Promise<TempFile[]> {
+    const dir = this.#dir(customerId);
+    const files = await readdir(dir).catch(() => [] as string[]);
+    const out: TempFile[] = [];
+    for (const f of files) {
+      if (!f.endsWith('.name')) continue;
+      const name = await readFile(path.join(dir, f), 'utf8').catch(() => undefined);
+      const st = name === undefined ? undefined : await this.statTemp(customerId, name);
+      if (st) out.push(st);
+    }
+    return out;
+  }
+
+  /** Open a temporary file for writing (creating it and its name record when new). */
+  async openTemp(customerId: string, name: string, max: number, mode: 'new' | 'keep' | 'exclusive', start?: number): Promise<SpoolWriter> {
+    await mkdir(this.#dir(customerId), { recursive: true, mode: 0o700 });
+    const writer = await SpoolWriter.open(this.tempDataFile(customerId, name), max, mode, start);
+    await writeFile(`${this.#base(customerId, name)}.name`, name, { encoding: 'utf8', mode: 0o600 });
+    return writer;
+  }
+
+  async removeTemp(customerId: string, name: string): Promise<void> {
+    const base = this.#base(customerId, name);
+    await unlink(`${base}.data`);
+    await rm(`${base}.name`, { force: true });
+  }
+
+  async renameTemp(customerId: string, from: string, to: string): Promise<void> {
+    const src = this.#base(customerId, from);
+    const dst = this.#base(customerId, to);
+    await rename(`${src}.data`, `${dst}.data`);
+    await writeFile(`${dst}.name`, to, { encoding: 'utf8', mode: 0o600 });
+    await rm(`${src}.name`, { force: true });
+  }
+
+  /** Mark a temporary file as being written; false when someone already is. */
+  claim(customerId: string, name: string): boolean {
+    const key = `${customerId}/${name}`;
+    if (this.#busy.has(key)) return false;
+    this.#busy.add(key);
+    return true;
+  }
+
+  release(customerId: string, name: string): void {
+    this.#busy.delete(`${customerId}/${name}`);
+  }
+
+  isBusy(customerId: string, name: string): boolean {
+    return this.#busy.has(`${customerId}/${name}`);
+  }
+}

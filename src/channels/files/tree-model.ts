@@ -1,0 +1,132 @@
+/**
+ * The vocabulary of the virtual tree shared by tree.ts and the protocol adapters: entries, uploads, refusals (with
+ * their Italian texts), and where a path points.
+ */
+import type { Intake } from '../../intake/intake.ts';
+import type { Principal, StoredSubmission } from '../../intake/types.ts';
+import type { Logger } from '../../log.ts';
+import type { Store } from '../../store/store.ts';
+import { LIMITS } from './limits.ts';
+import { TooLargeError, type Spool } from './spool.ts';
+
+export type TreeErrorKind = 'not_found' | 'denied' | 'failure' | 'exists';
+
+/** A refusal the client is shown: kind decides the protocol status, message is the text (Italian). */
+export class TreeError extends Error {
+  constructor(readonly kind: TreeErrorKind, message: string) {
+    super(message);
+    this.name = 'TreeError';
+  }
+}
+
+export const INBOX = 'ordini';
+export const SUBFOLDERS = ['elaborati', 'scartati', 'esiti'] as const;
+export type Subfolder = (typeof SUBFOLDERS)[number];
+
+export const MESSAGES = {
+  notFound: 'file o cartella inesistente',
+  writeElsewhere: 'qui non si possono scrivere file: caricare gli ordini nella cartella /ordini/',
+  keepStored: 'i file ricevuti non si possono cancellare né rinominare: restano come ricevuta',
+  noFolders: 'non si possono creare né cancellare cartelle',
+  reserved: 'è il nome di una cartella: scegliere un altro nome',
+  noResume: 'un file in /ordini viene registrato alla fine del caricamento e non si può riprendere: caricarlo di nuovo da capo, oppure usare un nome temporaneo (.part, .filepart) e rinominarlo alla fine',
+  busy: 'il file è in caricamento in un\'altra sessione',
+  tooManyFiles: `troppi file in questa sessione (massimo ${LIMITS.filesPerSession}): riconnettersi`,
+  tooManyTemp: `troppi file temporanei (massimo ${LIMITS.tempFilesPerCustomer}): rinominarli o cancellarli`,
+  notStored: 'il file non è stato registrato per un errore interno: caricarlo di nuovo',
+  isDir: 'è una cartella',
+} as const;
+
+export interface Entry {
+  name: string;
+  type: 'dir' | 'file';
+  /** Exact for files looked up one by one; in listings 0 when not known without loading the file. */
+  size: number;
+  mtime: Date;
+  writable: boolean;
+}
+
+/** Sizes of stored files and rendered outcomes, by submission id (+ suffix), learnt when loaded. */
+export class SizeCache {
+  readonly #sizes = new Map<string, number>();
+  /** 10,000 numbers: well under 1 MB; when full it starts over rather than tracking age. */
+  static readonly MAX = 10_000;
+
+  get(key: string): number | undefined {
+    return this.#sizes.get(key);
+  }
+
+  set(key: string, size: number): void {
+    if (this.#sizes.size >= SizeCache.MAX) this.#sizes.clear();
+    this.#sizes.set(key, size);
+  }
+}
+
+export interface FilesDeps {
+  store: Store;
+  intake: Intake;
+  log: Logger;
+  timeZone: string;
+  maxFileBytes: number;
+  spool: Spool;
+  sizes: SizeCache;
+}
+
+export interface SessionInfo {
+  principal: Principal;
+  channel: 'ftp' | 'sftp';
+  remote: string;
+  user: string;
+}
+
+/** An upload under way. Exactly one of finish() or abort() must end it. */
+export interface Upload {
+  readonly name: string;
+  readonly temporary: boolean;
+  /** Bytes received so far (the end of the furthest write). */
+  readonly bytes: number;
+  write(data: Uint8Array, offset?: number): Promise<void>;
+  /** The upload is complete: a final name is committed (resolves once durable); a temporary one is kept. */
+  finish(): Promise<StoredSubmission | undefined>;
+  /** The upload was cut: a final name is discarded unprocessed; a temporary one is kept for resuming. */
+  abort(reason: string): Promise<void>;
+}
+
+export interface UploadOptions {
+  /** Empty the file first (SFTP TRUNC, FTP STOR without REST). */
+  truncate: boolean;
+  /** Fail if the file exists (SFTP EXCL). */
+  exclusive?: boolean;
+  /** Resume point (FTP REST): only temporary files can be resumed. */
+  start?: number;
+  /** Continue after the existing bytes (FTP APPE): only temporary files can be resumed. */
+  append?: boolean;
+}
+
+export type Located =
+  | { at: 'root' }
+  | { at: 'dir'; folder: typeof INBOX | Subfolder }
+  | { at: 'inbox'; name: string }
+  | { at: 'stored'; folder: Subfolder; name: string }
+  | { at: 'outside' };
+
+export function locate(segments: readonly string[]): Located {
+  const [top, second, third, ...more] = segments;
+  if (top === undefined) return { at: 'root' };
+  if (top !== INBOX || more.length > 0) return { at: 'outside' };
+  if (second === undefined) return { at: 'dir', folder: INBOX };
+  const sub = SUBFOLDERS.find((f) => f === second);
+  if (third === undefined) return sub ? { at: 'dir', folder: sub } : { at: 'inbox', name: second };
+  return sub ? { at: 'stored', folder: sub, name: third } : { at: 'outside' };
+}
+
+/** Write failures the client must read: the size limit by name, anything else as a generic failure. */
+export function writeError(err: unknown): never {
+  if (err instanceof TreeError) throw err;
+  if (err instanceof TooLargeError) throw new TreeError('failure', err.message);
+  throw new TreeError('failure', 'scrittura del file non riuscita');
+}
+
+export function segmentsOf(path: string): string[] {
+  return path.split('/').filter((s) => s !== '');
+}

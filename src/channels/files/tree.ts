@@ -1,0 +1,348 @@
+/**
+ * The customer's virtual tree, one for FTP and SFTP alike (the protocol adapters only translate). It is a view over
+ * the store, not folders on disk, so every instance sharing the database shows the same files and nothing stored can
+ * be lost or changed through a local disk:
+ *
+ *   /                      read-only; holds only `ordini`
+ *   /ordini/               uploads go here; lists the files still being processed and temporary uploads
+ *   /ordini/elaborati/     processed files whose orders were all accepted (download = the bytes as received)
+ *   /ordini/scartati/      processed files with at least one error
+ *   /ordini/esiti/         `<name>.esito.json` and `<name>.esito.txt` for every processed file
+ *
+ * Stored files are never deleted or renamed (every receipt is kept); only temporary uploads can be.
+ * Every path a client sends has already been through resolveClientPath (paths.ts).
+ */
+import { createHash } from 'node:crypto';
+import { readFile, rm } from 'node:fs/promises';
+import type { StoredSubmission } from '../../intake/types.ts';
+import type { SubmissionSummary } from '../../store/store.ts';
+import { LIMITS } from './limits.ts';
+import { displayNames, isTemporaryName } from './names.ts';
+import { OUTCOME_JSON_SUFFIX, OUTCOME_TEXT_SUFFIX, renderOutcomeJson, renderOutcomeText } from './outcome-file.ts';
+import { SpoolWriter, TooLargeError } from './spool.ts';
+import {
+  INBOX, locate, MESSAGES, segmentsOf, SUBFOLDERS, TreeError, writeError,
+  type Entry, type FilesDeps, type Located, type SessionInfo, type Upload, type UploadOptions,
+} from './tree-model.ts';
+
+
+interface Snapshot {
+  inbox: Map<string, SubmissionSummary>;
+  elaborati: Map<string, SubmissionSummary>;
+  scartati: Map<string, SubmissionSummary>;
+  esiti: Map<string, { s: SubmissionSummary; kind: 'json' | 'txt'; base: string }>;
+}
+
+/** Folders are views: their time is the time they are looked at. */
+const dir = (name: string, writable = false): Entry => ({ name, type: 'dir', size: 0, mtime: new Date(), writable });
+
+export interface FileTree {
+  stat(path: string): Promise<Entry>;
+  list(path: string): Promise<Entry[]>;
+  read(path: string): Promise<Buffer>;
+  upload(path: string, opts: UploadOptions): Promise<Upload>;
+  rename(from: string, to: string): Promise<void>;
+  remove(path: string): Promise<void>;
+  mkdir(): Promise<never>;
+  rmdir(): Promise<never>;
+  /** Attribute changes (times, modes): accepted and ignored for /ordini uploads, refused elsewhere. */
+  setAttributes(path: string): Promise<void>;
+}
+
+export function createTree(deps: FilesDeps, session: SessionInfo): FileTree {
+  const { store, intake, spool, sizes, timeZone } = deps;
+  const customerId = session.principal.customerId;
+  const log = deps.log.child({ channel: session.channel, customer: session.principal.customerCode, remote: session.remote });
+  let uploads = 0;
+
+  async function snapshot(): Promise<Snapshot> {
+    const all = (await store.listSubmissions({ customerId, limit: LIMITS.listedPerFolder }))
+      .filter((s) => (s.channel === 'ftp' || s.channel === 'sftp') && s.customerId === customerId);
+    const snap: Snapshot = { inbox: new Map(), elaborati: new Map(), scartati: new Map(), esiti: new Map() };
+    for (const [name, s] of displayNames(all, timeZone)) {
+      if (s.state !== 'processed') {
+        snap.inbox.set(name, s);
+        continue;
+      }
+      (s.esito === 'ok' ? snap.elaborati : snap.scartati).set(name, s);
+      snap.esiti.set(name + OUTCOME_JSON_SUFFIX, { s, kind: 'json', base: name });
+      snap.esiti.set(name + OUTCOME_TEXT_SUFFIX, { s, kind: 'txt', base: name });
+    }
+    return snap;
+  }
+
+  async function load(id: string): Promise<StoredSubmission> {
+    const s = await store.getSubmission(id);
+    // The listing came from this customer's rows; checked again so that no path can ever reach another's bytes.
+    if (!s || s.customerId !== customerId) throw new TreeError('not_found', MESSAGES.notFound);
+    sizes.set(s.id, s.raw.length);
+    return s;
+  }
+
+  async function renderOutcome(id: string, base: string, kind: 'json' | 'txt'): Promise<Buffer> {
+    const s = await load(id);
+    if (!s.outcome) throw new TreeError('not_found', MESSAGES.notFound);
+    const input = {
+      name: base, submissionId: s.id, receivedAt: s.receivedAt, processedAt: s.processedAt,
+      alreadyReceivedAt: s.meta.gia_ricevuto_il, outcome: s.outcome, timeZone,
+    };
+    const bytes = kind === 'json' ? renderOutcomeJson(input) : renderOutcomeText(input);
+    sizes.set(`${s.id}:${kind}`, bytes.length);
+    return bytes;
+  }
+
+  function storedEntry(name: string, s: SubmissionSummary): Entry {
+    return { name, type: 'file', size: sizes.get(s.id) ?? 0, mtime: new Date(s.receivedAt), writable: false };
+  }
+
+  /** The stored submission behind a located file, and how to produce its bytes. */
+  async function find(loc: Located): Promise<{ entry: Entry; bytes: () => Promise<Buffer> } | undefined> {
+    if (loc.at === 'inbox') {
+      if (isTemporaryName(loc.name)) {
+        const t = await spool.statTemp(customerId, loc.name);
+        if (!t) return undefined;
+        return {
+          entry: { name: t.name, type: 'file', size: t.size, mtime: t.mtime, writable: true },
+          bytes: () => readFile(spool.tempDataFile(customerId, loc.name)),
+        };
+      }
+      const s = (await snapshot()).inbox.get(loc.name);
+      return s && { entry: storedEntry(loc.name, s), bytes: async () => (await load(s.id)).raw };
+    }
+    if (loc.at !== 'stored') return undefined;
+    const snap = await snapshot();
+    if (loc.folder === 'esiti') {
+      const o = snap.esiti.get(loc.name);
+      if (!o) return undefined;
+      return {
+        entry: { name: loc.name, type: 'file', size: sizes.get(`${o.s.id}:${o.kind}`) ?? 0, mtime: new Date(o.s.processedAt ?? o.s.receivedAt), writable: false },
+        bytes: () => renderOutcome(o.s.id, o.base, o.kind),
+      };
+    }
+    const s = snap[loc.folder].get(loc.name);
+    return s && { entry: storedEntry(loc.name, s), bytes: async () => (await load(s.id)).raw };
+  }
+
+  async function exists(loc: Located): Promise<boolean> {
+    return loc.at === 'root' || loc.at === 'dir' || (await find(loc)) !== undefined;
+  }
+
+  async function commit(file: string, name: string, clientPath: string): Promise<StoredSubmission> {
+    try {
+      const raw = await readFile(file);
+      if (raw.length > deps.maxFileBytes) throw new TreeError('failure', new TooLargeError(deps.maxFileBytes).message);
+      const sha256 = createHash('sha256').update(raw).digest('hex');
+      // Looked up before receiving, or it would find itself.
+      const earlier = await store.findSubmissionBySha(customerId, sha256);
+      const meta: Record<string, string> = { remote: session.remote, path: clientPath, user: session.user };
+      if (earlier) {
+        meta.gia_ricevuto_il = earlier.receivedAt;
+        meta.gia_ricevuto_id = earlier.id;
+      }
+      const s = await intake.submitInBackground({
+        principal: session.principal, channel: session.channel, fileName: name, mediaType: undefined, raw, meta, singleOrder: false,
+      });
+      sizes.set(s.id, raw.length);
+      log.info({ submission: s.id, file: name, bytes: raw.length, sameAs: earlier?.id }, 'file received');
+      return s;
+    } catch (err) {
+      if (err instanceof TreeError) throw err;
+      log.error({ err, file: name }, 'could not store an uploaded file');
+      throw new TreeError('failure', MESSAGES.notStored);
+    }
+  }
+
+  function inboxTarget(path: string): string {
+    const loc = locate(segmentsOf(path));
+    if (loc.at === 'dir' && loc.folder !== INBOX) throw new TreeError('denied', `"${loc.folder}" ${MESSAGES.reserved}`);
+    if (loc.at !== 'inbox') throw new TreeError('denied', MESSAGES.writeElsewhere);
+    return loc.name;
+  }
+
+  async function uploadTemp(name: string, opts: UploadOptions): Promise<Upload> {
+    const existing = await spool.statTemp(customerId, name);
+    if (!existing && (await spool.listTemp(customerId)).length >= LIMITS.tempFilesPerCustomer) {
+      throw new TreeError('failure', MESSAGES.tooManyTemp);
+    }
+    if (existing && opts.exclusive) throw new TreeError('exists', 'il file esiste già');
+    if (!spool.claim(customerId, name)) throw new TreeError('failure', MESSAGES.busy);
+    let writer: SpoolWriter;
+    try {
+      const mode = opts.exclusive ? 'exclusive' : opts.truncate && !opts.append && opts.start === undefined ? 'new' : 'keep';
+      writer = await spool.openTemp(customerId, name, deps.maxFileBytes, mode, opts.start);
+    } catch (err) {
+      spool.release(customerId, name);
+      throw new TreeError('failure', err instanceof Error && /ripresa/.test(err.message) ? err.message : 'impossibile aprire il file');
+    }
+    let ended = false;
+    const end = async () => {
+      if (ended) return;
+      ended = true;
+      try {
+        await writer.close();
+      } finally {
+        spool.release(customerId, name);
+      }
+    };
+    return {
+      name, temporary: true,
+      get bytes() {
+        return writer.size;
+      },
+      write: (data, offset) => writer.write(data, offset).catch(writeError),
+      async finish() {
+        await end();
+        return undefined;
+      },
+      async abort(reason) {
+        log.info({ file: name, bytes: writer.size, reason }, 'temporary upload interrupted; kept for resuming');
+        await end().catch(() => undefined);
+      },
+    };
+  }
+
+  async function uploadFinal(name: string, path: string, opts: UploadOptions): Promise<Upload> {
+    if (opts.append || (opts.start !== undefined && opts.start > 0)) throw new TreeError('denied', MESSAGES.noResume);
+    const writer = await SpoolWriter.open(spool.newUploadFile(), deps.maxFileBytes, 'exclusive').catch((err: unknown) => {
+      log.error({ err }, 'cannot open a spool file');
+      throw new TreeError('failure', MESSAGES.notStored);
+    });
+    let ended = false;
+    return {
+      name, temporary: false,
+      get bytes() {
+        return writer.size;
+      },
+      write: (data, offset) => writer.write(data, offset).catch(writeError),
+      async finish() {
+        if (ended) throw new TreeError('failure', 'caricamento già concluso');
+        ended = true;
+        try {
+          await writer.close();
+          return await commit(writer.file, name, path);
+        } finally {
+          await rm(writer.file, { force: true });
+        }
+      },
+      async abort(reason) {
+        if (ended) return;
+        ended = true;
+        log.warn({ file: name, bytes: writer.size, reason }, 'upload interrupted: discarded, not processed');
+        await writer.discard();
+      },
+    };
+  }
+
+  return {
+    async stat(path) {
+      const loc = locate(segmentsOf(path));
+      if (loc.at === 'root') return dir('/');
+      if (loc.at === 'dir') return dir(loc.folder, loc.folder === INBOX);
+      const found = await find(loc);
+      if (!found) throw new TreeError('not_found', MESSAGES.notFound);
+      if (found.entry.size === 0 && !found.entry.writable) {
+        // Asked one by one, a size is worth loading: clients use it to show progress and to check a download.
+        const bytes = await found.bytes();
+        return { ...found.entry, size: bytes.length };
+      }
+      return found.entry;
+    },
+
+    async list(path) {
+      const loc = locate(segmentsOf(path));
+      if (loc.at === 'root') return [dir(INBOX, true)];
+      if (loc.at !== 'dir') {
+        if (await exists(loc)) throw new TreeError('failure', 'non è una cartella');
+        throw new TreeError('not_found', MESSAGES.notFound);
+      }
+      const snap = await snapshot();
+      if (loc.folder === INBOX) {
+        const temps = await spool.listTemp(customerId);
+        return [
+          ...SUBFOLDERS.map((f) => dir(f)),
+          ...[...snap.inbox].map(([name, s]) => storedEntry(name, s)),
+          ...temps.map((t): Entry => ({ name: t.name, type: 'file', size: t.size, mtime: t.mtime, writable: true })),
+        ];
+      }
+      if (loc.folder === 'esiti') {
+        return [...snap.esiti].map(([name, o]): Entry => ({
+          name, type: 'file', size: sizes.get(`${o.s.id}:${o.kind}`) ?? 0, mtime: new Date(o.s.processedAt ?? o.s.receivedAt), writable: false,
+        }));
+      }
+      return [...snap[loc.folder]].map(([name, s]) => storedEntry(name, s));
+    },
+
+    async read(path) {
+      const loc = locate(segmentsOf(path));
+      if (loc.at === 'root' || loc.at === 'dir') throw new TreeError('failure', MESSAGES.isDir);
+      const found = await find(loc);
+      if (!found) throw new TreeError('not_found', MESSAGES.notFound);
+      return found.bytes();
+    },
+
+    async upload(path, opts) {
+      const name = inboxTarget(path);
+      if (uploads >= LIMITS.filesPerSession) throw new TreeError('failure', MESSAGES.tooManyFiles);
+      uploads++;
+      return isTemporaryName(name) ? uploadTemp(name, opts) : uploadFinal(name, path, opts);
+    },
+
+    async rename(fromPath, toPath) {
+      const from = locate(segmentsOf(fromPath));
+      if (from.at !== 'inbox' || !isTemporaryName(from.name)) {
+        if (await exists(from)) throw new TreeError('denied', from.at === 'root' || from.at === 'dir' ? MESSAGES.noFolders : MESSAGES.keepStored);
+        throw new TreeError('not_found', MESSAGES.notFound);
+      }
+      if (!(await spool.statTemp(customerId, from.name))) throw new TreeError('not_found', MESSAGES.notFound);
+      const to = inboxTarget(toPath);
+      if (to === from.name) return;
+      if (!spool.claim(customerId, from.name)) throw new TreeError('failure', MESSAGES.busy);
+      try {
+        if (isTemporaryName(to)) {
+          if (await spool.statTemp(customerId, to)) throw new TreeError('exists', 'esiste già un file con quel nome');
+          if (!spool.claim(customerId, to)) throw new TreeError('failure', MESSAGES.busy);
+          try {
+            await spool.renameTemp(customerId, from.name, to);
+          } finally {
+            spool.release(customerId, to);
+          }
+          return;
+        }
+        if (uploads >= LIMITS.filesPerSession) throw new TreeError('failure', MESSAGES.tooManyFiles);
+        uploads++;
+        await commit(spool.tempDataFile(customerId, from.name), to, toPath);
+        // Committed: the temporary file must go, or a second rename would register it again.
+        await spool.removeTemp(customerId, from.name).catch((err: unknown) => log.error({ err, file: from.name }, 'could not delete a committed temporary file'));
+      } finally {
+        spool.release(customerId, from.name);
+      }
+    },
+
+    async remove(path) {
+      const loc = locate(segmentsOf(path));
+      if (loc.at === 'inbox' && isTemporaryName(loc.name) && (await spool.statTemp(customerId, loc.name))) {
+        if (spool.isBusy(customerId, loc.name)) throw new TreeError('failure', MESSAGES.busy);
+        await spool.removeTemp(customerId, loc.name);
+        log.info({ file: loc.name }, 'temporary upload deleted by the client');
+        return;
+      }
+      if (await exists(loc)) throw new TreeError('denied', loc.at === 'root' || loc.at === 'dir' ? MESSAGES.noFolders : MESSAGES.keepStored);
+      throw new TreeError('not_found', MESSAGES.notFound);
+    },
+
+    async mkdir() {
+      throw new TreeError('denied', MESSAGES.noFolders);
+    },
+
+    async rmdir() {
+      throw new TreeError('denied', MESSAGES.noFolders);
+    },
+
+    async setAttributes(path) {
+      const loc = locate(segmentsOf(path));
+      if (loc.at === 'inbox') return;
+      if (await exists(loc)) throw new TreeError('denied', 'file di sola lettura');
+      throw new TreeError('not_found', MESSAGES.notFound);
+    },
+  };
+}
