@@ -46,7 +46,7 @@ export interface Nameable {
  * Listing names for a customer's uploads, unique across the whole tree so that a file keeps its name when it moves
  * from /ordini to elaborati or scartati, and its outcome file is `<that name>.esito.json`.
  *
- * The rule (documented for customers in README-files.md): the most recent upload of a name is listed under the
+ * The rule (documented for customers in the README, "Sending orders by FTP or SFTP"): the most recent upload of a name is listed under the
  * name as uploaded; every older upload of the same name gets its receive time before the extension,
  * `ordine.20261122-031500.csv`; two uploads within the same second add `-2`, `-3`, … in upload order.
  * A name therefore depends only on uploads of the same name, never on unrelated files.

@@ -8,12 +8,12 @@ import { startTestService, type TestCustomer, type TestService } from '../../hel
 import { bodyOf, faultOf, post } from './helpers.ts';
 
 const run = promisify(execFile);
-const README = readFileSync(path.resolve(import.meta.dirname, '../../../src/channels/soap/README-soap.md'), 'utf8');
+const README = readFileSync(path.resolve(import.meta.dirname, '../../../README.md'), 'utf8');
 
 /** The ```xml block that follows `<!-- example:NAME -->`, or every ```xml block. */
 function example(name: string): string {
   const m = new RegExp(`<!-- example:${name} -->\\s*\`\`\`xml\\n([\\s\\S]*?)\`\`\``).exec(README);
-  assert.ok(m, `README-soap.md has the ${name} example`);
+  assert.ok(m, `README.md has the ${name} example`);
   return m[1]!;
 }
 
@@ -26,7 +26,7 @@ before(async () => {
 });
 after(() => t.close());
 
-void describe('README-soap.md examples', () => {
+void describe('README.md examples', () => {
   void it('the InviaOrdine example, sent with curl as documented, gets a response shaped like the documented one', async () => {
     const request = example('invia-request').replace('YOUR_API_KEY', c1.apiKey);
     const { stdout } = await run('curl', [
