@@ -74,6 +74,8 @@ export async function startService(config: Config, log: Logger): Promise<Service
       `  API key:        ${demo.apiKey}`,
       `  mailbox:        ${demo.mailbox}`,
       `  FTP/SFTP user:  ${demo.ftpUser}  password: ${demo.ftpPassword}`,
+      ...(ports.sftp ? [`  SFTP:           sftp -P ${ports.sftp} ${demo.ftpUser}@localhost   (upload into /ordini/)`] : []),
+      ...(ports.ftp ? [`  FTP:            ftp://localhost:${ports.ftp}/ordini/`] : []),
       '',
       'Register a demo order:',
       `  curl -sS -X POST ${url}/api/v1/ordini -H 'Content-Type: application/json' -H 'X-API-Key: ${demo.apiKey}' -d '${body}'`,
