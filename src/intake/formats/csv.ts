@@ -8,6 +8,7 @@ import { IntakeError } from '../../errors.ts';
 import type { DecodeInput } from './input.ts';
 import { declaredCharset } from './detect.ts';
 import { LINE_FIELDS, ORDER_FIELDS, OPTIONAL_ORDER_FIELDS, spreadsheetNumber } from './fields.ts';
+import { checkShape } from './csv-shape.ts';
 import { decodeText } from './text.ts';
 
 /**
@@ -28,11 +29,6 @@ const REQUIRED_COLUMNS = KNOWN_COLUMNS.filter((c) => !OPTIONAL_ORDER_FIELDS.has(
 
 type Columns = Map<string, number>;
 
-interface Row {
-  record: string[];
-  info: { lines: number };
-}
-
 export function decodeCsv(input: DecodeInput): unknown[] {
   // Italian Excel writes Windows-1252 with no way to say so; any file that is not valid UTF-8 is taken as such.
   const text = decodeText(input.raw, { charset: declaredCharset(input), fallback: 'windows-1252', label: 'CSV' });
@@ -40,7 +36,7 @@ export function decodeCsv(input: DecodeInput): unknown[] {
   const rows = parseRows(text, delimiter);
   const header = rows.shift();
   if (header === undefined) throw new IntakeError('NOT_PARSEABLE', 'CSV must start with a header row');
-  return group(rows, columnsOf(header.record));
+  return group(rows, columnsOf(header));
 }
 
 /**
@@ -78,38 +74,30 @@ function detectDelimiter({ line, number }: { line: string; number: number }): st
   return best.delimiter;
 }
 
-function parseRows(text: string, delimiter: string): Row[] {
-  // Where the last complete cell ended: csv-parse reports an unclosed quote only where the file ends.
-  let lastCellLine = 1;
+function parseRows(text: string, delimiter: string): string[][] {
+  checkShape(text, delimiter, { maxColumns: MAX_COLUMNS, maxQuotedChars: MAX_RECORD_CHARS });
   try {
     return parse(text, {
       delimiter,
-      info: true,
       relax_column_count: true,
       relax_quotes: true,
       skip_empty_lines: true,
       // A row of nothing but delimiters is what Excel writes for formatted but empty rows.
       skip_records_with_empty_values: true,
+      // Backstop for one huge unquoted cell, which checkShape does not measure.
       max_record_size: MAX_RECORD_CHARS,
-      // Called for every cell with its column index: stops a row at its 201st cell, before it grows further.
-      cast: (value, context) => {
-        if (context.index >= MAX_COLUMNS) throw tooManyColumns(context.lines);
-        lastCellLine = context.lines;
-        return value;
-      },
-    }) as unknown as Row[];
+    });
   } catch (e) {
-    if (e instanceof IntakeError) throw e;
-    throw new IntakeError('NOT_PARSEABLE', csvErrorMessage(e, lastCellLine));
+    throw new IntakeError('NOT_PARSEABLE', csvErrorMessage(e));
   }
 }
 
-/** csv-parse messages name the line and carry nothing internal; the two quote cases get a plainer one. */
-function csvErrorMessage(e: unknown, near: number): string {
+/** csv-parse messages name the line and carry nothing internal. */
+function csvErrorMessage(e: unknown): string {
   if (!(e instanceof CsvError)) return 'CSV cannot be read';
-  if (e.code === 'CSV_QUOTE_NOT_CLOSED') return `CSV has a quote that is never closed, near line ${near}`;
   if (e.code === 'CSV_MAX_RECORD_SIZE') {
-    return `CSV rows must not be longer than ${MAX_RECORD_CHARS} characters (near line ${near}); is a closing quote missing?`;
+    const line = (e as unknown as { lines?: unknown }).lines;
+    return `CSV rows must not be longer than ${MAX_RECORD_CHARS} characters (line ${String(line)})`;
   }
   return `CSV cannot be read: ${e.message}`;
 }
@@ -138,9 +126,9 @@ function columnsOf(header: string[]): Columns {
   return columns;
 }
 
-function group(rows: Row[], columns: Columns): unknown[] {
+function group(rows: string[][], columns: Columns): unknown[] {
   const orders = new Map<string, { righe: unknown[] }>();
-  for (const { record } of rows) {
+  for (const record of rows) {
     // A short row (trailing empty cells dropped by the exporter) reads as empty cells; stage A reports them.
     const cell = (name: string): string => {
       const index = columns.get(name);

@@ -38,6 +38,11 @@ export function normalizeCharset(charset: string | undefined): string | undefine
   return c ? c : undefined;
 }
 
+/** A view, not a copy: files may be 100 MiB. */
+function asBuffer(bytes: Uint8Array): Buffer {
+  return Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+}
+
 function isUtf8Name(name: string): boolean {
   return name === 'utf-8' || name === 'utf8';
 }
@@ -47,20 +52,20 @@ export function decodeText(raw: Uint8Array, opts: TextOptions): string {
   const bom = byteOrderMark(raw);
   if (bom) {
     const body = raw.subarray(bom.length);
-    return bom.encoding === 'utf-8' ? strictUtf8(body, bom.length, opts.label) : iconv.decode(Buffer.from(body), bom.encoding);
+    return bom.encoding === 'utf-8' ? strictUtf8(body, bom.length, opts.label) : iconv.decode(asBuffer(body), bom.encoding);
   }
   const declared = normalizeCharset(opts.charset) ?? normalizeCharset(opts.documentCharset);
   if (declared !== undefined && !isUtf8Name(declared)) {
     if (!iconv.encodingExists(declared)) {
       throw new IntakeError('NOT_PARSEABLE', `${opts.label} charset "${printable(declared)}" is not supported; use UTF-8`);
     }
-    return iconv.decode(Buffer.from(raw), declared);
+    return iconv.decode(asBuffer(raw), declared);
   }
   if (declared === undefined && opts.fallback !== undefined) {
     try {
       return fatalUtf8.decode(raw);
     } catch {
-      return iconv.decode(Buffer.from(raw), opts.fallback);
+      return iconv.decode(asBuffer(raw), opts.fallback);
     }
   }
   return strictUtf8(raw, 0, opts.label);

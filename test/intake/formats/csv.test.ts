@@ -46,6 +46,12 @@ void describe('CSV decoder', () => {
     assert.deepEqual(decodeCsv({ raw }), [PO1]);
   });
 
+  void it('reads old Mac line ends (CR only)', () => {
+    const raw = utf8([HEADER, 'C001;PO-1;2024-05-02;;A;1;PZ', 'C001;PO-1;2024-05-02;;B;2;PZ'].join('\r'));
+    assert.equal((decodeCsv({ raw })[0] as { righe: unknown[] }).righe.length, 2);
+    throwsIntake(() => decodeCsv({ raw: utf8(`${HEADER}\r\r${'x;'.repeat(250)}`) }), 'NOT_PARSEABLE', /\(line 3 has more\)/);
+  });
+
   void it('groups interleaved rows of two orders, in first-appearance order, fields from the first row', () => {
     const orders = decodeCsv(csv(
       HEADER,
@@ -193,12 +199,37 @@ void describe('CSV decoder', () => {
     throwsIntake(
       () => decodeCsv(csv(HEADER, 'C001;"PO-1;2024-05-02;;A;1;PZ', ...rest)),
       'NOT_PARSEABLE',
-      /^CSV rows must not be longer than 65536 characters \(near line 2\); is a closing quote missing\?$/,
+      /^CSV has a quoted cell longer than 65536 characters, opened on line 2; is a closing quote missing\?$/,
     );
     throwsIntake(
       () => decodeCsv(csv(HEADER, 'C001;PO-1;2024-05-02;;A;1;PZ', 'C001;"PO-1;2024-05-02;;A;1;PZ', 'C001;PO-1;2024-05-02;;A;1;PZ')),
       'NOT_PARSEABLE',
-      /^CSV has a quote that is never closed, near line 3$/,
+      /^CSV has a quote that is never closed, opened on line 3$/,
+    );
+  });
+
+  void it('refuses one huge unquoted cell', () => {
+    throwsIntake(
+      () => decodeCsv(csv(HEADER, `C001;PO-1;2024-05-02;;${'A'.repeat(70_000)};1;PZ`)),
+      'NOT_PARSEABLE',
+      /^CSV rows must not be longer than 65536 characters \(line 2\)$/,
+    );
+  });
+
+  void it('reads quoted cells holding delimiters, line breaks and doubled quotes, counting columns outside them only', () => {
+    const orders = decodeCsv(csv(
+      `${HEADER};note`,
+      `C001;"PO ""A""; 1";2024-05-02;;A;1;PZ;"${';'.repeat(300)}\r\nsecond line, still the note"`,
+      'C001;"PO ""A""; 1";2024-05-02;;B;2;PZ;',
+    ));
+    assert.deepEqual(orders, [{
+      codice_cliente: 'C001', riferimento_ordine: 'PO "A"; 1', data_ordine: '2024-05-02',
+      righe: [{ codice_articolo: 'A', quantita: 1, unita_misura: 'PZ' }, { codice_articolo: 'B', quantita: 2, unita_misura: 'PZ' }],
+    }]);
+    throwsIntake(
+      () => decodeCsv(csv(HEADER, '"multi\nline";PO-1;2024-05-02;;A;1;PZ', `C001;PO-1${';'.repeat(300)}`)),
+      'NOT_PARSEABLE',
+      /\(line 4 has more\)/,
     );
   });
 
