@@ -1,7 +1,7 @@
 /**
- * Text in and out of SOAP messages. Everything written into a response goes through `escapeXml`, because
- * customer-controlled text (references, article codes, error messages that quote them) ends up there; and text
- * read from a request goes through `unescapeXml`, because the envelope parser leaves entities as written.
+ * Text written into SOAP messages. Everything written into a response goes through `escapeXml`, because
+ * customer-controlled text (references, article codes, error messages that quote them) ends up there. (Text read
+ * from a request is decoded by the core's XML parser, which expands only the predefined entities.)
  */
 
 /**
@@ -16,20 +16,6 @@ const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;'
 /** Safe inside element content and inside quoted attribute values. */
 export function escapeXml(text: string): string {
   return text.replace(NOT_XML_CHAR, '\uFFFD').replace(/[&<>"']/g, (c) => ESCAPES[c]!);
-}
-
-const PREDEFINED: Record<string, string> = { lt: '<', gt: '>', amp: '&', quot: '"', apos: "'" };
-
-/**
- * Expands the five predefined entities and character references. Nothing else can appear: DOCTYPE (the only way
- * to declare other entities) is refused before parsing, so an unknown `&name;` is left as it is.
- */
-export function unescapeXml(text: string): string {
-  return text.replace(/&(?:#x([0-9a-fA-F]{1,6})|#([0-9]{1,7})|(lt|gt|amp|quot|apos));/g, (whole, hex?: string, dec?: string, name?: string) => {
-    if (name) return PREDEFINED[name]!;
-    const cp = hex ? parseInt(hex, 16) : Number(dec);
-    return cp <= 0x10ffff ? String.fromCodePoint(cp) : whole;
-  });
 }
 
 /**

@@ -63,20 +63,25 @@ const parser = new XMLParser({
 });
 
 export function decodeXml(input: DecodeInput): unknown[] {
-  const text = decodeText(input.raw, {
-    charset: declaredCharset(input),
-    documentCharset: declaredEncoding(input.raw),
-    label: 'XML',
-  });
+  return ordersOf(parseXml(readXmlText(input.raw, declaredCharset(input), 'XML')));
+}
+
+/**
+ * Bytes → XML text that is safe to parse: charset resolved (BOM, declared, XML declaration), DTDs refused, and
+ * well-formedness checked so the error names a line and column. Every XML the service reads goes through here
+ * (order files, SOAP envelopes), so there is one place where XML is hardened.
+ */
+export function readXmlText(raw: Buffer, charset: string | undefined, label: string): string {
+  const text = decodeText(raw, { charset, documentCharset: declaredEncoding(raw), label });
   if (/<!DOCTYPE/i.test(text)) throw new IntakeError('NOT_PARSEABLE', 'XML documents with a DOCTYPE are not accepted');
   if (/<!ENTITY/i.test(text)) throw new IntakeError('NOT_PARSEABLE', 'XML documents with ENTITY declarations are not accepted');
   const valid = XMLValidator.validate(text);
   if (valid !== true) {
     const { msg, line, col } = valid.err;
     const where = col === undefined ? `line ${line}` : `line ${line}, column ${col}`;
-    throw new IntakeError('NOT_PARSEABLE', `body must be well-formed XML (${where}: ${msg.replace(/\.$/, '')})`);
+    throw new IntakeError('NOT_PARSEABLE', `body must be well-formed XML (${where}: ${printable(msg, 200).replace(/\.$/, '')})`);
   }
-  return ordersOf(parse(text));
+  return text;
 }
 
 /** The encoding named by `<?xml … encoding="…"?>`, read from the raw bytes (it is always ASCII). */
@@ -85,7 +90,8 @@ function declaredEncoding(raw: Buffer): string | undefined {
   return /^\s*<\?xml\s[^>]*?\bencoding\s*=\s*["']([A-Za-z][\w.:-]*)["']/.exec(head)?.[1];
 }
 
-function parse(text: string): Record<string, unknown> {
+/** Text from readXmlText → objects: prefixes and attributes dropped, predefined entities only, bounded depth. */
+export function parseXml(text: string): Record<string, unknown> {
   try {
     return parser.parse(text) as Record<string, unknown>;
   } catch (e) {

@@ -2,10 +2,10 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import iconv from 'iconv-lite';
 import { ERROR_CATALOG, IntakeError } from '../../../src/errors.ts';
-import { readEnvelope } from '../../../src/channels/soap/envelope.ts';
+import { readEnvelope, SOAP11_NS } from '../../../src/channels/soap/envelope.ts';
 import { SoapFault } from '../../../src/channels/soap/fault.ts';
 import { faultResponse } from '../../../src/channels/soap/responses.ts';
-import { decimalText, escapeXml, unescapeXml } from '../../../src/channels/soap/xml-text.ts';
+import { decimalText, escapeXml } from '../../../src/channels/soap/xml-text.ts';
 import { SOAP11 } from './helpers.ts';
 
 const NS = 'http://localhost:8080/ws/ordini';
@@ -20,8 +20,9 @@ void describe('xml-text', () => {
     assert.equal(escapeXml('a\u0001b\uD800c\uFFFEd\tè😀'), 'a\uFFFDb\uFFFDc\uFFFDd\tè😀');
   });
 
-  void it('unescapes the predefined entities and character references once, and leaves anything else', () => {
-    assert.equal(unescapeXml('R&amp;D &lt;1&gt; &quot;&apos; &#232;&#x1F600; &amp;lt; &foo; &#x110000;'), 'R&D <1> "\' è😀 &lt; &foo; &#x110000;');
+  void it('reads request text with the predefined entities and character references decoded once', () => {
+    const env = `<soap:Envelope xmlns:soap="${SOAP11_NS}"><soap:Header><Autenticazione><ApiKey>R&amp;D &lt;1&gt; &#232;&#x1F600; &amp;lt;</ApiKey></Autenticazione></soap:Header><soap:Body><StatoOrdine/></soap:Body></soap:Envelope>`;
+    assert.equal(readEnvelope(Buffer.from(env)).apiKey, 'R&D <1> è😀 &lt;');
   });
 
   void it('writes decimals without exponents', () => {
