@@ -12,7 +12,7 @@ function find(dir) {
 }
 
 const roots = process.argv.slice(2);
-const files = (roots.length ? roots : ['test']).flatMap(find);
+const files = (roots.length ? roots : ['test', 'bench/test']).flatMap(find);
 if (files.length === 0) {
   console.error('no test files found');
   process.exit(1);

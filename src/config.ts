@@ -59,6 +59,23 @@ export interface Config {
   readonly tlsCertFile?: string;
   /** INTAKE_TLS_KEY: PEM private key file matching INTAKE_TLS_CERT. */
   readonly tlsKeyFile?: string;
+  /**
+   * INTAKE_MAX_MAIL_BYTES: largest e-mail message the SMTP server accepts (announced as SIZE) and the IMAP watcher
+   * downloads. Default 25 MiB: what the large providers let their users send, so a customer's message is never
+   * refused here that their own provider accepted; the whole message is held in memory while it is stored and read.
+   */
+  readonly maxMailBytes: number;
+  /**
+   * INTAKE_SECRET_KEY: 32 random bytes, as 64 hex digits or base64, that seal the IMAP mailbox passwords
+   * (AES-256-GCM). Needed only for IMAP mailboxes; losing it means entering their passwords again.
+   */
+  readonly secretKey?: string;
+  /**
+   * INTAKE_IMAP_POLL_SECONDS: how often an IMAP mailbox is checked when its server cannot push new mail (no IDLE)
+   * and how often the list of IMAP mailboxes is re-read. Default 60: orders are not chat, and providers throttle
+   * clients that poll much faster.
+   */
+  readonly imapPollSeconds: number;
 }
 
 type Env = Record<string, string | undefined>;
@@ -138,5 +155,27 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     ftpPublicHost,
     tlsCertFile: tlsCert && path.resolve(cwd, tlsCert),
     tlsKeyFile: tlsKey && path.resolve(cwd, tlsKey),
+    maxMailBytes: bytes(env, 'INTAKE_MAX_MAIL_BYTES', 25 * 1024 * 1024),
+    secretKey: secretKey(env.INTAKE_SECRET_KEY),
+    imapPollSeconds: seconds(env, 'INTAKE_IMAP_POLL_SECONDS', 60, 1, 3600),
   });
+}
+
+/** The sealing key as given, once it is known to decode to exactly 32 bytes (see src/channels/mail/secret-box.ts). */
+function secretKey(value: string | undefined): string | undefined {
+  const v = value?.trim();
+  if (!v) return undefined;
+  const bytes = /^[0-9a-fA-F]{64}$/.test(v) ? Buffer.from(v, 'hex') : /^[A-Za-z0-9+/]{43}=?$/.test(v) ? Buffer.from(v, 'base64') : undefined;
+  if (bytes?.length !== 32) {
+    throw new IntakeError('INTERNAL', 'INTAKE_SECRET_KEY must be 32 bytes as 64 hex digits or base64 (e.g. the output of "openssl rand -base64 32")');
+  }
+  return v;
+}
+
+function seconds(env: Env, key: string, fallback: number, min: number, max: number): number {
+  const v = env[key]?.trim();
+  if (!v) return fallback;
+  const n = Number(v);
+  if (!Number.isInteger(n) || n < min || n > max) throw new IntakeError('INTERNAL', `${key} must be a whole number of seconds from ${min} to ${max}, got "${v}"`);
+  return n;
 }

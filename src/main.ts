@@ -10,6 +10,7 @@ import { registerDocs } from './channels/rest/docs.ts';
 import { registerRestRoutes } from './channels/rest/routes.ts';
 import { registerSoapRoutes } from './channels/soap/routes.ts';
 import { startFileChannels } from './channels/files/index.ts';
+import { startMailChannels } from './channels/mail/index.ts';
 import { createIntake, type Intake } from './intake/intake.ts';
 import { demoOrderJson, seedDemoIfEmpty } from './seed/demo.ts';
 import { openStore } from './store/open.ts';
@@ -57,6 +58,10 @@ export async function startService(config: Config, log: Logger): Promise<Service
   Object.assign(ports, files.ports);
   stops.push(() => files.close());
 
+  const mail = await startMailChannels({ config, intake, store, log });
+  Object.assign(ports, mail.ports);
+  stops.push(() => mail.close());
+
   // Whatever was received and not processed before the last stop (or crash) is processed now, in the
   // background so the channels take new work meanwhile.
   const recovery = intake.recover().then(
@@ -89,7 +94,7 @@ export async function startService(config: Config, log: Logger): Promise<Service
     async stop() {
       for (const stop of stops.reverse()) await stop();
       await recovery;
-      await intake.idle();
+      await intake.stop();
       await store.close();
       log.info('stopped');
     },

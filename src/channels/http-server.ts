@@ -15,6 +15,12 @@ export interface HttpServerDeps {
   maxBodyBytes: number;
 }
 
+/**
+ * A database that stops answering without closing the connection (a network cut) must turn the probe to 503, not
+ * hang it: 3 s is far above a healthy round trip and below the usual load balancer probe timeout (5 s).
+ */
+const HEALTH_TIMEOUT_MS = 3_000;
+
 export function errorBody(status: number, message: string | string[]) {
   return { statusCode: status, message, error: reasonPhrase(status) };
 }
@@ -46,12 +52,21 @@ export function createHttpServer(deps: HttpServerDeps): FastifyInstance {
   });
   app.setNotFoundHandler((req, reply) => reply.code(404).send(errorBody(404, `Cannot ${req.method} ${req.url.split('?')[0]}`)));
 
+  // Ready means the database answers: a load balancer then sends no order to an instance that could not commit it.
   app.get('/healthz', async (_req, reply) => {
+    let timer: NodeJS.Timeout | undefined;
     try {
-      await deps.store.ping();
+      await Promise.race([
+        deps.store.ping(),
+        new Promise((_resolve, reject) => {
+          timer = setTimeout(() => reject(new Error('database ping timed out')), HEALTH_TIMEOUT_MS);
+        }),
+      ]);
       return { status: 'ok', store: deps.store.kind };
     } catch {
       return reply.code(503).send({ status: 'unavailable', store: deps.store.kind });
+    } finally {
+      clearTimeout(timer);
     }
   });
   return app;

@@ -9,7 +9,9 @@ import { Command } from 'commander';
 import { loadConfig } from '../config.ts';
 import { registerArticleCommands } from './commands/articles.ts';
 import { registerCustomerCommands } from './commands/customer.ts';
+import { registerDbCommands } from './commands/db.ts';
 import { registerKeyCommands } from './commands/key.ts';
+import { registerMailCommands } from './commands/mail.ts';
 import { registerOrderCommands } from './commands/orders.ts';
 import { registerServeCommand } from './commands/serve.ts';
 import { registerSubmissionCommands } from './commands/submissions.ts';
@@ -38,6 +40,8 @@ export function buildProgram(): Command {
   registerUnitCommands(program);
   registerOrderCommands(program);
   registerSubmissionCommands(program);
+  registerMailCommands(program);
+  registerDbCommands(program);
   return program;
 }
 

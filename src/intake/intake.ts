@@ -1,12 +1,14 @@
 /**
  * The intake core: the one place every channel hands its submissions to.
  *
- * Lifecycle of a submission: receive (raw bytes committed: the channel may acknowledge now) → process (judge and
- * record the outcome) → processed listeners (file channels write outcome files, e-mail queues the reply).
- * A submission that was received but not processed (crash, restart) is processed by recover() at start.
+ * Lifecycle of a submission: receive (raw bytes committed: the channel may acknowledge now) → process (claim it,
+ * judge it, record the outcome) → processed listeners (file channels write outcome files, e-mail queues the reply).
+ * A submission that was received but not processed (crash, restart, an instance that died) is claimed and
+ * processed by the sweeper that recover() starts (see claims.ts).
  */
 import { createHash } from 'node:crypto';
 import { v7 as uuidv7 } from 'uuid';
+import { createClaims, createSweeper, defaultHolder, DEFAULT_LEASE_MS, DEFAULT_SWEEP_MS } from './claims.ts';
 import { judge } from './judge.ts';
 import type { Logger } from '../log.ts';
 import type { Store } from '../store/store.ts';
@@ -25,11 +27,16 @@ export interface Intake {
   submitInBackground(sub: Submission): Promise<StoredSubmission>;
   /** Put a submission back and process it again (operator action, e.g. after the catalog was fixed). */
   reprocess(id: string): Promise<Outcome>;
-  /** Process everything received and not yet processed; resolves with how many. */
+  /**
+   * Process everything received and held by no instance; resolves with how many. From then on, keep looking for
+   * such work every sweepIntervalMs (work left by an instance that died is taken over once its claims lapse).
+   */
   recover(): Promise<number>;
   onProcessed(listener: ProcessedListener): void;
   /** Resolves when no background processing is under way (graceful stop, tests). */
   idle(): Promise<void>;
+  /** Stop looking for work, wait for what is under way, and give back any claim still held (graceful stop). */
+  stop(): Promise<void>;
 }
 
 export interface IntakeDeps {
@@ -37,10 +44,13 @@ export interface IntakeDeps {
   timeZone: string;
   log: Logger;
   now?: () => Date;
+  /** This instance's name on its claims; unique per process (default host:pid:random). */
+  holder?: string;
+  /** How long a claim lasts unless renewed (default DEFAULT_LEASE_MS). */
+  claimLeaseMs?: number;
+  /** How often to look for unclaimed work after recover() (default DEFAULT_SWEEP_MS). */
+  sweepIntervalMs?: number;
 }
-
-/** Pending submissions fetched per recovery round: bounds memory when a long outage left many behind. */
-const RECOVERY_BATCH = 100;
 
 export function createIntake(deps: IntakeDeps): Intake {
   const { store, log } = deps;
@@ -49,6 +59,7 @@ export function createIntake(deps: IntakeDeps): Intake {
   // One judgement per submission at a time in this process: recovery and a background task may reach the same id.
   const inFlight = new Map<string, Promise<Outcome>>();
   const background = new Set<Promise<unknown>>();
+  const claims = createClaims(store, log, deps.holder ?? defaultHolder(), deps.claimLeaseMs ?? DEFAULT_LEASE_MS);
 
   async function receive(sub: Submission): Promise<StoredSubmission> {
     return store.saveSubmission({
@@ -82,19 +93,32 @@ export function createIntake(deps: IntakeDeps): Intake {
   }
 
   async function run(id: string): Promise<Outcome> {
+    try {
+      return await judgeClaimed(id);
+    } finally {
+      claims.done(id);
+    }
+  }
+
+  async function judgeClaimed(id: string): Promise<Outcome> {
     const s = await store.getSubmission(id);
     if (!s) throw new Error(`submission ${id} not found`);
     if (s.state === 'processed' && s.outcome) return s.outcome;
+    if (!claims.has(id)) {
+      const taken = await claims.take(id);
+      // Another instance held it and has finished it meanwhile: its answer is the answer.
+      if (!taken.claimed) return taken.outcome;
+    }
     let outcome: Outcome;
     try {
       outcome = await judge({ store, timeZone: deps.timeZone, now }, s);
+      await store.completeSubmission(id, 'processed', outcome, now().toISOString());
     } catch (err) {
-      // An internal failure (a bug, the database gone) must not lose the submission: it stays received and is
-      // tried again at the next start; the caller sees a generic 5xx.
+      // An internal failure (a bug, the database gone) must not lose the submission: it stays received, its
+      // claim lapses and it is tried again after the lease, by any instance; the caller sees a generic 5xx.
       log.error({ err, submission: id }, 'processing failed; submission kept for retry');
       throw err;
     }
-    await store.completeSubmission(id, 'processed', outcome, now().toISOString());
     const okCount = outcome.orders.filter((o) => o.esito === 'ok').length;
     log.info({
       submission: id, channel: s.channel, customer: s.customerCode, esito: outcome.esito,
@@ -118,6 +142,12 @@ export function createIntake(deps: IntakeDeps): Intake {
     background.add(q);
   }
 
+  const sweeper = createSweeper({ claims, log, intervalMs: deps.sweepIntervalMs ?? DEFAULT_SWEEP_MS, process });
+
+  async function idle(): Promise<void> {
+    while (background.size > 0) await Promise.all([...background]);
+  }
+
   return {
     receive,
     process,
@@ -137,26 +167,21 @@ export function createIntake(deps: IntakeDeps): Intake {
       return process(id);
     },
     async recover() {
-      let total = 0;
-      const failed = new Set<string>();
-      for (;;) {
-        const ids = (await store.pendingSubmissionIds(RECOVERY_BATCH + failed.size)).filter((id) => !failed.has(id));
-        if (ids.length === 0) return total;
-        for (const id of ids) {
-          try {
-            await process(id);
-            total++;
-          } catch {
-            failed.add(id); // logged in run(); left received for the next start
-          }
-        }
+      try {
+        return await sweeper.sweep();
+      } finally {
+        sweeper.start();
       }
     },
     onProcessed(listener) {
       listeners.push(listener);
     },
-    async idle() {
-      while (background.size > 0) await Promise.all([...background]);
+    idle,
+    async stop() {
+      await sweeper.stop();
+      await idle();
+      await Promise.all([...inFlight.values()].map((p) => p.catch(() => undefined)));
+      await claims.release();
     },
   };
 }

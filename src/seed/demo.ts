@@ -3,6 +3,7 @@
  * printing catalog and a demo customer, and prints its credentials, so a new operator can send an order at
  * once (demoOrderJson is such an order).
  */
+import { isIntakeError } from '../errors.ts';
 import type { Article, Store } from '../store/store.ts';
 import { DEFAULT_UNITS } from '../catalog/units.ts';
 import { provisionCustomer, type ProvisionedCustomer } from '../customers/provision.ts';
@@ -35,7 +36,13 @@ export async function seedDemoIfEmpty(store: Store, mailDomain: string): Promise
 
   if ((await store.listCustomers()).length > 0) return undefined;
   await store.upsertArticles(DEMO_ARTICLES);
-  return provisionCustomer(store, DEMO_CUSTOMER, mailDomain);
+  try {
+    return await provisionCustomer(store, DEMO_CUSTOMER, mailDomain);
+  } catch (e) {
+    // Several instances starting together on one empty PostgreSQL race to seed; the first wins, the others go on.
+    if (isIntakeError(e) && e.code === 'CONFLICT') return undefined;
+    throw e;
+  }
 }
 
 /**

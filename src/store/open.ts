@@ -10,10 +10,15 @@ import type { Store } from './store.ts';
 
 export const SQLITE_FILE_NAME = 'intake.sqlite';
 
+/** The configured engine, not yet migrated: for `order-intake db migrate`, which reports what it applies. */
+export async function openEngine(config: { databaseUrl?: string; dataDir: string }): Promise<Store> {
+  return config.databaseUrl
+    ? openPostgresStore(config.databaseUrl)
+    : openSqliteStore(path.join(config.dataDir, SQLITE_FILE_NAME));
+}
+
 export async function openStore(config: { databaseUrl?: string; dataDir: string }): Promise<Store> {
-  const store = config.databaseUrl
-    ? await openPostgresStore(config.databaseUrl)
-    : await openSqliteStore(path.join(config.dataDir, SQLITE_FILE_NAME));
+  const store = await openEngine(config);
   try {
     await store.migrate();
   } catch (e) {

@@ -9,6 +9,8 @@ import type { PoolClient } from 'pg';
 import { IntakeError } from '../errors.ts';
 import type { Outcome, RegisteredOrder, StoredSubmission, SubmissionState } from '../intake/types.ts';
 import { checkKnown, migrationsDir, readMigrations } from './migrate.ts';
+import { postgresWork } from './postgres-work.ts';
+import { postgresMail } from './postgres-mail.ts';
 import {
   attemptRows, checkCatalog, checkItem, chunks, cleanText, decide, DEFAULT_LIMIT, isoIn, lastWins, limitOf,
   linesByOrder, lowerMailbox, MAX_PENDING_BATCH, nowIso, numeroOrdine, SUBMISSION_COLUMNS, toAttempt, toCredential,
@@ -168,9 +170,12 @@ export async function openPostgresStore(url: string, opts: PostgresStoreOptions 
 
   const store: Store = {
     kind: 'postgres',
+    ...postgresWork(pool),
+    ...postgresMail(pool),
 
     async migrate() {
       const list = await readMigrations(migrationsDir('postgres'));
+      const names: string[] = [];
       // One transaction per migration, each under the lock and re-reading what is applied, so instances that
       // start together apply every migration exactly once.
       for (;;) {
@@ -181,12 +186,13 @@ export async function openPostgresStore(url: string, opts: PostgresStoreOptions 
           const done = (await c.query('SELECT version FROM schema_migrations')).rows.map((r: { version: number }) => r.version);
           checkKnown(done, list);
           const next = list.find((m) => !done.includes(m.version));
-          if (!next) return false;
+          if (!next) return undefined;
           await c.query(next.sql);
           await c.query('INSERT INTO schema_migrations (version, name) VALUES ($1, $2)', [next.version, next.name]);
-          return true;
+          return next.name;
         });
-        if (!applied) return;
+        if (applied === undefined) return names;
+        names.push(applied);
       }
     },
 
@@ -370,7 +376,8 @@ export async function openPostgresStore(url: string, opts: PostgresStoreOptions 
       const at = isoIn(processedAt, 'processedAt');
       await tx(async (c) => {
         const upd = await c.query(
-          `UPDATE submissions SET state = $2, outcome = $3, processed_at = $4, attempts = attempts + 1 WHERE id = $1`,
+          `UPDATE submissions SET state = $2, outcome = $3, processed_at = $4, attempts = attempts + 1,
+             claimed_by = NULL, lease_until = NULL WHERE id = $1`,
           [id, state, JSON.stringify(outcome), at],
         );
         if (upd.rowCount === 0) throw new IntakeError('NOT_FOUND', `submission ${id} not found`);
@@ -388,7 +395,8 @@ export async function openPostgresStore(url: string, opts: PostgresStoreOptions 
     },
 
     async resetSubmission(id) {
-      const res = await pool.query(`UPDATE submissions SET state = 'received', outcome = NULL WHERE id = $1`, [id]);
+      const res = await pool.query(
+        `UPDATE submissions SET state = 'received', outcome = NULL, claimed_by = NULL, lease_until = NULL WHERE id = $1`, [id]);
       if (res.rowCount === 0) throw new IntakeError('NOT_FOUND', `submission ${id} not found`);
     },
 

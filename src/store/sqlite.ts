@@ -10,6 +10,8 @@ import Database from 'better-sqlite3';
 import { IntakeError } from '../errors.ts';
 import type { Outcome, RegisteredOrder, StoredSubmission, SubmissionState } from '../intake/types.ts';
 import { checkKnown, migrationsDir, readMigrations, type Migration } from './migrate.ts';
+import { sqliteWork } from './sqlite-work.ts';
+import { sqliteMail } from './sqlite-mail.ts';
 import {
   attemptRows, checkCatalog, checkItem, chunks, cleanText, decide, isoIn, lastWins, limitOf, linesByOrder, lowerMailbox, nowIso,
   numeroOrdine, DEFAULT_LIMIT, MAX_PENDING_BATCH, SUBMISSION_COLUMNS, toAttempt, toCredential, toCustomer, toOrder, toSubmission,
@@ -56,11 +58,13 @@ export async function openSqliteStore(file: string): Promise<Store> {
     return s;
   };
 
-  const applyMigration = db.transaction((m: Migration) => {
-    if (db.prepare('SELECT 1 FROM schema_migrations WHERE version = ?').get(m.version)) return;
+  const applyMigration = db.transaction((m: Migration): boolean => {
+    if (db.prepare('SELECT 1 FROM schema_migrations WHERE version = ?').get(m.version)) return false;
     db.exec(m.sql);
     db.prepare('INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)').run(m.version, m.name, nowIso());
+    return true;
   });
+  const { forget, ...work } = sqliteWork(db);
 
   function existing(codice: string, ref: string): ExistingOrder | undefined {
     return q(`SELECT id, numero_ordine, submission_id, content_hash FROM orders
@@ -139,6 +143,8 @@ export async function openSqliteStore(file: string): Promise<Store> {
 
   const store: Store = {
     kind: 'sqlite',
+    ...work,
+    ...sqliteMail(db),
 
     async migrate() {
       const list = await readMigrations(migrationsDir('sqlite'));
@@ -146,7 +152,7 @@ export async function openSqliteStore(file: string): Promise<Store> {
         version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL) STRICT`);
       const applied = (db.prepare('SELECT version FROM schema_migrations').all() as { version: number }[]).map((r) => r.version);
       checkKnown(applied, list);
-      for (const m of list) applyMigration.immediate(m);
+      return list.filter((m) => applyMigration.immediate(m)).map((m) => m.name);
     },
 
     async ping() {
@@ -299,11 +305,13 @@ export async function openSqliteStore(file: string): Promise<Store> {
 
     async completeSubmission(id, state, outcome, processedAt) {
       complete.immediate(id, state, outcome, processedAt);
+      forget(id);
     },
 
     async resetSubmission(id) {
       const { changes } = q(`UPDATE submissions SET state = 'received', outcome = NULL WHERE id = ?`).run(id);
       if (changes === 0) throw new IntakeError('NOT_FOUND', `submission ${id} not found`);
+      forget(id);
     },
 
     async registerOrders(items) {

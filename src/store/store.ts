@@ -14,6 +14,7 @@
 import type {
   Channel, Order, Outcome, OrderOutcome, RegisteredOrder, StoredSubmission, SubmissionState,
 } from '../intake/types.ts';
+import type { MailStore } from './mail.ts';
 
 export interface Customer {
   id: string;
@@ -85,11 +86,15 @@ export interface OrderAttempt {
   outcome: OrderOutcome;
 }
 
-export interface Store {
+/** The e-mail channel's methods (messages, parts, reply outbox, IMAP mailboxes) are declared in mail.ts. */
+export interface Store extends MailStore {
   /** Which engine, for logs and /healthz. */
   readonly kind: 'sqlite' | 'postgres';
-  /** Apply pending migrations (idempotent; safe when several instances start together). */
-  migrate(): Promise<void>;
+  /**
+   * Apply pending migrations (idempotent; safe when several instances start together). Resolves with the file
+   * names this call applied, in order (empty when the database was up to date).
+   */
+  migrate(): Promise<string[]>;
   /** Cheap round trip proving the database answers (readiness). */
   ping(): Promise<void>;
   close(): Promise<void>;
@@ -127,10 +132,33 @@ export interface Store {
   findSubmissionByReservedOrderId(customerId: string, orderId: string): Promise<StoredSubmission | undefined>;
   /** Ids of submissions received and not yet processed, oldest first. */
   pendingSubmissionIds(limit: number): Promise<string[]>;
-  /** Record the outcome; state becomes processed (or failed for internal errors, retried at next start). */
+  /** Record the outcome and clear the claim; state becomes processed (or failed for internal errors). */
   completeSubmission(id: string, state: SubmissionState, outcome: Outcome, processedAt: string): Promise<void>;
-  /** Put a submission back to received so it is processed again (operator reprocess). */
+  /** Put a submission back to received so it is processed again (operator reprocess). Clears any claim. */
   resetSubmission(id: string): Promise<void>;
+
+  // Claims: which instance processes which received submission. A claim lasts `leaseMs` unless renewed, so the
+  // work of an instance that died is taken over once its lease passes; completeSubmission clears it. PostgreSQL
+  // keeps claims in the database (shared by every instance); SQLite, which serves one process, in that process.
+  /**
+   * Claim up to `limit` received submissions that no one holds (or whose lease has passed), oldest first, for
+   * `leaseMs`. While a lease runs, no other holder gets the same id, whichever instance asks.
+   */
+  claimSubmissions(holder: string, limit: number, leaseMs: number): Promise<string[]>;
+  /** Claim one submission not yet processed, unless another holder's lease on it runs; true when `holder` holds it. */
+  claimSubmission(id: string, holder: string, leaseMs: number): Promise<boolean>;
+  /** Extend `holder`'s claims among `ids` by `leaseMs`; resolves with the ids it still holds (the others were lost). */
+  renewClaims(holder: string, ids: readonly string[], leaseMs: number): Promise<string[]>;
+  /** Give back every claim `holder` has on unprocessed submissions (graceful stop); resolves with how many. */
+  releaseClaims(holder: string): Promise<number>;
+
+  // Named leases: "at most one instance at a time does this" (e.g. watches one IMAP mailbox).
+  /** Take the lease if it is free, expired, or already `holder`'s; true when `holder` now holds it for `ttlMs`. */
+  acquireLease(name: string, holder: string, ttlMs: number): Promise<boolean>;
+  /** Extend `holder`'s lease by `ttlMs`; false when it is not (or no longer) `holder`'s: stop the work it guards. */
+  renewLease(name: string, holder: string, ttlMs: number): Promise<boolean>;
+  /** Give up the lease if `holder` holds it, so another instance can take it at once. */
+  releaseLease(name: string, holder: string): Promise<void>;
 
   // Orders.
   /** One transaction for all items; results in the same order as items. */

@@ -4,7 +4,9 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { IntakeError } from '../../src/errors.ts';
 import type { Store } from '../../src/store/store.ts';
+import { mailContract } from './contract-mail.ts';
 import { ordersContract } from './contract-orders.ts';
+import { workContract } from './contract-work.ts';
 import { addCustomer, addSubmission, at, newSubmission, withStore, type StoreFactory } from './fixtures.ts';
 
 export type { StoreFactory, StoreHandle } from './fixtures.ts';
@@ -22,8 +24,11 @@ export function storeContract(name: string, makeStore: StoreFactory): void {
         try {
           const second = handle.another ? await handle.another() : handle.store;
           if (second !== handle.store) extra.push(second);
-          await Promise.all([handle.store.migrate(), second.migrate()]);
-          await handle.store.migrate();
+          const [a, b] = await Promise.all([handle.store.migrate(), second.migrate()]);
+          const applied = [...a, ...b].sort();
+          assert.deepEqual(applied.slice(0, 2), ['001_init.sql', '002_work.sql'], 'each migration applied once, in order');
+          assert.equal(new Set(applied).size, applied.length, 'no migration applied twice');
+          assert.deepEqual(await handle.store.migrate(), [], 'nothing left to apply');
           await handle.store.ping();
           assert.deepEqual(await second.listCustomers(), []);
         } finally {
@@ -236,5 +241,7 @@ export function storeContract(name: string, makeStore: StoreFactory): void {
     });
 
     ordersContract(makeStore);
+    workContract(makeStore);
+    mailContract(makeStore);
   });
 }

@@ -98,7 +98,8 @@ void describe('sqlite file', () => {
       const peek = new Database(file, { readonly: true });
       try {
         assert.equal(peek.pragma('journal_mode', { simple: true }), 'wal');
-        assert.deepEqual(peek.prepare('SELECT version, name FROM schema_migrations ORDER BY version').all(), [{ version: 1, name: '001_init.sql' }]);
+        assert.deepEqual(peek.prepare('SELECT version, name FROM schema_migrations ORDER BY version LIMIT 2').all(),
+          [{ version: 1, name: '001_init.sql' }, { version: 2, name: '002_work.sql' }]);
       } finally {
         peek.close();
       }

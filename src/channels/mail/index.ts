@@ -1,0 +1,94 @@
+/**
+ * The e-mail channel: the inbound SMTP server, the IMAP watchers, the pipeline from a stored message to its reply,
+ * and the reply sender. main.ts calls startMailChannels; the SMTP server starts unless INTAKE_SMTP_PORT is 'off',
+ * IMAP mailboxes are watched as they are configured (`order-intake customer imap set`), and replies go through
+ * INTAKE_SMTP_RELAY (or stay in the store without one).
+ */
+import { randomBytes } from 'node:crypto';
+import { hostname } from 'node:os';
+import type { Config } from '../../config.ts';
+import type { Intake } from '../../intake/intake.ts';
+import type { Logger } from '../../log.ts';
+import type { Store } from '../../store/store.ts';
+import { startImapWatchers, type ImapWatchers } from './imap.ts';
+import { MAIL_LIMITS } from './limits.ts';
+import { startOutbox, type RetryPolicy } from './outbox.ts';
+import { createPipeline } from './pipeline.ts';
+import { startSmtpServer, type RunningSmtp } from './smtp.ts';
+
+export interface MailChannelsDeps {
+  config: Config;
+  intake: Intake;
+  store: Store;
+  log: Logger;
+  /** Test hook: faster reply retries. */
+  replyRetry?: RetryPolicy;
+}
+
+export interface MailChannels {
+  ports: { smtp?: number };
+  /** Resolves when no message is being derived (tests). */
+  idle(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export async function startMailChannels(deps: MailChannelsDeps): Promise<MailChannels> {
+  const { config, store, intake } = deps;
+  const log = deps.log.child({ channel: 'mail' });
+  // Names this instance in the leases it takes (reply sender, IMAP mailboxes).
+  const holder = `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`;
+  const outbox = startOutbox({ store, log, relay: config.smtpRelay, holder, retry: deps.replyRetry });
+  const pipeline = createPipeline({
+    store, intake, log, mailDomain: config.mailDomain, timeZone: config.timeZone, maxFileBytes: config.maxFileBytes,
+    onReplyQueued: () => outbox.kick(),
+  });
+  const onStored = (ids: string[]) => ids.forEach((id) => pipeline.start(id));
+
+  let smtp: RunningSmtp | undefined;
+  let imap: ImapWatchers | undefined;
+  let sweeping: Promise<unknown> = Promise.resolve();
+  const sweeper: { timer?: NodeJS.Timeout } = {};
+  const close = async () => {
+    clearInterval(sweeper.timer);
+    await smtp?.close();
+    await imap?.close();
+    await sweeping;
+    await pipeline.idle();
+    await outbox.close();
+  };
+  const ports: MailChannels['ports'] = {};
+  try {
+    if (config.smtpPort !== 'off') {
+      smtp = await startSmtpServer({
+        store, log, host: config.host, port: config.smtpPort, maxMailBytes: config.maxMailBytes, onStored,
+        tls: config.tlsCertFile && config.tlsKeyFile ? { certFile: config.tlsCertFile, keyFile: config.tlsKeyFile } : undefined,
+      });
+      ports.smtp = smtp.port;
+      log.info({ channel: 'smtp', port: smtp.port, domain: config.mailDomain }, `SMTP listening on port ${smtp.port} for @${config.mailDomain}`);
+    }
+    imap = startImapWatchers({
+      store, log, secretKey: config.secretKey, maxMailBytes: config.maxMailBytes, pollSeconds: config.imapPollSeconds, holder, onStored,
+    });
+  } catch (err) {
+    await close();
+    throw err;
+  }
+
+  // Messages stored and not finished before the last stop (or crash) are finished now, and then regularly.
+  const sweep = () => {
+    sweeping = sweeping.then(() => pipeline.sweep()).then(
+      (n) => n > 0 && log.info({ finished: n }, 'finished mail messages left unprocessed'),
+      (err: unknown) => log.error({ err }, 'mail sweep failed'),
+    );
+  };
+  sweep();
+  sweeper.timer = setInterval(sweep, MAIL_LIMITS.sweepMs);
+  return {
+    ports,
+    async idle() {
+      await sweeping;
+      await pipeline.idle();
+    },
+    close,
+  };
+}

@@ -1,0 +1,58 @@
+/**
+ * Limits of the e-mail channel, each with the reason it exists. The message size limit is config.maxMailBytes
+ * (announced as SMTP SIZE); the size of one order file, inside a ZIP too, is config.maxFileBytes.
+ */
+export const MAIL_LIMITS = {
+  /**
+   * SMTP connections at once. Each may hold a whole message (up to maxMailBytes) in memory while it is stored, so
+   * this bounds memory; a customer's mail server opens one or two, and the MX of a sub-domain sees little else.
+   */
+  smtpClients: 50,
+  /**
+   * Recipients of one message. Each known one costs a stored copy (one per customer); a real order goes to one
+   * mailbox, and hundreds of recipients is a spammer's message, refused with 452 after this many.
+   */
+  recipientsPerMessage: 20,
+  /** An SMTP client silent this long is disconnected: it holds a slot and a half-received message. */
+  smtpSocketTimeoutMs: 120_000,
+  /**
+   * Order files taken from one message (attachments and ZIP entries together). Each becomes a stored submission
+   * and one block of the reply; a customer sends a handful, and a reply listing hundreds helps no one.
+   */
+  partsPerMessage: 50,
+  /** Entries read from one ZIP's directory (folders and ignored files included): bounds the time spent listing it. */
+  zipEntries: 1000,
+  /**
+   * Largest uncompressed/compressed ratio of a ZIP entry. Order files compress 5-20 times, exports full of repeated
+   * rows up to about 100 times; zip bombs reach thousands, so inflating stops at this ratio whatever the header says.
+   */
+  zipRatio: 200,
+  /** Messages derived at once by this instance: each holds its message and order files in memory. */
+  deriveConcurrency: 4,
+  /**
+   * How long an instance holds a message it is deriving (stored → parts → judged → reply queued). Deriving takes
+   * seconds; a holder that died leaves the message to another instance (or its own restart) after this.
+   */
+  deriveLeaseMs: 5 * 60_000,
+  /** Messages picked up per recovery round: bounds memory when a long outage left many behind. */
+  recoveryBatch: 100,
+  /** Messages left unfinished (an internal error, an instance that died) are looked for this often. */
+  sweepMs: 60_000,
+  /**
+   * Reply retries: the first after 30 s, doubling up to one hour between attempts, and given up after five days
+   * (Postfix's maximal_queue_lifetime); a given-up reply stays in the store and can be sent again from the CLI.
+   */
+  replyRetryFirstMs: 30_000,
+  replyRetryMaxMs: 60 * 60_000,
+  replyGiveUpMs: 5 * 24 * 60 * 60_000,
+  /** While a reply is being handed to the relay no other sender takes it; a send lasts seconds, not minutes. */
+  replySendLeaseMs: 5 * 60_000,
+  /** Replies handed to the relay per round; the rest wait for the next round a moment later. */
+  replyBatch: 20,
+  /** The relay must answer within this, or the attempt counts as failed and is retried later. */
+  relayTimeoutMs: 30_000,
+  /** Longest pause of the reply sender: replies queued by other instances (or the CLI) are noticed within it. */
+  replyIdleMs: 30_000,
+  /** Subject shown back in the reply: a subject longer than this is cut (some clients send kilobytes). */
+  subjectChars: 200,
+} as const;

@@ -1,0 +1,170 @@
+/**
+ * From a stored message to its reply: read it (parse.ts), turn each order file into a submission judged by the core,
+ * and when every one has its outcome, finish the message and queue the reply in one store transaction.
+ *
+ * Every step can be repeated after a crash without doing anything twice:
+ * - parsing is deterministic, so part N is always the same file;
+ * - a part's submission is recorded in mail_parts right after it is received; a submission received just before a
+ *   crash, and not yet recorded, is found again by its meta (mail_id, mail_part) and adopted instead of received
+ *   twice;
+ * - judging a processed submission gives back its recorded outcome (the core's rule);
+ * - finishing is conditional on the message not being finished, and queues the reply in the same transaction.
+ * Messages not finished (crash, an internal error, an instance that died) are swept up regularly, each under a claim
+ * so that two instances never derive the same message at once.
+ */
+import { v7 as uuidv7 } from 'uuid';
+import type { Intake } from '../../intake/intake.ts';
+import type { Channel } from '../../intake/types.ts';
+import type { Logger } from '../../log.ts';
+import type { MailMessage, MailResult } from '../../store/mail.ts';
+import type { Store } from '../../store/store.ts';
+import { MAIL_LIMITS } from './limits.ts';
+import { parseMessage } from './parse.ts';
+import { composeReply, type JudgedPart } from './reply.ts';
+
+export interface PipelineDeps {
+  store: Store;
+  intake: Intake;
+  log: Logger;
+  mailDomain: string;
+  timeZone: string;
+  maxFileBytes: number;
+  /** Called when a reply was queued (the sender sends it at once). */
+  onReplyQueued: () => void;
+}
+
+export interface Pipeline {
+  /** Derive a message this instance holds (just stored by it) in the background. */
+  start(mailId: string): void;
+  /** Claim and derive every message left unfinished; resolves with how many were finished. */
+  sweep(): Promise<number>;
+  /** Resolves when no message is being derived (graceful stop, tests). */
+  idle(): Promise<void>;
+}
+
+/** How far back the adoption of an unrecorded part looks before the message's arrival: instances' clocks differ. */
+const CLOCK_SKEW_MS = 60 * 60_000;
+
+/** Meta values are labels for the operator: one line, bounded. */
+function label(v: string | undefined, max = 200): string | undefined {
+  // eslint-disable-next-line no-control-regex
+  return v === undefined ? undefined : v.replace(/[\x00-\x1f\x7f]+/g, ' ').slice(0, max);
+}
+
+export function createPipeline(deps: PipelineDeps): Pipeline {
+  const { store, intake, log } = deps;
+  const running = new Map<string, Promise<void>>();
+  const queue: string[] = [];
+
+  async function derive(m: MailMessage): Promise<MailResult | undefined> {
+    const customer = await store.getCustomer(m.customerId);
+    if (!customer) throw new Error(`mail ${m.id}: customer ${m.customerId} not found`);
+    const parsed = await parseMessage(m.raw, { envelopeFrom: m.envelopeFrom, maxFileBytes: deps.maxFileBytes, ownDomain: deps.mailDomain });
+    const recorded = new Map((await store.mailParts(m.id)).map((p) => [p.idx, p.submissionId]));
+    if (recorded.size < parsed.parts.length) {
+      const since = new Date(Date.parse(m.receivedAt) - CLOCK_SKEW_MS).toISOString();
+      for (const found of await store.findMailSubmissions(m.customerId, m.id, since)) {
+        if (!recorded.has(found.idx) && found.idx < parsed.parts.length) {
+          recorded.set(found.idx, await store.addMailPart(m.id, found.idx, found.submissionId));
+          log.info({ mail: m.id, part: found.idx, submission: found.submissionId }, 'adopted a part stored before a crash');
+        }
+      }
+    }
+    const channel: Channel = m.source === 'imap' ? 'imap' : 'email';
+    const judged: JudgedPart[] = [];
+    for (const part of parsed.parts) {
+      let submissionId = recorded.get(part.idx);
+      if (submissionId === undefined) {
+        const meta: Record<string, string> = { mail_id: m.id, mail_part: String(part.idx) };
+        const facts = { message_id: label(parsed.messageId), from: label(parsed.from), subject: label(parsed.subject), zip: label(part.zip), remote: label(m.remote) };
+        for (const [k, v] of Object.entries(facts)) if (v) meta[k] = v;
+        const s = await intake.receive({
+          principal: { customerId: customer.id, customerCode: customer.code }, channel, fileName: part.fileName,
+          mediaType: part.mediaType, charset: part.charset, raw: part.raw, meta, singleOrder: false,
+        });
+        submissionId = await store.addMailPart(m.id, part.idx, s.id);
+      }
+      const outcome = await intake.process(submissionId);
+      const s = await store.getSubmission(submissionId);
+      judged.push({ part, submissionId, receivedAt: s?.receivedAt ?? m.receivedAt, processedAt: s?.processedAt, outcome });
+    }
+
+    const submissions = judged.map((j) => j.submissionId);
+    const esito = judged.length === 0 ? 'nessun_ordine' : judged.every((j) => j.outcome.esito === 'ok') && parsed.problems.length === 0 ? 'ok' : 'errore';
+    if (parsed.noReply) {
+      const result: MailResult = { esito, submissions, noReply: parsed.noReply };
+      return (await store.finishMail(m.id, result)) ? result : undefined;
+    }
+    const replyId = uuidv7();
+    const reply = await composeReply({
+      id: replyId, message: parsed, receivedAt: m.receivedAt, judged, mailbox: customer.mailbox, mailDomain: deps.mailDomain,
+      timeZone: deps.timeZone, now: new Date(),
+    });
+    const result: MailResult = { esito: reply.esito, submissions, replyId };
+    const done = await store.finishMail(m.id, result, {
+      id: replyId, mailId: m.id, customerId: m.customerId, recipient: reply.recipient, subject: reply.subject, raw: reply.raw,
+    });
+    if (done) deps.onReplyQueued();
+    return done ? result : undefined;
+  }
+
+  async function finish(id: string): Promise<void> {
+    const m = await store.getMailMessage(id);
+    if (!m || m.state === 'done') return;
+    try {
+      const result = await derive(m);
+      if (result) {
+        log.info({ mail: id, customer: m.customerId, source: m.source, esito: result.esito, files: result.submissions.length, reply: result.replyId, noReply: result.noReply }, 'mail message processed');
+      }
+    } catch (err) {
+      // Kept as received: the next sweep (or the next start) tries again; nothing acknowledged is lost.
+      log.error({ err, mail: id }, 'mail message could not be processed; kept for retry');
+      throw err;
+    }
+  }
+
+  function pump(): void {
+    while (running.size < MAIL_LIMITS.deriveConcurrency && queue.length > 0) {
+      const id = queue.shift()!;
+      if (running.has(id)) continue;
+      const p = finish(id).catch(() => undefined).finally(() => {
+        running.delete(id);
+        pump();
+      });
+      running.set(id, p);
+    }
+  }
+
+  return {
+    start(id) {
+      if (!queue.includes(id) && !running.has(id)) queue.push(id);
+      pump();
+    },
+
+    async sweep() {
+      let total = 0;
+      const tried = new Set<string>();
+      for (;;) {
+        const ids = (await store.pendingMailIds(MAIL_LIMITS.recoveryBatch + tried.size)).filter((id) => !tried.has(id) && !running.has(id));
+        if (ids.length === 0) return total;
+        for (const id of ids) {
+          tried.add(id);
+          if (!(await store.claimMail(id, MAIL_LIMITS.deriveLeaseMs))) continue;
+          try {
+            await finish(id);
+            total++;
+          } catch {
+            // logged in finish(); left for the next sweep
+          }
+        }
+      }
+    },
+
+    async idle() {
+      while (running.size > 0 || queue.length > 0) {
+        if (running.size === 0) pump();
+        await Promise.all([...running.values()]);
+      }
+    },
+  };
+}

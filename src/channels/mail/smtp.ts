@@ -1,0 +1,177 @@
+/**
+ * The inbound SMTP server (smtp-server): the MX of the order mail domain. It accepts mail only for customers'
+ * order mailboxes (refused at RCPT TO otherwise), announces and enforces the size limit, offers STARTTLS when a
+ * certificate is configured, and answers `250` only once the message is committed to the store (acknowledged means
+ * on disk, as in Postfix). A message for mailboxes of several customers is stored once per customer, so that each
+ * customer's copy is judged as that customer's and no customer sees another's outcome.
+ *
+ * SMTP smuggling: smtp-server ends the data only at <CRLF>.<CRLF>; on top of that a message holding a bare LF or a
+ * bare CR (line ends other than CRLF, which RFC 5321 2.3.8 forbids and which other servers may read as the end of
+ * the data) is refused, so no sequence can mean one thing here and another to a server in front of us.
+ */
+import { createHash } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
+import type { AddressInfo } from 'node:net';
+import { SMTPServer, type SMTPServerSession } from 'smtp-server';
+import { v7 as uuidv7 } from 'uuid';
+import { ERROR_CATALOG } from '../../errors.ts';
+import type { Logger } from '../../log.ts';
+import type { NewMailMessage } from '../../store/mail.ts';
+import type { Customer, Store } from '../../store/store.ts';
+import { MAIL_LIMITS } from './limits.ts';
+
+export interface SmtpDeps {
+  store: Store;
+  log: Logger;
+  host: string;
+  port: number;
+  maxMailBytes: number;
+  tls?: { certFile: string; keyFile: string };
+  /** Messages were stored (and are held by this instance): derive them. */
+  onStored: (ids: string[]) => void;
+}
+
+export interface RunningSmtp {
+  port: number;
+  close(): Promise<void>;
+}
+
+/** An error smtp-server answers with its code (the text carries the enhanced status code, RFC 3463). */
+function smtpError(code: number, text: string): Error {
+  return Object.assign(new Error(text), { responseCode: code });
+}
+
+/** Finds a bare LF or bare CR in data that arrives in chunks (a CR may end one chunk and its LF start the next). */
+class LineEndCheck {
+  #prev = -1;
+  bad = false;
+
+  feed(chunk: Buffer): void {
+    if (this.bad) return;
+    for (let i = 0; i < chunk.length; i++) {
+      const b = chunk[i]!;
+      if ((b === 0x0a && this.#prev !== 0x0d) || (this.#prev === 0x0d && b !== 0x0a)) {
+        this.bad = true;
+        return;
+      }
+      this.#prev = b;
+    }
+  }
+
+  end(): void {
+    if (this.#prev === 0x0d) this.bad = true;
+  }
+}
+
+/** The Message-ID header of the raw message, if any (only the header section is read). */
+export function headerMessageId(raw: Buffer): string | undefined {
+  const end = raw.indexOf('\r\n\r\n');
+  const head = raw.subarray(0, end < 0 ? Math.min(raw.length, 64 * 1024) : end).toString('latin1').replace(/\r\n[ \t]+/g, ' ');
+  const m = /^message-id:\s*(<[^<>\s]{1,250}>)/im.exec(head);
+  return m?.[1];
+}
+
+async function customersOf(store: Store, session: SMTPServerSession): Promise<Map<string, { customer: Customer; addresses: string[] }>> {
+  const byCustomer = new Map<string, { customer: Customer; addresses: string[] }>();
+  for (const rcpt of session.envelope.rcptTo) {
+    const c = await store.getCustomerByMailbox(rcpt.address);
+    if (!c) continue;
+    const entry = byCustomer.get(c.id) ?? { customer: c, addresses: [] };
+    entry.addresses.push(rcpt.address.toLowerCase());
+    byCustomer.set(c.id, entry);
+  }
+  return byCustomer;
+}
+
+export async function startSmtpServer(deps: SmtpDeps): Promise<RunningSmtp> {
+  const { store, log } = deps;
+  const tls = deps.tls ? { key: await readFile(deps.tls.keyFile), cert: await readFile(deps.tls.certFile) } : undefined;
+
+  async function store250(session: SMTPServerSession, raw: Buffer): Promise<string> {
+    const customers = await customersOf(store, session);
+    if (customers.size === 0) throw smtpError(ERROR_CATALOG.NOT_FOUND.smtp, '5.1.1 No valid recipient: the order mailboxes were removed');
+    const receivedAt = new Date().toISOString();
+    const sha256 = createHash('sha256').update(raw).digest('hex');
+    const mailFrom = session.envelope.mailFrom;
+    const list: NewMailMessage[] = [...customers.values()].map(({ customer, addresses }) => ({
+      id: uuidv7(), customerId: customer.id, source: 'smtp', envelopeFrom: mailFrom ? mailFrom.address : '', recipients: addresses,
+      messageId: headerMessageId(raw), raw, sha256, remote: session.remoteAddress, receivedAt, claimMs: MAIL_LIMITS.deriveLeaseMs,
+    }));
+    await store.saveMailMessages(list);
+    const ids = list.map((m) => m.id);
+    log.info({ mails: ids, customers: list.map((m) => m.customerId), bytes: raw.length, from: mailFrom ? mailFrom.address : '', remote: session.remoteAddress }, 'mail received');
+    deps.onStored(ids);
+    return ids.join(' ');
+  }
+
+  const server = new SMTPServer({
+    banner: 'order intake',
+    size: deps.maxMailBytes,
+    authOptional: true,
+    disabledCommands: tls ? ['AUTH'] : ['AUTH', 'STARTTLS'],
+    ...(tls ?? {}),
+    maxClients: MAIL_LIMITS.smtpClients,
+    maxRecipients: MAIL_LIMITS.recipientsPerMessage,
+    socketTimeout: MAIL_LIMITS.smtpSocketTimeoutMs,
+    closeTimeout: 5_000,
+    // A reverse lookup per connection only delays the greeting; the address is what the log needs.
+    disableReverseLookup: true,
+    logger: false,
+
+    onRcptTo(address, _session, callback) {
+      store.getCustomerByMailbox(address.address).then(
+        (c) => callback(c ? undefined : smtpError(ERROR_CATALOG.NOT_FOUND.smtp, `5.1.1 <${address.address}>: no such order mailbox`)),
+        (err: unknown) => {
+          log.error({ err }, 'recipient lookup failed');
+          callback(smtpError(ERROR_CATALOG.UNAVAILABLE.smtp, '4.3.0 Temporary failure, try again later'));
+        },
+      );
+    },
+
+    onData(stream, session, callback) {
+      const chunks: Buffer[] = [];
+      let size = 0;
+      const lines = new LineEndCheck();
+      stream.on('data', (chunk: Buffer) => {
+        size += chunk.length;
+        lines.feed(chunk);
+        // Past the limit the rest is read and dropped (the client is still sending), never buffered.
+        if (size <= deps.maxMailBytes) chunks.push(chunk);
+      });
+      stream.on('end', () => {
+        lines.end();
+        if (stream.sizeExceeded || size > deps.maxMailBytes) {
+          callback(smtpError(ERROR_CATALOG.PAYLOAD_TOO_LARGE.smtp, `5.3.4 Message too big: the limit is ${deps.maxMailBytes} bytes`));
+          return;
+        }
+        if (lines.bad) {
+          callback(smtpError(ERROR_CATALOG.NOT_PARSEABLE.smtp, '5.6.0 Message refused: it holds a bare LF or CR; lines must end with CRLF (RFC 5321 2.3.8)'));
+          return;
+        }
+        store250(session, Buffer.concat(chunks, size)).then(
+          (ids) => callback(null, `2.0.0 Stored as ${ids}`),
+          (err: unknown) => {
+            if (err instanceof Error && 'responseCode' in err) return callback(err);
+            log.error({ err }, 'could not store a received message');
+            callback(smtpError(ERROR_CATALOG.UNAVAILABLE.smtp, '4.3.0 The message could not be stored, try again later'));
+          },
+        );
+      });
+      stream.on('error', (err) => log.warn({ err }, 'SMTP data stream failed'));
+    },
+  });
+  server.on('error', (err) => log.warn({ err }, 'SMTP connection error'));
+
+  await new Promise<void>((resolve, reject) => {
+    server.server.once('error', reject);
+    server.listen(deps.port, deps.host, () => {
+      server.server.off('error', reject);
+      resolve();
+    });
+  });
+  const port = (server.server.address() as AddressInfo).port;
+  return {
+    port,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}

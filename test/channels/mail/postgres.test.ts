@@ -1,0 +1,42 @@
+// Two instances of the service on one PostgreSQL database, each with its own SMTP server: every message is stored,
+// judged and answered exactly once, whichever instance received it and whichever sends the replies.
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { order, waitFor } from '../../helpers/service.ts';
+import { createSchema, SKIP_NO_PG, testDatabaseUrl } from '../../store/pg-schema.ts';
+import { FAST_RETRY, startMail, startSink } from './helpers.ts';
+
+void describe('e-mail on PostgreSQL', { skip: testDatabaseUrl ? false : SKIP_NO_PG }, () => {
+  void it('answers each message once when two instances share the database', async () => {
+    const schema = await createSchema(testDatabaseUrl!, 'mail');
+    const sink = await startSink();
+    const env = { INTAKE_SMTP_RELAY: sink.url };
+    const a = await startMail({ databaseUrl: schema.url, env, retry: FAST_RETRY });
+    const b = await startMail({ databaseUrl: schema.url, env, retry: FAST_RETRY });
+    try {
+      const c = await a.t.customer('C001');
+      const subjects = Array.from({ length: 6 }, (_, i) => `Ordine PG ${i}`);
+      await Promise.all(subjects.map((subject, i) => (i % 2 ? b : a).send({
+        to: c.mailbox, subject, attachments: [{ filename: `o${i}.json`, content: JSON.stringify(order('C001', `PG-${i}`)) }],
+      })));
+      const store = a.t.service.store;
+      await waitFor(async () => {
+        const sent = await store.listReplies({ state: 'sent' });
+        return sent.length === subjects.length ? true : undefined;
+      }, 20_000, 'every reply sent');
+      assert.deepEqual(sink.messages.map((m) => /^Re: (Ordine PG \d) \[esito: OK/.exec(m.parsed.subject ?? '')?.[1]).sort(), subjects,
+        'one reply per message, none twice');
+      const messages = await store.listMailMessages({ state: 'done' });
+      assert.equal(messages.length, subjects.length);
+      const customer = (await store.getCustomerByCode('C001'))!;
+      const submissions = await store.listSubmissions({ customerId: customer.id });
+      assert.equal(submissions.filter((s) => s.channel === 'email').length, subjects.length, 'each attachment received once');
+      for (let i = 0; i < subjects.length; i++) assert.ok(await store.getOrderByRef(customer.id, `PG-${i}`));
+    } finally {
+      await a.close();
+      await b.close();
+      await sink.close();
+      await schema.drop();
+    }
+  });
+});

@@ -1,0 +1,221 @@
+// Several intakes (as several service instances have) on one store: each submission is judged once, work held
+// by an instance that is gone is taken over when its claim lapses, and a failed attempt is retried after the
+// lease. Runs on PostgreSQL (one fresh schema per test) when INTAKE_TEST_DATABASE_URL is set; the single-process
+// cases also on SQLite.
+import assert from 'node:assert/strict';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { describe, it } from 'node:test';
+import { createIntake, type Intake } from '../../src/intake/intake.ts';
+import { createLogger } from '../../src/log.ts';
+import { openPostgresStore } from '../../src/store/postgres.ts';
+import { openSqliteStore } from '../../src/store/sqlite.ts';
+import type { Customer, Store } from '../../src/store/store.ts';
+import { waitFor } from '../helpers/service.ts';
+import { createSchema, SKIP_NO_PG, testDatabaseUrl } from '../store/pg-schema.ts';
+
+const log = createLogger('silent');
+const ARTICLES = [{ codice_articolo: 'BV-STD', descrizione: 'Biglietti', unita_misura: 'PZ' }];
+
+interface Backend {
+  /** A fresh database; `open` gives another store on it (another instance). */
+  make(): Promise<{ open(): Promise<Store>; cleanup(): Promise<void> }>;
+}
+
+/** SQLite serves one process, whose claims live in its one store: every intake here shares it. */
+const sqlite: Backend = {
+  async make() {
+    const dir = await mkdtemp(path.join(tmpdir(), 'intake-claims-'));
+    let store: Store | undefined;
+    return {
+      open: async () => {
+        if (store) return store;
+        store = await openSqliteStore(path.join(dir, 'intake.sqlite'));
+        await store.migrate();
+        return store;
+      },
+      cleanup: () => rm(dir, { recursive: true, force: true }),
+    };
+  },
+};
+
+const postgres: Backend = {
+  async make() {
+    const schema = await createSchema(testDatabaseUrl!);
+    return {
+      open: async () => {
+        const s = await openPostgresStore(testDatabaseUrl!, { schema: schema.name, max: 4 });
+        await s.migrate();
+        return s;
+      },
+      cleanup: () => schema.drop(),
+    };
+  },
+};
+
+async function setUp(store: Store): Promise<Customer> {
+  await store.upsertUnits([{ code: 'PZ', description: 'pezzi' }]);
+  await store.upsertArticles(ARTICLES);
+  const c = await store.createCustomer({ id: `cust-${Math.random()}`, code: 'C001', name: 'Cliente', mailbox: 'c001@ordini.test' });
+  return c;
+}
+
+function orderFile(ref: string): Buffer {
+  return Buffer.from(JSON.stringify({
+    codice_cliente: 'C001', riferimento_ordine: ref, data_ordine: '2026-01-10',
+    righe: [{ codice_articolo: 'BV-STD', quantita: 100, unita_misura: 'PZ' }],
+  }));
+}
+
+function intakeOn(store: Store, holder: string, over: { claimLeaseMs?: number; sweepIntervalMs?: number } = {}): { intake: Intake; seen: string[] } {
+  const intake = createIntake({ store, timeZone: 'Europe/Rome', log, holder, sweepIntervalMs: 50, ...over });
+  const seen: string[] = [];
+  intake.onProcessed((s) => {
+    seen.push(s.id);
+  });
+  return { intake, seen };
+}
+
+async function receiveAll(intake: Intake, c: Customer, n: number, prefix: string): Promise<string[]> {
+  const ids: string[] = [];
+  for (let i = 0; i < n; i++) {
+    const s = await intake.receive({ principal: { customerId: c.id, customerCode: c.code }, channel: 'ftp', raw: orderFile(`${prefix}-${i}`), fileName: `${prefix}-${i}.json` });
+    ids.push(s.id);
+  }
+  return ids;
+}
+
+function shared(backend: Backend): void {
+  void it('three intakes recovering together judge every submission once', async () => {
+    const db = await backend.make();
+    const stores = [await db.open(), await db.open(), await db.open()];
+    const intakes = stores.map((s, k) => intakeOn(s, `instance-${k}`));
+    try {
+      const c = await setUp(stores[0]!);
+      const ids = await receiveAll(intakes[0]!.intake, c, 30, 'R');
+      const counts = await Promise.all(intakes.map((i) => i.intake.recover()));
+      assert.equal(counts.reduce((a, b) => a + b, 0), 30);
+      const seen = intakes.flatMap((i) => i.seen);
+      assert.equal(seen.length, 30, 'each submission judged once, by one instance');
+      assert.deepEqual(new Set(seen), new Set(ids));
+      const orders = await stores[0]!.listOrders({ limit: 100 });
+      assert.equal(orders.length, 30);
+      assert.equal(new Set(orders.map((o) => o.numero_ordine)).size, 30);
+      for (const id of ids) assert.equal((await stores[0]!.getSubmission(id))?.attempts, 1);
+    } finally {
+      for (const i of intakes) await i.intake.stop();
+      for (const s of stores) await s.close();
+      await db.cleanup();
+    }
+  });
+}
+
+void describe('claims between intakes: postgres', { skip: testDatabaseUrl ? false : SKIP_NO_PG }, () => {
+  shared(postgres);
+
+  void it('takes over the work of an instance that died, once its claim lapses', async () => {
+    const db = await postgres.make();
+    const [a, b] = [await db.open(), await db.open()];
+    const heir = intakeOn(b, 'heir');
+    try {
+      const c = await setUp(a);
+      const [id] = await receiveAll(intakeOn(a, 'unused').intake, c, 1, 'D');
+      // What a SIGKILL leaves: a claim nobody renews.
+      assert.deepEqual(await a.claimSubmissions('dead-instance', 10, 800), [id]);
+      await a.close();
+      assert.equal(await heir.intake.recover(), 0, 'the claim still runs: not taken at once');
+      const done = await waitFor(async () => {
+        const s = await b.getSubmission(id!);
+        return s?.state === 'processed' ? s : undefined;
+      }, 10_000, 'the sweeper to take over');
+      assert.equal(done.outcome?.esito, 'ok');
+      assert.deepEqual(heir.seen, [id]);
+    } finally {
+      await heir.intake.stop();
+      await b.close();
+      await db.cleanup();
+    }
+  });
+
+  void it('waits for another instance that holds a submission, and answers with its outcome', async () => {
+    const db = await postgres.make();
+    const [a, b] = [await db.open(), await db.open()];
+    const first = intakeOn(a, 'first');
+    const second = intakeOn(b, 'second');
+    try {
+      const c = await setUp(a);
+      const [id] = await receiveAll(first.intake, c, 1, 'W');
+      assert.equal(await a.claimSubmission(id!, 'first', 60_000), true);
+      const waiting = second.intake.process(id!);
+      const outcome = await first.intake.process(id!);
+      assert.deepEqual(await waiting, outcome);
+      assert.deepEqual(first.seen, [id], 'judged by the holder');
+      assert.deepEqual(second.seen, [], 'not judged again by the one that waited');
+    } finally {
+      await first.intake.stop();
+      await second.intake.stop();
+      await a.close();
+      await b.close();
+      await db.cleanup();
+    }
+  });
+});
+
+/** The store refusing the first `n` commits of an outcome, as it does while the database is away. */
+function failingCommits(store: Store, n: number): Store {
+  let failures = n;
+  return {
+    ...store,
+    async completeSubmission(id, state, outcome, at) {
+      if (failures-- > 0) throw new Error('the database is unavailable');
+      return store.completeSubmission(id, state, outcome, at);
+    },
+  };
+}
+
+void describe('claims between intakes: sqlite', () => {
+  shared(sqlite);
+
+  void it('retries a failed attempt once its lease lapses, judging it once', async () => {
+    const db = await sqlite.make();
+    const store = await db.open();
+    const { intake, seen } = intakeOn(failingCommits(store, 1), 'solo', { claimLeaseMs: 300 });
+    try {
+      const c = await setUp(store);
+      const [id, other] = await receiveAll(intake, c, 2, 'F');
+      await assert.rejects(intake.process(id!), /unavailable/);
+      assert.equal(await store.claimSubmission(id!, 'someone-else', 60_000), false, 'the failed one stays claimed for a while');
+      await intake.recover();
+      const done = await waitFor(async () => {
+        const s = await store.getSubmission(id!);
+        return s?.state === 'processed' ? s : undefined;
+      }, 10_000, 'the retry after the lease');
+      assert.equal(done.attempts, 1);
+      assert.equal(done.outcome?.esito, 'ok');
+      assert.deepEqual(new Set(seen), new Set([id, other]));
+    } finally {
+      await intake.stop();
+      await store.close();
+      await db.cleanup();
+    }
+  });
+
+  void it('gives its claims back on stop, for another instance to take at once', async () => {
+    const db = await sqlite.make();
+    const store = await db.open();
+    const { intake } = intakeOn(failingCommits(store, 1), 'leaving', { claimLeaseMs: 60_000 });
+    try {
+      const c = await setUp(store);
+      const [id] = await receiveAll(intake, c, 1, 'S');
+      await assert.rejects(intake.process(id!), /unavailable/);
+      assert.equal(await store.claimSubmission(id!, 'heir', 60_000), false);
+      await intake.stop();
+      assert.equal(await store.claimSubmission(id!, 'heir', 60_000), true);
+    } finally {
+      await intake.stop();
+      await store.close();
+      await db.cleanup();
+    }
+  });
+});

@@ -1,0 +1,163 @@
+// The store contract, shared-work part: claims on received submissions (who processes what, takeover when a
+// lease passes) and named leases. Time passing is observed, never slept on: a short lease elsewhere is polled
+// until it has run out, and that is the witness that the time has gone by.
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { IntakeError } from '../../src/errors.ts';
+import type { Outcome } from '../../src/intake/types.ts';
+import type { Store } from '../../src/store/store.ts';
+import { addCustomer, addSubmission, at, withStore, type StoreFactory } from './fixtures.ts';
+
+const isValidation = (e: unknown): boolean => e instanceof IntakeError && e.code === 'VALIDATION';
+const LONG = 60_000;
+const SHORT = 500;
+
+/** Polls `check` every 20 ms until it is true; fails after `timeoutMs`. */
+async function until(check: () => Promise<boolean>, what: string, timeoutMs = 5_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+function outcome(id: string): Outcome {
+  return { submissionId: id, esito: 'ok', orders: [] };
+}
+
+async function pending(store: Store, n: number): Promise<string[]> {
+  const c = await addCustomer(store, 'C001');
+  const ids: string[] = [];
+  for (let i = 0; i < n; i++) ids.push(await addSubmission(store, c, { receivedAt: at(i) }));
+  return ids;
+}
+
+export function workContract(makeStore: StoreFactory): void {
+  void describe('claims', () => {
+    void it('hands out received submissions oldest first, each to one holder', () => withStore(makeStore, async (store) => {
+      const [s0, s1, s2, s3, s4] = await pending(store, 5);
+      await store.completeSubmission(s1!, 'processed', outcome(s1!), at(9));
+      assert.deepEqual(await store.claimSubmissions('a', 2, LONG), [s0, s2]);
+      assert.deepEqual(await store.claimSubmissions('b', 10, LONG), [s3, s4], 'held and processed ones are skipped');
+      assert.deepEqual(await store.claimSubmissions('a', 10, LONG), [], 'a holder is not handed its own claims again');
+      assert.deepEqual(await store.claimSubmissions('c', 10, LONG), []);
+      // The plain listing of pending work is unaffected by claims.
+      assert.deepEqual(await store.pendingSubmissionIds(10), [s0, s2, s3, s4]);
+    }));
+
+    void it('gives one submission to whoever claims it first, and again to the same holder', () => withStore(makeStore, async (store) => {
+      const [s0, s1] = await pending(store, 2);
+      assert.equal(await store.claimSubmission(s0!, 'a', LONG), true);
+      assert.equal(await store.claimSubmission(s0!, 'b', LONG), false);
+      assert.equal(await store.claimSubmission(s0!, 'a', LONG), true, 'claiming again extends one\'s own claim');
+      assert.deepEqual(await store.claimSubmissions('b', 10, LONG), [s1]);
+      assert.equal(await store.claimSubmission('no-such-id', 'a', LONG), false);
+      await store.completeSubmission(s1!, 'processed', outcome(s1!), at(9));
+      assert.equal(await store.claimSubmission(s1!, 'b', LONG), false, 'a processed submission is not work');
+    }));
+
+    void it('clears the claim when the outcome is recorded or the submission is reset', () => withStore(makeStore, async (store) => {
+      const [s0, s1] = await pending(store, 2);
+      assert.deepEqual(await store.claimSubmissions('a', 10, LONG), [s0, s1]);
+      await store.completeSubmission(s0!, 'processed', outcome(s0!), at(9));
+      await store.resetSubmission(s0!);
+      assert.equal(await store.claimSubmission(s0!, 'b', LONG), true, 'a reprocess is free for anyone');
+      await store.resetSubmission(s1!);
+      assert.deepEqual(await store.claimSubmissions('c', 10, LONG), [s1]);
+      assert.deepEqual(await store.renewClaims('a', [s0!, s1!], LONG), [], 'the first holder lost both');
+    }));
+
+    void it('lets another holder take over once a lease passes, and only then', () => withStore(makeStore, async (store) => {
+      const [s0, s1] = await pending(store, 2);
+      assert.deepEqual(await store.claimSubmissions('dead', 1, SHORT), [s0]);
+      assert.deepEqual(await store.claimSubmissions('alive', 1, LONG), [s1]);
+      assert.equal(await store.claimSubmission(s0!, 'heir', LONG), false);
+      let taken: string[] = [];
+      await until(async () => (taken = await store.claimSubmissions('heir', 10, LONG)).length > 0, 'the short lease to pass');
+      assert.deepEqual(taken, [s0], 'the live holder keeps its claim');
+      assert.deepEqual(await store.renewClaims('dead', [s0!], LONG), [], 'the first holder learns it lost the claim');
+      assert.deepEqual(await store.renewClaims('heir', [s0!, s1!], LONG), [s0], 'no one renews a claim it does not hold');
+    }));
+
+    void it('keeps a renewed claim past its first lease', () => withStore(makeStore, async (store) => {
+      const [s0, s1] = await pending(store, 2);
+      assert.deepEqual(await store.claimSubmissions('a', 2, SHORT), [s0, s1]);
+      assert.deepEqual(await store.renewClaims('a', [s1!, s1!], LONG), [s1]);
+      // s0 was not renewed: once another holder gets it, the first lease has certainly passed.
+      await until(async () => store.claimSubmission(s0!, 'b', LONG), 'the unrenewed claim to lapse');
+      assert.equal(await store.claimSubmission(s1!, 'b', LONG), false, 'the renewed claim still runs');
+      assert.deepEqual(await store.claimSubmissions('b', 10, LONG), []);
+      assert.deepEqual(await store.renewClaims('a', [], LONG), []);
+    }));
+
+    void it('gives claims back on release, for another holder to take at once', () => withStore(makeStore, async (store) => {
+      const [s0, s1, s2] = await pending(store, 3);
+      assert.deepEqual(await store.claimSubmissions('a', 3, LONG), [s0, s1, s2]);
+      await store.completeSubmission(s2!, 'processed', outcome(s2!), at(9));
+      assert.equal(await store.releaseClaims('a'), 2, 'only unprocessed work is given back');
+      assert.equal(await store.releaseClaims('a'), 0);
+      assert.deepEqual(await store.claimSubmissions('b', 10, LONG), [s0, s1]);
+    }));
+
+    void it('never gives one id to two holders claiming at the same time', () => withStore(makeStore, async (store) => {
+      const ids = await pending(store, 60);
+      const holders = ['h1', 'h2', 'h3', 'h4', 'h5'];
+      const got = await Promise.all(holders.map(async (h) => {
+        const mine: string[] = [];
+        for (;;) {
+          const batch = await store.claimSubmissions(h, 4, LONG);
+          if (batch.length === 0) return mine;
+          mine.push(...batch);
+        }
+      }));
+      const all = got.flat();
+      assert.equal(all.length, ids.length, 'every id handed out once');
+      assert.deepEqual(new Set(all), new Set(ids));
+    }));
+
+    void it('refuses bad arguments clearly', () => withStore(makeStore, async (store) => {
+      await assert.rejects(store.claimSubmissions('', 1, LONG), isValidation);
+      await assert.rejects(store.claimSubmissions('a', 0, LONG), isValidation);
+      await assert.rejects(store.claimSubmissions('a', 1, 0), isValidation);
+      await assert.rejects(store.claimSubmission('x', 'a', 1.5), isValidation);
+      await assert.rejects(store.renewClaims('a', ['x'], -1), isValidation);
+      await assert.rejects(store.releaseClaims('a'.repeat(500)), isValidation);
+    }));
+  });
+
+  void describe('named leases', () => {
+    void it('is held by one holder at a time until released', () => withStore(makeStore, async (store) => {
+      assert.equal(await store.acquireLease('imap:c001', 'a', LONG), true);
+      assert.equal(await store.acquireLease('imap:c001', 'b', LONG), false);
+      assert.equal(await store.acquireLease('imap:c001', 'a', LONG), true, 'acquiring again extends one\'s own lease');
+      assert.equal(await store.acquireLease('imap:c002', 'b', LONG), true, 'names are independent');
+      assert.equal(await store.renewLease('imap:c001', 'a', LONG), true);
+      assert.equal(await store.renewLease('imap:c001', 'b', LONG), false);
+      await store.releaseLease('imap:c001', 'b');
+      assert.equal(await store.acquireLease('imap:c001', 'b', LONG), false, 'only the holder can release');
+      await store.releaseLease('imap:c001', 'a');
+      assert.equal(await store.renewLease('imap:c001', 'a', LONG), false, 'a released lease cannot be renewed');
+      assert.equal(await store.acquireLease('imap:c001', 'b', LONG), true);
+      await store.releaseLease('never-taken', 'a');
+    }));
+
+    void it('passes to another holder once it expires, and the first learns it on renewal', () => withStore(makeStore, async (store) => {
+      assert.equal(await store.acquireLease('watch', 'dead', SHORT), true);
+      await until(() => store.acquireLease('watch', 'heir', LONG), 'the lease to expire');
+      assert.equal(await store.renewLease('watch', 'dead', LONG), false);
+      assert.equal(await store.acquireLease('watch', 'dead', LONG), false);
+    }));
+
+    void it('is won by exactly one of several holders racing for it', () => withStore(makeStore, async (store) => {
+      const results = await Promise.all(Array.from({ length: 8 }, (_, i) => store.acquireLease('race', `h${i}`, LONG)));
+      assert.equal(results.filter(Boolean).length, 1);
+    }));
+
+    void it('refuses bad arguments clearly', () => withStore(makeStore, async (store) => {
+      await assert.rejects(store.acquireLease('', 'a', LONG), isValidation);
+      await assert.rejects(store.acquireLease('x', 'a', 0), isValidation);
+      await assert.rejects(store.renewLease('x', '', LONG), isValidation);
+      await assert.rejects(store.releaseLease('x\0', 'a'), isValidation);
+    }));
+  });
+}

@@ -1,0 +1,42 @@
+// A throw-away PostgreSQL schema per test (the habit of pg-boss and graphile-worker): tests running at the same
+// time on one database never see each other's rows, and dropping the schema removes everything a test made.
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+
+export const testDatabaseUrl = process.env.INTAKE_TEST_DATABASE_URL?.trim() || undefined;
+
+export const SKIP_NO_PG = 'set INTAKE_TEST_DATABASE_URL=postgres://… to run it';
+
+async function admin<T>(url: string, fn: (c: pg.Client) => Promise<T>): Promise<T> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    return await fn(client);
+  } finally {
+    await client.end();
+  }
+}
+
+export interface TestSchema {
+  name: string;
+  /** The database URL with this schema as the search_path: what an operator would put in INTAKE_DATABASE_URL. */
+  url: string;
+  drop(): Promise<void>;
+}
+
+export async function createSchema(baseUrl: string, prefix = 't'): Promise<TestSchema> {
+  const name = `${prefix}_${randomBytes(8).toString('hex')}`;
+  await admin(baseUrl, (c) => c.query(`CREATE SCHEMA ${name}`));
+  const url = new URL(baseUrl);
+  url.searchParams.set('options', `-c search_path=${name}`);
+  return {
+    name,
+    url: url.toString(),
+    drop: () => admin(baseUrl, (c) => c.query(`DROP SCHEMA IF EXISTS ${name} CASCADE`)).then(() => undefined),
+  };
+}
+
+/** Runs one query as an administrator (outside the schema's pools). */
+export function adminQuery<R extends pg.QueryResultRow>(url: string, sql: string, params: unknown[] = []): Promise<R[]> {
+  return admin(url, async (c) => (await c.query<R>(sql, params)).rows);
+}
