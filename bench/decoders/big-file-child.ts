@@ -1,0 +1,120 @@
+/**
+ * One pass of a large order file through the intake, in a process of its own so its peak RSS is the pass's own.
+ * mode `decode`: the bytes as the file channel holds them (one Buffer), decodeOrders and stage A on every order.
+ * mode `intake`: the whole file channel path after the upload: a fresh SQLite store, intake.submit (raw file
+ * committed, decoded, validated, every order registered, outcome recorded).
+ * Forked by the decoders benchmark: it sends {file, mode, dataDir}, gets a BigFileResult back.
+ */
+import { readFile } from 'node:fs/promises';
+import { performance } from 'node:perf_hooks';
+import { decodeOrders } from '../../src/intake/formats/index.ts';
+import { createIntake } from '../../src/intake/intake.ts';
+import { validateStructure } from '../../src/intake/validate.ts';
+import { createLogger } from '../../src/log.ts';
+import { seedDemoIfEmpty } from '../../src/seed/demo.ts';
+import { openStore } from '../../src/store/open.ts';
+
+export interface BigFileSpec {
+  file: string;
+  mode: 'decode' | 'intake';
+  /** Fresh folder for the SQLite store (mode intake). */
+  dataDir: string;
+}
+
+export interface BigFileResult {
+  mode: BigFileSpec['mode'];
+  bytes: number;
+  orders: number;
+  accepted: number;
+  /** Order lines that passed stage A (mode decode): every row of the file must be one. */
+  lines?: number;
+  /** From the file read to the last order validated (decode) or the outcome recorded (intake). */
+  seconds: number;
+  /** process.resourceUsage().maxRSS: the peak resident memory of this process, in MiB. */
+  peakRssMiB: number;
+  /** Resident memory before the file was read (Node, tsx and the loaded modules). */
+  baselineRssMiB: number;
+  /**
+   * Mode decode: memory still held after each step once garbage is collected (heap + Buffers, MiB), so the peak
+   * can be told apart from what is kept: the file, then the decoded candidates, then the validated orders.
+   */
+  retainedMiB?: { file: number; candidates: number; validated: number };
+}
+
+/** Heap and Buffer memory still reachable; needs --expose-gc (given by the benchmark), else what is there now. */
+function retainedMiB(): number {
+  (globalThis as { gc?: () => void }).gc?.();
+  const m = process.memoryUsage();
+  return (m.heapUsed + m.external + m.arrayBuffers) / 2 ** 20;
+}
+
+/** Decode + stage A, timed without the collections made to measure what each step keeps. */
+async function decodePass(raw: Buffer): Promise<{ orders: number; accepted: number; lines: number; seconds: number; retainedMiB: BigFileResult['retainedMiB'] }> {
+  const file = retainedMiB();
+  const t0 = performance.now();
+  const candidates = decodeOrders({ raw, fileName: 'ordini.csv' });
+  const t1 = performance.now();
+  const afterDecode = retainedMiB();
+  const t2 = performance.now();
+  let lines = 0;
+  const valid: unknown[] = [];
+  for (const c of candidates) {
+    const a = validateStructure(c);
+    if (a.ok) {
+      lines += a.order.righe.length;
+      valid.push(a.order);
+    }
+  }
+  const t3 = performance.now();
+  const validated = retainedMiB();
+  // candidates and valid are both used below, so both are still held when `validated` is measured, as in judge().
+  return { orders: candidates.length, accepted: valid.length, lines, seconds: (t1 - t0 + t3 - t2) / 1000, retainedMiB: { file, candidates: afterDecode, validated } };
+}
+
+async function intakePass(raw: Buffer, dataDir: string): Promise<{ orders: number; accepted: number }> {
+  const store = await openStore({ dataDir });
+  try {
+    const demo = await seedDemoIfEmpty(store, 'ordini.localhost');
+    if (!demo) throw new Error('the data folder was not fresh');
+    const intake = createIntake({ store, timeZone: 'Europe/Rome', log: createLogger('warn') });
+    const { outcome } = await intake.submit({
+      principal: { customerId: demo.customer.id, customerCode: demo.customer.code },
+      channel: 'sftp', fileName: 'ordini.csv', raw, meta: {}, singleOrder: false,
+    });
+    if (outcome.fileError) throw new Error(`the file was refused: ${outcome.fileError.message.join('; ')}`);
+    const accepted = outcome.orders.filter((o) => o.esito === 'ok').length;
+    const firstError = outcome.orders.find((o) => o.esito !== 'ok');
+    if (firstError) throw new Error(`an order was refused: ${JSON.stringify(firstError)}`);
+    const registered = await store.listOrders({ limit: 1 });
+    if (registered.length === 0) throw new Error('no order registered');
+    return { orders: outcome.orders.length, accepted };
+  } finally {
+    await store.close();
+  }
+}
+
+async function run(spec: BigFileSpec): Promise<BigFileResult> {
+  const baselineRssMiB = process.memoryUsage().rss / 2 ** 20;
+  const t0 = performance.now();
+  const raw = await readFile(spec.file);
+  const readSeconds = (performance.now() - t0) / 1000;
+  let counts: { orders: number; accepted: number; lines?: number; seconds?: number; retainedMiB?: BigFileResult['retainedMiB'] };
+  if (spec.mode === 'decode') counts = await decodePass(raw);
+  else counts = await intakePass(raw, spec.dataDir);
+  const seconds = counts.seconds !== undefined ? readSeconds + counts.seconds : (performance.now() - t0) / 1000;
+  return {
+    mode: spec.mode,
+    bytes: raw.length,
+    ...counts,
+    seconds,
+    peakRssMiB: process.resourceUsage().maxRSS / 1024,
+    baselineRssMiB,
+  };
+}
+
+process.once('message', (spec: BigFileSpec) => {
+  run(spec).then(
+    (result) => process.send!(result, () => process.exit(0)),
+    (err: unknown) => process.send!({ error: String((err as Error)?.stack ?? err) }, () => process.exit(1)),
+  );
+});
