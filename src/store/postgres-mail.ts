@@ -6,6 +6,7 @@
  */
 import type pg from 'pg';
 import type { PoolClient } from 'pg';
+import { pgCode, withTransaction } from './postgres-tx.ts';
 import { IntakeError } from '../errors.ts';
 import { checkLeaseMs } from './work.ts';
 import { cleanText, isoIn, limitOf } from './rows.ts';
@@ -17,29 +18,9 @@ import type { MailStore, NewMailMessage } from './mail.ts';
 
 const after = (param: string): string => `now() + ${param}::bigint * interval '1 millisecond'`;
 
-function pgCode(e: unknown): string | undefined {
-  const code = (e as { code?: unknown } | null)?.code;
-  return typeof code === 'string' ? code : undefined;
-}
-
 export function postgresMail(pool: pg.Pool): MailStore {
-  async function tx<T>(fn: (c: PoolClient) => Promise<T>): Promise<T> {
-    const c = await pool.connect();
-    let broken = false;
-    try {
-      await c.query('BEGIN');
-      const result = await fn(c);
-      await c.query('COMMIT');
-      return result;
-    } catch (e) {
-      await c.query('ROLLBACK').catch(() => {
-        broken = true;
-      });
-      throw e;
-    } finally {
-      c.release(broken);
-    }
-  }
+  const tx = <T>(fn: (c: PoolClient) => Promise<T>): Promise<T> => withTransaction(pool, fn);
+
 
   async function insertMail(c: PoolClient | pg.Pool, m: NewMailMessage, onConflict: 'nothing' | 'fail'): Promise<number> {
     checkMailMessage(m);

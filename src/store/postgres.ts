@@ -6,6 +6,7 @@
  */
 import pg from 'pg';
 import type { PoolClient } from 'pg';
+import { pgCode, withTransaction } from './postgres-tx.ts';
 import { IntakeError } from '../errors.ts';
 import type { Outcome, RegisteredOrder, StoredSubmission, SubmissionState } from '../intake/types.ts';
 import { checkKnown, migrationsDir, readMigrations } from './migrate.ts';
@@ -32,18 +33,10 @@ export interface PostgresStoreOptions {
 const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,62}$/;
 /** First key of every advisory lock this service takes; the second is the schema's hash. */
 const LOCK_CLASS = 7_342_801;
-/** Deadlock and serialisation failures are decided by PostgreSQL in favour of one side; the other retries. */
-const RETRYABLE = new Set(['40001', '40P01']);
-const MAX_TX_ATTEMPTS = 3;
 
 const ORDER_COLUMNS = `id, customer_id, codice_cliente, riferimento_ordine, numero_ordine,
   to_char(data_ordine, 'YYYY-MM-DD') AS data_ordine, to_char(data_consegna, 'YYYY-MM-DD') AS data_consegna,
   submission_id, channel, site, registered_at`;
-
-function pgCode(e: unknown): string | undefined {
-  const code = (e as { code?: unknown } | null)?.code;
-  return typeof code === 'string' ? code : undefined;
-}
 
 export async function openPostgresStore(url: string, opts: PostgresStoreOptions = {}): Promise<Store> {
   const { schema } = opts;
@@ -63,26 +56,8 @@ export async function openPostgresStore(url: string, opts: PostgresStoreOptions 
   pool.on('error', (err) => opts.onError?.(err));
   let closed = false;
 
-  async function tx<T>(fn: (c: PoolClient) => Promise<T>): Promise<T> {
-    for (let attempt = 1; ; attempt++) {
-      const c = await pool.connect();
-      let broken = false;
-      try {
-        await c.query('BEGIN');
-        const result = await fn(c);
-        await c.query('COMMIT');
-        return result;
-      } catch (e) {
-        await c.query('ROLLBACK').catch(() => {
-          broken = true;
-        });
-        if (attempt < MAX_TX_ATTEMPTS && RETRYABLE.has(pgCode(e) ?? '')) continue;
-        throw e;
-      } finally {
-        c.release(broken);
-      }
-    }
-  }
+  const tx = <T>(fn: (c: PoolClient) => Promise<T>): Promise<T> => withTransaction(pool, fn);
+
 
   async function one<R>(sql: string, params: unknown[] = []): Promise<R | undefined> {
     return (await pool.query(sql, params)).rows[0] as R | undefined;
