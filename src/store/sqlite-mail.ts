@@ -17,17 +17,10 @@ import {
   toReplySummary, type ImapAccountRow, type MailRow, type ReplyRow,
 } from './mail-rows.ts';
 import type { MailStore, NewMailMessage } from './mail.ts';
+import { statementCache } from './sqlite-statements.ts';
 
 export function sqliteMail(db: Database.Database, now: () => number = Date.now): MailStore {
-  const prepared = new Map<string, Database.Statement>();
-  const q = (sql: string): Database.Statement => {
-    let s = prepared.get(sql);
-    if (!s) {
-      s = db.prepare(sql);
-      prepared.set(sql, s);
-    }
-    return s;
-  };
+  const q = statementCache(db);
   const iso = (ms = 0): string => new Date(now() + ms).toISOString();
   /** Message or reply id → end of its claim (epoch ms). */
   const mailClaims = new Map<string, number>();

@@ -7,6 +7,7 @@
 import type Database from 'better-sqlite3';
 import type { WorkMethods } from './postgres-work.ts';
 import { checkLabel, checkLeaseMs, claimIds, claimLimit } from './work.ts';
+import { statementCache } from './sqlite-statements.ts';
 
 export interface SqliteWork extends WorkMethods {
   /** A submission's outcome was recorded or it was reset: its claim, if any, is over. */
@@ -14,6 +15,7 @@ export interface SqliteWork extends WorkMethods {
 }
 
 export function sqliteWork(db: Database.Database, now: () => number = Date.now): SqliteWork {
+  const q = statementCache(db);
   const claims = new Map<string, { holder: string; until: number }>();
 
   /** Another holder's claim that still runs: the only thing that keeps a holder from an id. */
@@ -38,7 +40,7 @@ export function sqliteWork(db: Database.Database, now: () => number = Date.now):
       const at = now();
       prune(at);
       // Claimed rows are skipped after the query, so ask for enough to fill the batch past them.
-      const rows = db.prepare(`SELECT id FROM submissions WHERE state = 'received' ORDER BY received_at, id LIMIT ?`)
+      const rows = q(`SELECT id FROM submissions WHERE state = 'received' ORDER BY received_at, id LIMIT ?`)
         .all(n + claims.size) as { id: string }[];
       const picked = rows.map((r) => r.id).filter((id) => !claims.has(id)).slice(0, n);
       for (const id of picked) claims.set(id, { holder, until: at + ttl });
@@ -49,7 +51,7 @@ export function sqliteWork(db: Database.Database, now: () => number = Date.now):
       checkLabel(holder, 'holder');
       const ttl = checkLeaseMs(leaseMs);
       const at = now();
-      const row = db.prepare('SELECT state FROM submissions WHERE id = ?').get(id) as { state: string } | undefined;
+      const row = q('SELECT state FROM submissions WHERE id = ?').get(id) as { state: string } | undefined;
       if (!row || row.state === 'processed' || heldByOther(id, holder, at)) return false;
       claims.set(id, { holder, until: at + ttl });
       return true;
@@ -64,7 +66,7 @@ export function sqliteWork(db: Database.Database, now: () => number = Date.now):
       for (const id of list) {
         const c = claims.get(id);
         if (c?.holder !== holder) continue;
-        const row = db.prepare('SELECT state FROM submissions WHERE id = ?').get(id) as { state: string } | undefined;
+        const row = q('SELECT state FROM submissions WHERE id = ?').get(id) as { state: string } | undefined;
         if (!row || row.state === 'processed') {
           claims.delete(id);
           continue;
@@ -82,7 +84,7 @@ export function sqliteWork(db: Database.Database, now: () => number = Date.now):
       for (const [id, c] of claims) {
         if (c.holder !== holder) continue;
         claims.delete(id);
-        const row = db.prepare('SELECT state FROM submissions WHERE id = ?').get(id) as { state: string } | undefined;
+        const row = q('SELECT state FROM submissions WHERE id = ?').get(id) as { state: string } | undefined;
         if (c.until > at && row && row.state !== 'processed') n++;
       }
       return n;
@@ -90,7 +92,7 @@ export function sqliteWork(db: Database.Database, now: () => number = Date.now):
 
     async acquireLease(name, holder, ttlMs) {
       const at = now();
-      const { changes } = db.prepare(
+      const { changes } = q(
         `INSERT INTO leases (name, holder, lease_until, acquired_at) VALUES (@name, @holder, @until, @at)
          ON CONFLICT (name) DO UPDATE SET holder = excluded.holder, lease_until = excluded.lease_until,
            acquired_at = CASE WHEN leases.holder = excluded.holder THEN leases.acquired_at ELSE excluded.acquired_at END
@@ -100,13 +102,13 @@ export function sqliteWork(db: Database.Database, now: () => number = Date.now):
     },
 
     async renewLease(name, holder, ttlMs) {
-      const { changes } = db.prepare('UPDATE leases SET lease_until = ? WHERE name = ? AND holder = ?')
+      const { changes } = q('UPDATE leases SET lease_until = ? WHERE name = ? AND holder = ?')
         .run(now() + checkLeaseMs(ttlMs, 'ttlMs'), checkLabel(name, 'lease name'), checkLabel(holder, 'holder'));
       return changes > 0;
     },
 
     async releaseLease(name, holder) {
-      db.prepare('DELETE FROM leases WHERE name = ? AND holder = ?').run(checkLabel(name, 'lease name'), checkLabel(holder, 'holder'));
+      q('DELETE FROM leases WHERE name = ? AND holder = ?').run(checkLabel(name, 'lease name'), checkLabel(holder, 'holder'));
     },
   };
 }

@@ -12,6 +12,7 @@ import type { Outcome, RegisteredOrder, StoredSubmission, SubmissionState } from
 import { checkKnown, migrationsDir, readMigrations, type Migration } from './migrate.ts';
 import { sqliteWork } from './sqlite-work.ts';
 import { sqliteMail } from './sqlite-mail.ts';
+import { statementCache } from './sqlite-statements.ts';
 import {
   attemptRows, checkCatalog, checkItem, chunks, cleanText, decide, isoIn, lastWins, limitOf, linesByOrder, lowerMailbox, nowIso,
   numeroOrdine, DEFAULT_LIMIT, MAX_PENDING_BATCH, SUBMISSION_COLUMNS, toAttempt, toCredential, toCustomer, toOrder, toSubmission,
@@ -47,16 +48,7 @@ export async function openSqliteStore(file: string): Promise<Store> {
     throw e;
   }
 
-  // Statements are prepared on first use (tables exist only after migrate) and kept for the life of the store.
-  const prepared = new Map<string, Database.Statement>();
-  const q = (sql: string): Database.Statement => {
-    let s = prepared.get(sql);
-    if (!s) {
-      s = db.prepare(sql);
-      prepared.set(sql, s);
-    }
-    return s;
-  };
+  const q = statementCache(db);
 
   const applyMigration = db.transaction((m: Migration): boolean => {
     if (db.prepare('SELECT 1 FROM schema_migrations WHERE version = ?').get(m.version)) return false;
