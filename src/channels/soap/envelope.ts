@@ -84,6 +84,46 @@ function checkEnvelope(text: string): void {
   throw new SoapFault('VersionMismatch', `the Envelope must be in the SOAP 1.1 namespace ${SOAP11_NS}`);
 }
 
+/**
+ * The header blocks with their attributes (prefixes removed), block contents left unread. Only this reader keeps
+ * attributes: mustUnderstand and actor are the only attributes of a request that decide anything.
+ */
+const headerParser = new XMLParser({
+  ignoreAttributes: false,
+  attributeNamePrefix: '@',
+  removeNSPrefix: true,
+  processEntities: false,
+  parseTagValue: false,
+  parseAttributeValue: false,
+  stopNodes: ['Envelope.Header.*', 'Envelope.Body'],
+});
+
+/** The header blocks this service processes; every other one is optional to it. */
+const UNDERSTOOD_HEADERS: ReadonlySet<string> = new Set(['Autenticazione']);
+const ACTOR_NEXT = 'http://schemas.xmlsoap.org/soap/actor/next';
+
+/**
+ * SOAP 1.1 section 4.2.3: a header block aimed at us (no actor, or the "next" actor) with mustUnderstand="1" that
+ * we do not process must fail the whole request with a MustUnderstand fault, never be ignored: the sender made
+ * the request conditional on it (a WS-Security signature, a transaction context).
+ */
+function checkMustUnderstand(text: string): void {
+  const header = asRecord(asRecord((headerParser.parse(text) as Record<string, unknown>).Envelope)?.Header);
+  if (!header) return;
+  for (const name of elementKeys(header)) {
+    const blocks = Array.isArray(header[name]) ? (header[name] as unknown[]) : [header[name]];
+    for (const block of blocks) {
+      const attrs = asRecord(block) ?? {};
+      const must = String(attrs['@mustUnderstand'] ?? '0').trim();
+      const actor = attrs['@actor'] === undefined ? ACTOR_NEXT : String(attrs['@actor']).trim();
+      if ((must === '1' || must === 'true') && actor === ACTOR_NEXT && !UNDERSTOOD_HEADERS.has(name)) {
+        throw new SoapFault('MustUnderstand',
+          `the header block <${printable(name, 100)}> is marked mustUnderstand but this service does not process it; it processes only ord:Autenticazione`);
+      }
+    }
+  }
+}
+
 function asRecord(v: unknown): Record<string, unknown> | undefined {
   return typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined;
 }
@@ -116,6 +156,7 @@ export function readEnvelope(raw: Buffer, charset?: string): SoapRequest {
   if (ops.length !== 1 || Array.isArray(body![ops[0]!])) {
     throw notReadable('soap:Body must hold exactly one operation element: InviaOrdine or StatoOrdine');
   }
+  if (envelope.Header !== undefined) checkMustUnderstand(text);
   const operation = ops[0]!;
   return { operation, apiKey: apiKeyOf(envelope.Header), content: asRecord(body![operation]) ?? {} };
 }

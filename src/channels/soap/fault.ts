@@ -1,7 +1,7 @@
 /**
  * SOAP 1.1 faults. The faultcode comes from the error catalog (`soapFault`), so SOAP refuses exactly what REST
- * refuses, with the same words; only VersionMismatch is SOAP's own (an envelope of another SOAP version is not
- * an error any other channel can meet).
+ * refuses, with the same words; only VersionMismatch and MustUnderstand are SOAP's own (another SOAP version, a
+ * header block the sender says we must process: errors no other channel can meet).
  *
  * The `detail` element (`ord:erroriValidazione`) carries the list of messages for the failures REST answers with
  * 400 and a `message` array (shape A: structure errors, unreadable requests). Other faults (key, tenancy, not
@@ -10,7 +10,7 @@
  */
 import { ERROR_CATALOG, IntakeError, type ErrorCode } from '../../errors.ts';
 
-export type FaultCode = 'VersionMismatch' | 'Client' | 'Server';
+export type FaultCode = 'VersionMismatch' | 'MustUnderstand' | 'Client' | 'Server';
 
 export class SoapFault extends Error {
   readonly faultcode: FaultCode;

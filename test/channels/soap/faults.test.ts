@@ -97,6 +97,24 @@ void describe('SOAP faults: the envelope', () => {
     });
   });
 
+  void it('a header block marked mustUnderstand that the service does not process: MustUnderstand, nothing stored', async () => {
+    const security = (attrs: string) => `<wsse:Security xmlns:wsse="http://docs.oasis-open.org/wss/2004/01/oasis-200401-wss-wssecurity-secext-1.0.xsd" ${attrs}><wsse:UsernameToken/></wsse:Security>`;
+    const withHeader = (block: string, ref: string) => `<soapenv:Envelope xmlns:soapenv="${SOAP11}" xmlns:ord="${ns}"><soapenv:Header>${block}<ord:Autenticazione soapenv:mustUnderstand="1"><ord:ApiKey>${c1.apiKey}</ord:ApiKey></ord:Autenticazione></soapenv:Header><soapenv:Body><ord:InviaOrdine>${orderFields('C001', ref)}</ord:InviaOrdine></soapenv:Body></soapenv:Envelope>`;
+    const before = (await t.service.store.listSubmissions({ limit: 1000 })).length;
+    for (const must of ['1', 'true']) {
+      const f = faultOf(await post(t.url, withHeader(security(`soapenv:mustUnderstand="${must}"`), `MU-${must}`)));
+      assert.equal(f.faultcode, 'soap:MustUnderstand');
+      assert.match(f.faultstring, /<Security> is marked mustUnderstand/);
+    }
+    assert.equal((await t.service.store.listSubmissions({ limit: 1000 })).length, before, 'a refused request stores nothing');
+    // Not for us (another actor), or optional: processed normally; our own header may be marked mustUnderstand.
+    for (const [attrs, ref] of [['soapenv:actor="urn:some-proxy" soapenv:mustUnderstand="1"', 'MU-actor'], ['soapenv:mustUnderstand="0"', 'MU-0'], ['', 'MU-none']] as const) {
+      const ok = await post(t.url, withHeader(security(attrs), ref));
+      assert.equal(ok.status, 200, ok.text);
+      assert.equal((ok.body.InviaOrdineResponse as { esito?: string } | undefined)?.esito, 'ok', ok.text);
+    }
+  });
+
   void it('an Envelope in no namespace or another one: VersionMismatch', async () => {
     for (const open of ['<Envelope>', '<s:Envelope xmlns:s="urn:other">']) {
       const close = open.startsWith('<s:') ? '</s:Envelope>' : '</Envelope>';
