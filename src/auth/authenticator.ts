@@ -6,9 +6,21 @@
 import type { Principal } from '../intake/types.ts';
 import type { Store } from '../store/store.ts';
 import { createLockout, type LockoutOptions } from './lockout.ts';
-import { decoyPasswordHash, parseApiKey, verifyApiKey, verifyPassword } from './secrets.ts';
+import { decoyPasswordHash, hashApiKey, parseApiKey, verifyApiKey, verifyPassword } from './secrets.ts';
 
-export type AuthenticatorOptions = LockoutOptions;
+export interface AuthenticatorOptions extends LockoutOptions {
+  /**
+   * How long an accepted API key is remembered (0: not at all). Every REST/SOAP request presents one, and looking
+   * it up costs two queries (credential, customer): two round trips per order on PostgreSQL. The price is that a
+   * key revoked by another process (the CLI, another instance) is still accepted by this one for up to this long.
+   */
+  apiKeyCacheMs?: number;
+}
+
+/** Default of apiKeyCacheMs: short enough that a revocation takes effect within seconds. */
+export const API_KEY_CACHE_MS = 5_000;
+/** Keys remembered at once; past that the cache starts again empty (far more than customers with live traffic). */
+const API_KEY_CACHE_MAX = 10_000;
 
 export interface Authenticator {
   /** The customer of an API key (REST X-API-Key, SOAP ord:ApiKey); undefined when absent, malformed or wrong. */
@@ -37,6 +49,12 @@ function addressKey(remote: string | undefined): string | undefined {
 
 export function createAuthenticator(store: Store, opts: AuthenticatorOptions = {}): Authenticator {
   const lockout = createLockout(opts);
+  const now = opts.now ?? Date.now;
+  const cacheMs = opts.apiKeyCacheMs ?? API_KEY_CACHE_MS;
+  // Keyed by the SHA-256 of the whole token, so no secret is kept and a hit proves the whole key, as the stored
+  // hash comparison would. Only accepted keys are remembered: a refusal is always looked up again, so a new key
+  // works at once and wrong keys cannot fill the map.
+  const accepted = new Map<string, { principal: Principal; until: number }>();
 
   async function principalOf(customerId: string): Promise<Principal | undefined> {
     const customer = await store.getCustomer(customerId);
@@ -47,10 +65,18 @@ export function createAuthenticator(store: Store, opts: AuthenticatorOptions = {
     async apiKey(token) {
       const parsed = parseApiKey(token);
       if (!parsed || token === undefined) return undefined;
+      const key = cacheMs > 0 ? hashApiKey(token) : '';
+      const hit = cacheMs > 0 ? accepted.get(key) : undefined;
+      if (hit && hit.until > now()) return { ...hit.principal };
       const cred = await store.findCredential('api_key', parsed.keyId);
       if (!cred || cred.revokedAt) return undefined;
       if (!verifyApiKey(token, cred.secretHash)) return undefined;
-      return principalOf(cred.customerId);
+      const principal = await principalOf(cred.customerId);
+      if (principal && cacheMs > 0) {
+        if (accepted.size >= API_KEY_CACHE_MAX) accepted.clear();
+        accepted.set(key, { principal, until: now() + cacheMs });
+      }
+      return principal && { ...principal };
     },
 
     async password(user, password, remoteAddress) {
@@ -58,7 +84,7 @@ export function createAuthenticator(store: Store, opts: AuthenticatorOptions = {
       const keys = [userKey(user)];
       const addr = addressKey(remoteAddress);
       if (addr) keys.push(addr);
-      if (!lockout.begin(keys)) return undefined;
+      if (!(await lockout.begin(keys))) return undefined;
 
       let principal: Principal | undefined;
       try {

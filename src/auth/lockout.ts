@@ -9,7 +9,10 @@
  *
  * Attempts under way count against the limit too (`pending`): scrypt takes tens of milliseconds, and without
  * it a client opening many connections at once would get all its guesses checked before the first failure
- * was recorded.
+ * was recorded. An attempt beyond that limit waits for one under way to end rather than being refused: a
+ * transfer client opening ten connections with the right password must not be turned away, and a guesser
+ * gains nothing by waiting, since the attempts before his decide whether he is locked. The queue per key is
+ * bounded (`MAX_WAITING`), so connections held open cannot pile up memory.
  *
  * Memory: counters live in this process only (a restart forgets them, which costs an attacker a restart he
  * cannot cause) and in a Map bounded to `maxKeys`, because an attacker choosing user names or cycling IPv6
@@ -30,12 +33,20 @@ interface Entry {
   failures: number[];
   lockedUntil: number;
   pending: number;
+  /** Attempts waiting for one under way to end (woken by end(), or by eviction, and then checked again). */
+  waiting: (() => void)[];
 }
+
+/** Attempts queued per key beyond the ones under way; past it a login is refused (a flood, not a client). */
+const MAX_WAITING = 32;
 
 export interface Lockout {
   isLocked(key: string): boolean;
-  /** Reserve an attempt for every key; false (nothing reserved) when any key is locked or at its limit. */
-  begin(keys: readonly string[]): boolean;
+  /**
+   * Reserve an attempt for every key; false (nothing reserved) when any key is locked or has its failures used up.
+   * When attempts under way fill a key's limit it resolves once they have ended and the answer is known.
+   */
+  begin(keys: readonly string[]): Promise<boolean>;
   /** End a reserved attempt: a failure counts, a success clears the key. */
   end(key: string, outcome: 'failure' | 'success' | 'neutral'): void;
   /** Number of keys tracked (tests, metrics). */
@@ -64,18 +75,21 @@ export function createLockout(opts: LockoutOptions = {}): Lockout {
   }
 
   function idle(e: Entry, t: number): boolean {
-    return e.pending === 0 && e.lockedUntil <= t && recent(e, t).length === 0;
+    return e.pending === 0 && e.waiting.length === 0 && e.lockedUntil <= t && recent(e, t).length === 0;
   }
 
   function makeRoom(t: number): void {
     if (entries.size < maxKeys) return;
     for (const [k, e] of entries) if (idle(e, t)) entries.delete(k);
-    // Still full: forget the least recently touched (Map keeps insertion order; touch() re-inserts).
+    // Still full: forget the least recently touched (Map keeps insertion order; touch() re-inserts). Its waiters
+    // are woken to look again, or they would wait for an end() that no longer finds the entry.
     const it = entries.keys();
     while (entries.size >= maxKeys) {
       const oldest = it.next();
       if (oldest.done) break;
+      const e = entries.get(oldest.value);
       entries.delete(oldest.value);
+      for (const w of e?.waiting.splice(0) ?? []) w();
     }
   }
 
@@ -85,16 +99,19 @@ export function createLockout(opts: LockoutOptions = {}): Lockout {
       entries.delete(key);
     } else {
       makeRoom(t);
-      e = { failures: [], lockedUntil: 0, pending: 0 };
+      e = { failures: [], lockedUntil: 0, pending: 0, waiting: [] };
     }
     entries.set(key, e);
     return e;
   }
 
-  function blocked(key: string, t: number): boolean {
+  /** 'locked' refuses; 'busy' waits for an attempt under way to end; 'free' goes ahead. */
+  function state(key: string, t: number): 'locked' | 'busy' | 'free' {
     const e = entries.get(key);
-    if (!e) return false;
-    return e.lockedUntil > t || recent(e, t).length + e.pending >= maxFailures;
+    if (!e) return 'free';
+    const failures = recent(e, t).length;
+    if (e.lockedUntil > t || failures >= maxFailures) return 'locked';
+    return failures + e.pending >= maxFailures ? 'busy' : 'free';
   }
 
   return {
@@ -102,11 +119,20 @@ export function createLockout(opts: LockoutOptions = {}): Lockout {
       const e = entries.get(key);
       return e !== undefined && e.lockedUntil > now();
     },
-    begin(keys) {
-      const t = now();
-      if (keys.some((k) => blocked(k, t))) return false;
-      for (const k of keys) touch(k, t).pending++;
-      return true;
+    async begin(keys) {
+      for (;;) {
+        const t = now();
+        const states = keys.map((k) => state(k, t));
+        if (states.includes('locked')) return false;
+        const busy = keys[states.indexOf('busy')];
+        if (busy === undefined) {
+          for (const k of keys) touch(k, t).pending++;
+          return true;
+        }
+        const e = entries.get(busy);
+        if (!e || e.waiting.length >= MAX_WAITING) return false;
+        await new Promise<void>((resolve) => e.waiting.push(resolve));
+      }
     },
     end(key, outcome) {
       const t = now();
@@ -123,6 +149,8 @@ export function createLockout(opts: LockoutOptions = {}): Lockout {
           e.failures = [];
         }
       }
+      // Wake every waiter: each looks again, and those that still find no room queue up again.
+      for (const w of e.waiting.splice(0)) w();
       if (idle(e, t)) entries.delete(key);
     },
     size() {

@@ -135,31 +135,38 @@ void describe('authenticator', () => {
         // The right password sent in the same burst would have been refused too.
         assert.equal(await auth.password('c002', c2.ftpPassword, '10.3.0.2'), undefined);
       });
+
+      void it('many right logins at once are all let in (a transfer client opening ten connections)', async () => {
+        const auth = createAuthenticator(t.store, { now });
+        const results = await Promise.all(Array.from({ length: 12 }, () => auth.password('c001', c1.ftpPassword, '10.4.0.1')));
+        assert.deepEqual(results.map((r) => r?.customerCode), Array(12).fill('C001'));
+        assert.equal(auth.isLocked('c001', '10.4.0.1'), false);
+      });
     });
   });
 });
 
 void describe('lockout bookkeeping', () => {
-  void it('keeps at most maxKeys entries', () => {
+  void it('keeps at most maxKeys entries', async () => {
     const lockout = createLockout({ maxKeys: 100 });
     for (let i = 0; i < 1000; i++) {
-      assert.equal(lockout.begin([`u:${i}`]), true);
+      assert.equal(await lockout.begin([`u:${i}`]), true);
       lockout.end(`u:${i}`, 'failure');
     }
     assert.ok(lockout.size() <= 100, `size ${lockout.size()}`);
   });
 
-  void it('forgets keys that no longer matter', () => {
+  void it('forgets keys that no longer matter', async () => {
     let clock = 0;
     const lockout = createLockout({ now: () => clock });
-    assert.equal(lockout.begin(['u:a']), true);
+    assert.equal(await lockout.begin(['u:a']), true);
     lockout.end('u:a', 'success');
     assert.equal(lockout.size(), 0);
-    assert.equal(lockout.begin(['u:b']), true);
+    assert.equal(await lockout.begin(['u:b']), true);
     lockout.end('u:b', 'failure');
     assert.equal(lockout.size(), 1);
     clock += 15 * MINUTE + 1;
-    assert.equal(lockout.begin(['u:b']), true);
+    assert.equal(await lockout.begin(['u:b']), true);
     lockout.end('u:b', 'neutral');
     assert.equal(lockout.size(), 0, 'an expired failure is dropped');
   });
