@@ -12,9 +12,10 @@ import { registerSoapRoutes } from './channels/soap/routes.ts';
 import { startFileChannels } from './channels/files/index.ts';
 import { startMailChannels } from './channels/mail/index.ts';
 import { createIntake, type Intake } from './intake/intake.ts';
-import { demoOrderJson, seedDemoIfEmpty } from './seed/demo.ts';
+import { seedDemoIfEmpty } from './seed/demo.ts';
 import { openStore } from './store/open.ts';
 import type { Config } from './config.ts';
+import type { ProvisionedCustomer } from './customers/provision.ts';
 import type { Logger } from './log.ts';
 import type { Store } from './store/store.ts';
 
@@ -23,6 +24,8 @@ export interface Service {
   intake: Intake;
   /** Bound ports by channel (useful when configured as 0). */
   ports: Record<string, number>;
+  /** The demo customer seeded into an empty store at this start (its secrets, to show once), with the HTTP base URL. */
+  demo?: { customer: ProvisionedCustomer; baseUrl?: string };
   stop(): Promise<void>;
 }
 
@@ -69,28 +72,9 @@ export async function startService(config: Config, log: Logger): Promise<Service
     (err: unknown) => log.error({ err }, 'recovery failed'),
   );
 
-  if (demo && ports.http) {
-    const url = baseUrl(config, ports.http);
-    const body = JSON.stringify(demoOrderJson());
-    process.stdout.write([
-      '',
-      'Demo customer created (shown only once):',
-      `  codice_cliente: ${demo.customer.code}`,
-      `  API key:        ${demo.apiKey}`,
-      `  mailbox:        ${demo.mailbox}`,
-      `  FTP/SFTP user:  ${demo.ftpUser}  password: ${demo.ftpPassword}`,
-      ...(ports.sftp ? [`  SFTP:           sftp -P ${ports.sftp} ${demo.ftpUser}@localhost   (upload into /ordini/)`] : []),
-      ...(ports.ftp ? [`  FTP:            ftp://localhost:${ports.ftp}/ordini/`] : []),
-      '',
-      'Register a demo order:',
-      `  curl -sS -X POST ${url}/api/v1/ordini -H 'Content-Type: application/json' -H 'X-API-Key: ${demo.apiKey}' -d '${body}'`,
-      `API documentation: ${url}/api/docs`,
-      '',
-    ].join('\n') + '\n');
-  }
-
   return {
     store, intake, ports,
+    demo: demo && { customer: demo, baseUrl: ports.http ? baseUrl(config, ports.http) : undefined },
     async stop() {
       for (const stop of stops.reverse()) await stop();
       await recovery;

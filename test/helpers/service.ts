@@ -44,15 +44,7 @@ export async function startTestService(env: Record<string, string> = {}, dataDir
     INTAKE_FTP_PORT: 'off', INTAKE_SMTP_PORT: 'off', INTAKE_LOG_LEVEL: 'silent', INTAKE_MAIL_DOMAIN: 'ordini.test',
     ...env,
   });
-  const write = process.stdout.write.bind(process.stdout);
-  // The demo banner is for people; keep test output readable.
-  process.stdout.write = (() => true) as typeof process.stdout.write;
-  let service: Service;
-  try {
-    service = await startService(config, createLogger(config.logLevel));
-  } finally {
-    process.stdout.write = write;
-  }
+  const service = await startService(config, createLogger(config.logLevel));
   await service.store.upsertArticles(TEST_ARTICLES);
   return {
     service, config, dataDir,

@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { loadConfig } from '../../config.ts';
 import { createLogger } from '../../log.ts';
+import { demoBanner } from '../../seed/banner.ts';
 
 export function registerServeCommand(program: Command): void {
   program
@@ -12,6 +13,8 @@ export function registerServeCommand(program: Command): void {
       // Loaded here, not at the top: the other commands then do not load every channel's libraries.
       const { startService } = await import('../../main.ts');
       const service = await startService(config, log);
+      if (service.demo) process.stdout.write(demoBanner(service.demo.customer, service.ports, service.demo.baseUrl));
+      log.info({ ports: service.ports }, 'service ready');
 
       const stop = (signal: NodeJS.Signals) => {
         log.info({ signal }, 'stopping');
