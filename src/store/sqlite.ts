@@ -128,7 +128,9 @@ export async function openSqliteStore(file: string): Promise<Store> {
     const lines: LineRow[] = [];
     const s = q(`SELECT order_id, idx, codice_articolo, quantita, unita_misura FROM order_lines
       WHERE order_id IN (SELECT value FROM json_each(?))`);
-    for (const part of chunks(rows.map((r) => r.id))) lines.push(...(s.all(JSON.stringify(part)) as LineRow[]));
+    // A loop, not push(...rows): spreading passes every row as an argument, and an order of ~120k lines
+    // overflows the call stack.
+    for (const part of chunks(rows.map((r) => r.id))) for (const l of s.all(JSON.stringify(part)) as LineRow[]) lines.push(l);
     const byOrder = linesByOrder(lines);
     return rows.map((r) => toOrder(r, byOrder.get(r.id) ?? []));
   }

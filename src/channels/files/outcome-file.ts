@@ -88,9 +88,9 @@ export function renderOutcomeText(f: OutcomeFileInput): Buffer {
   } else {
     lines.push(`Esito: ERRORE - ${plural(ok, 'ordine accettato', 'ordini accettati')}, ${plural(bad, 'ordine con errori', 'ordini con errori')}`);
   }
-  if (f.alreadyReceivedAt) lines.push(`Nota: file già ricevuto il ${localTime(f.alreadyReceivedAt, f.timeZone)} (stesso contenuto).`);
+  if (f.alreadyReceivedAt) lines.push(`Nota: file già ricevuto il ${localTime(f.alreadyReceivedAt, f.timeZone, true)} (stesso contenuto).`);
   if (outcome.orders.length > 0) lines.push('');
-  for (const o of outcome.orders) lines.push(...orderLines(o));
+  for (const o of outcome.orders) for (const l of orderLines(o)) lines.push(l); // one order may have 100k+ lines
   lines.push('', `Identificativo dell'invio: ${f.submissionId}`);
   return Buffer.from(lines.join('\r\n') + '\r\n', 'utf8');
 }
