@@ -1,6 +1,7 @@
 /**
  * Names in the virtual tree: which uploads are temporary, and what each stored file is called in a listing.
  */
+import { formatter } from '../local-time.ts';
 
 /**
  * Suffixes of the names clients give a file while it is still arriving: WinSCP `.filepart`, FileZilla and many
@@ -19,12 +20,13 @@ export function isTemporaryName(name: string): boolean {
   return TEMPORARY_SUFFIXES.some((s) => lower.endsWith(s) && lower.length > s.length);
 }
 
+const COMPACT = {
+  year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit', second: '2-digit', hourCycle: 'h23',
+} as const;
+
 /** `20261122-031500` in the service's time zone: sortable, and valid in a file name on every system. */
 export function compactTime(iso: string, timeZone: string): string {
-  const parts = new Intl.DateTimeFormat('en-GB', {
-    timeZone, year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit', second: '2-digit',
-    hourCycle: 'h23',
-  }).formatToParts(new Date(iso));
+  const parts = formatter('en-GB', timeZone, COMPACT).formatToParts(new Date(iso));
   const p = (t: string) => parts.find((x) => x.type === t)?.value ?? '00';
   return `${p('year')}${p('month')}${p('day')}-${p('hour')}${p('minute')}${p('second')}`;
 }

@@ -5,6 +5,7 @@
  * JSON field names are the spec's words, as in the REST answers: `esito`, `id_ordine`, `numero_ordine`, `errori`
  * ({campo, messaggio}, shape B) and `message` (shape A strings), so a program parsing both reads one vocabulary.
  */
+import { localTime } from '../local-time.ts';
 import type { OrderOutcome, Outcome } from '../../intake/types.ts';
 
 export interface OutcomeFileInput {
@@ -50,12 +51,6 @@ export function renderOutcomeJson(f: OutcomeFileInput): Buffer {
   return Buffer.from(JSON.stringify(body, null, 2) + '\n', 'utf8');
 }
 
-function localTime(iso: string, timeZone: string): string {
-  return new Intl.DateTimeFormat('it-IT', {
-    timeZone, day: '2-digit', month: '2-digit', year: 'numeric', hour: '2-digit', minute: '2-digit', second: '2-digit',
-  }).format(new Date(iso)).replace(',', '');
-}
-
 function plural(n: number, one: string, many: string): string {
   return `${n} ${n === 1 ? one : many}`;
 }
@@ -79,7 +74,7 @@ export function renderOutcomeText(f: OutcomeFileInput): Buffer {
   const { outcome } = f;
   const ok = outcome.orders.filter((o) => o.esito === 'ok').length;
   const bad = outcome.orders.length - ok;
-  const lines = [`Esito del file ${f.name}`, `Ricevuto il ${localTime(f.receivedAt, f.timeZone)}${f.processedAt ? `, elaborato il ${localTime(f.processedAt, f.timeZone)}` : ''}`];
+  const lines = [`Esito del file ${f.name}`, `Ricevuto il ${localTime(f.receivedAt, f.timeZone, true)}${f.processedAt ? `, elaborato il ${localTime(f.processedAt, f.timeZone, true)}` : ''}`];
   if (outcome.fileError) {
     lines.push('Esito: ERRORE - il file non è stato elaborato, nessun ordine registrato');
     for (const m of outcome.fileError.message) lines.push(`  - ${m}`);

@@ -11,6 +11,7 @@ import MailComposer from 'nodemailer/lib/mail-composer';
 import { renderOutcomeJson, renderOutcomeText, type OutcomeFileInput } from '../files/outcome-file.ts';
 import type { Outcome } from '../../intake/types.ts';
 import { MAIL_LIMITS } from './limits.ts';
+import { localTime } from '../local-time.ts';
 import type { OrderPart, ParsedMessage } from './parse.ts';
 
 export interface JudgedPart {
@@ -40,12 +41,6 @@ export interface ComposedReply {
   subject: string;
   raw: Buffer;
   esito: 'ok' | 'errore' | 'nessun_ordine';
-}
-
-function localTime(iso: string, timeZone: string): string {
-  return new Intl.DateTimeFormat('it-IT', {
-    timeZone, day: '2-digit', month: '2-digit', year: 'numeric', hour: '2-digit', minute: '2-digit',
-  }).format(new Date(iso)).replace(',', '');
 }
 
 function count(n: number, one: string, many: string): string {
