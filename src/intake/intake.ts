@@ -11,7 +11,7 @@ import { v7 as uuidv7 } from 'uuid';
 import { createClaims, createSweeper, defaultHolder, DEFAULT_LEASE_MS, DEFAULT_SWEEP_MS } from './claims.ts';
 import { judge } from './judge.ts';
 import type { Logger } from '../log.ts';
-import type { Store } from '../store/store.ts';
+import type { Store, WriteOptions } from '../store/store.ts';
 import type { Outcome, StoredSubmission, Submission } from './types.ts';
 
 export type ProcessedListener = (submission: StoredSubmission, outcome: Outcome) => void | Promise<void>;
@@ -60,8 +60,13 @@ export function createIntake(deps: IntakeDeps): Intake {
   const inFlight = new Map<string, Promise<Outcome>>();
   const background = new Set<Promise<unknown>>();
   const claims = createClaims(store, log, deps.holder ?? defaultHolder(), deps.claimLeaseMs ?? DEFAULT_LEASE_MS);
+  // Judging registers orders without waiting for the disk: completeSubmission, which always follows before
+  // anything is acknowledged or told to a listener, is a durable write and makes them durable too (WriteOptions).
+  const judgeStore: Store = Object.setPrototypeOf({
+    registerOrders: (items: Parameters<Store['registerOrders']>[0]) => store.registerOrders(items, { durable: false }),
+  }, store) as Store;
 
-  async function receive(sub: Submission): Promise<StoredSubmission> {
+  async function receive(sub: Submission, opts?: WriteOptions): Promise<StoredSubmission> {
     return store.saveSubmission({
       id: uuidv7(),
       customerId: sub.principal.customerId,
@@ -79,7 +84,7 @@ export function createIntake(deps: IntakeDeps): Intake {
       reservedOrderId: sub.singleOrder ? uuidv7() : undefined,
       sha256: createHash('sha256').update(sub.raw).digest('hex'),
       receivedAt: now().toISOString(),
-    });
+    }, opts);
   }
 
   async function notify(s: StoredSubmission, outcome: Outcome): Promise<void> {
@@ -92,16 +97,18 @@ export function createIntake(deps: IntakeDeps): Intake {
     }
   }
 
-  async function run(id: string): Promise<Outcome> {
+  async function run(id: string, known?: StoredSubmission): Promise<Outcome> {
     try {
-      return await judgeClaimed(id);
+      return await judgeClaimed(id, known);
     } finally {
       claims.done(id);
     }
   }
 
-  async function judgeClaimed(id: string): Promise<Outcome> {
-    const s = await store.getSubmission(id);
+  async function judgeClaimed(id: string, known?: StoredSubmission): Promise<Outcome> {
+    // The caller that has just saved it passes it, saving a read of the raw body; if its state moved meanwhile
+    // (another holder finished it), the claim below finds out.
+    const s = known ?? await store.getSubmission(id);
     if (!s) throw new Error(`submission ${id} not found`);
     if (s.state === 'processed' && s.outcome) return s.outcome;
     if (!claims.has(id)) {
@@ -111,7 +118,7 @@ export function createIntake(deps: IntakeDeps): Intake {
     }
     let outcome: Outcome;
     try {
-      outcome = await judge({ store, timeZone: deps.timeZone, now }, s);
+      outcome = await judge({ store: judgeStore, timeZone: deps.timeZone, now }, s);
       await store.completeSubmission(id, 'processed', outcome, now().toISOString());
     } catch (err) {
       // An internal failure (a bug, the database gone) must not lose the submission: it stays received, its
@@ -129,10 +136,10 @@ export function createIntake(deps: IntakeDeps): Intake {
     return outcome;
   }
 
-  function process(id: string): Promise<Outcome> {
+  function process(id: string, known?: StoredSubmission): Promise<Outcome> {
     const running = inFlight.get(id);
     if (running) return running;
-    const p = run(id).finally(() => inFlight.delete(id));
+    const p = run(id, known).finally(() => inFlight.delete(id));
     inFlight.set(id, p);
     return p;
   }
@@ -150,10 +157,12 @@ export function createIntake(deps: IntakeDeps): Intake {
 
   return {
     receive,
-    process,
+    process: (id) => process(id),
     async submit(sub) {
-      const submission = await receive(sub);
-      const outcome = await process(submission.id);
+      // Nothing is acknowledged before the outcome is recorded, and that write is durable: the save may share
+      // its fsync (WriteOptions). A crash before it loses only what no one was told was received.
+      const submission = await receive(sub, { durable: false });
+      const outcome = await process(submission.id, submission);
       return { submission, outcome };
     },
     async submitInBackground(sub) {

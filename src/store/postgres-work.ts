@@ -39,8 +39,11 @@ export function postgresWork(pool: pg.Pool): WorkMethods {
 
     async claimSubmission(id, holder, leaseMs) {
       // A concurrent claimer waits for this row's lock, then re-reads it and finds the other holder's lease.
+      // Committed without waiting for the WAL flush (one per REST order otherwise): a claim only matters while
+      // its holder lives, and a claim lost in a server crash is a claim that lapses early, which the lease allows.
       const res = await pool.query(
         `UPDATE submissions SET claimed_by = $2, lease_until = ${LEASE_END}
+         FROM (SELECT set_config('synchronous_commit', 'off', true)) AS lazy_commit
          WHERE id = $1 AND state <> 'processed'
            AND (lease_until IS NULL OR lease_until < now() OR claimed_by = $2)`,
         [id, checkLabel(holder, 'holder'), checkLeaseMs(leaseMs)],

@@ -13,13 +13,15 @@ import { checkKnown, migrationsDir, readMigrations } from './migrate.ts';
 import { postgresWork } from './postgres-work.ts';
 import { postgresMail } from './postgres-mail.ts';
 import {
-  attemptRows, checkCatalog, checkItem, chunks, cleanText, decide, DEFAULT_LIMIT, isoIn, lastWins, limitOf,
-  linesByOrder, lowerMailbox, MAX_PENDING_BATCH, nowIso, numeroOrdine, SUBMISSION_COLUMNS, toAttempt, toCredential,
+  attemptRows, checkCatalog, checkItem, chunks, decide, DEFAULT_LIMIT, isoIn, lastWins, limitOf,
+  linesByOrder, lowerMailbox, MAX_PENDING_BATCH, newSubmissionRow, nowIso, numeroOrdine, SUBMISSION_COLUMNS, toAttempt, toCredential,
   toCustomer, toOrder, toSubmission, toSummary, upperUnit,
   type AttemptRow, type CredentialRow, type CustomerRow, type ExistingOrder, type LineRow, type OrderRow,
   type SubmissionRow,
 } from './rows.ts';
-import type { Customer, NewSubmission, RegisterItem, RegisterResult, Store, SubmissionSummary, Unit } from './store.ts';
+import type {
+  Customer, NewSubmission, RegisterItem, RegisterResult, Store, SubmissionSummary, Unit, WriteOptions,
+} from './store.ts';
 
 export interface PostgresStoreOptions {
   /** Schema to work in (created if missing); tests use one per test. Lower-case letters, digits, underscores. */
@@ -33,6 +35,20 @@ export interface PostgresStoreOptions {
 const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,62}$/;
 /** First key of every advisory lock this service takes; the second is the schema's hash. */
 const LOCK_CLASS = 7_342_801;
+
+/**
+ * A FROM clause that turns off the wait for the WAL flush for the one statement's own (implicit) transaction:
+ * for writes whose caller acknowledges only after a later durable commit (WriteOptions). PostgreSQL flushes its
+ * WAL in order, so that commit's flush covers this one. Durable writes get nothing: the server's setting holds.
+ */
+function lazyFrom(opts: WriteOptions | undefined): string {
+  return `FROM (SELECT ${lazySetting(opts)}) AS lazy_commit`;
+}
+
+/** The expression of lazyFrom: evaluated once per statement, as the row every output row is built from. */
+function lazySetting(opts: WriteOptions | undefined): string {
+  return opts?.durable === false ? `set_config('synchronous_commit', 'off', true)` : 'NULL';
+}
 
 const ORDER_COLUMNS = `id, customer_id, codice_cliente, riferimento_ordine, numero_ordine,
   to_char(data_ordine, 'YYYY-MM-DD') AS data_ordine, to_char(data_consegna, 'YYYY-MM-DD') AS data_consegna,
@@ -119,6 +135,51 @@ export async function openPostgresStore(url: string, opts: PostgresStoreOptions 
       [item.id, o.righe.map((r) => r.codice_articolo), o.righe.map((r) => r.quantita), o.righe.map((r) => r.unita_misura)],
     );
     return { status: 'created', id_ordine: item.id, numero_ordine: numero };
+  }
+
+  /**
+   * One order in one statement (its own transaction): look for the identity, take a number only if it is new,
+   * insert the order and its lines. Six round trips (BEGIN, look, number, order, lines, COMMIT) become one; this
+   * is the REST/SOAP case. The rules are registerOne's: a repeat takes no number; an identity committed by
+   * another instance since the statement's snapshot makes the insert do nothing, and the winner is read after.
+   */
+  async function registerAlone(item: RegisterItem, opts: WriteOptions | undefined): Promise<RegisterResult> {
+    const o = item.order;
+    const { rows } = await pool.query<ExistingOrder & { created: boolean }>(
+      `WITH found AS (
+         SELECT id, numero_ordine, submission_id, content_hash FROM orders WHERE codice_cliente = $3 AND riferimento_ordine = $4
+       ), seq AS (
+         INSERT INTO order_sequences (year, last) SELECT $6::int, 1 WHERE NOT EXISTS (SELECT 1 FROM found)
+         ON CONFLICT (year) DO UPDATE SET last = order_sequences.last + 1 RETURNING last
+       ), ins AS (
+         INSERT INTO orders (id, customer_id, codice_cliente, riferimento_ordine, numero_ordine, year, seq, data_ordine,
+           data_consegna, content_hash, submission_id, channel, site, registered_at)
+         SELECT $1, $2, $3, $4, $6::int || '-' || lpad(seq.last::text, 6, '0'), $6::int, seq.last, $5::date, $7::date,
+           $8, $9, $10, $11, $12::timestamptz FROM seq
+         ON CONFLICT ON CONSTRAINT orders_identity DO NOTHING RETURNING id, numero_ordine
+       ), lines AS (
+         INSERT INTO order_lines (order_id, idx, codice_articolo, quantita, unita_misura)
+         SELECT ins.id, t.i - 1, t.a, t.q, t.u FROM ins, unnest($13::text[], $14::float8[], $15::text[]) WITH ORDINALITY AS t(a, q, u, i)
+       )
+       SELECT x.* FROM (SELECT ${lazySetting(opts)}) AS lazy_commit LEFT JOIN (
+         SELECT id, numero_ordine, submission_id, content_hash, false AS created FROM found
+         UNION ALL SELECT id, numero_ordine, NULL, NULL, true FROM ins
+       ) AS x ON true`,
+      [item.id, item.customerId, o.codice_cliente, o.riferimento_ordine, o.data_ordine, item.year, o.data_consegna ?? null,
+        item.contentHash, item.submissionId, item.channel, item.site ?? null, isoIn(item.registeredAt, 'registeredAt'),
+        o.righe.map((r) => r.codice_articolo), o.righe.map((r) => r.quantita), o.righe.map((r) => r.unita_misura)],
+    );
+    // Always one row (the LEFT JOIN), empty when the insert did nothing.
+    const row = rows[0]?.id ? rows[0] : undefined;
+    if (row?.created) return { status: 'created', id_ordine: row.id, numero_ordine: row.numero_ordine };
+    if (row) return decide(row, item);
+    // Another instance committed the same identity after our snapshot: its number stays, ours became a gap.
+    const winner = await one<ExistingOrder>(
+      'SELECT id, numero_ordine, submission_id, content_hash FROM orders WHERE codice_cliente = $1 AND riferimento_ordine = $2',
+      [o.codice_cliente, o.riferimento_ordine],
+    );
+    if (!winner) throw new Error(`order ${o.codice_cliente}/${o.riferimento_ordine} conflicted but cannot be read`);
+    return decide(winner, item);
   }
 
   async function known(table: string, column: string, codes: readonly string[], norm: (c: string) => string): Promise<Set<string>> {
@@ -284,19 +345,18 @@ export async function openPostgresStore(url: string, opts: PostgresStoreOptions 
       return all<Unit>('SELECT code, description FROM units ORDER BY code COLLATE "C"');
     },
 
-    async saveSubmission(s: NewSubmission): Promise<StoredSubmission> {
-      // Committed with synchronous_commit on (PostgreSQL's default): durable when this resolves.
-      const r = await one<SubmissionRow>(
+    async saveSubmission(s: NewSubmission, opts?: WriteOptions): Promise<StoredSubmission> {
+      // Committed with synchronous_commit on (PostgreSQL's default): durable when this resolves, unless the caller
+      // said a later durable write will make it so (WriteOptions). Answered from what was inserted: reading the
+      // row back (RETURNING) would send the raw body back over the socket.
+      const r = newSubmissionRow(s);
+      await pool.query(
         `INSERT INTO submissions (id, customer_id, customer_code, channel, file_name, media_type, charset, raw, meta,
            single_order, site, sites, connector_id, reserved_order_id, sha256, received_at)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)
-         RETURNING ${SUBMISSION_COLUMNS}, raw, outcome`,
-        [s.id, s.customerId, cleanText(s.customerCode), s.channel, cleanText(s.fileName), cleanText(s.mediaType),
-          cleanText(s.charset), s.raw, JSON.stringify(s.meta ?? {}), s.singleOrder === true, cleanText(s.site),
-          s.sites === undefined ? null : JSON.stringify(s.sites), cleanText(s.connectorId), s.reservedOrderId ?? null,
-          s.sha256, isoIn(s.receivedAt, 'receivedAt')],
+         SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16 ${lazyFrom(opts)}`,
+        [r.id, r.customer_id, r.customer_code, r.channel, r.file_name, r.media_type, r.charset, r.raw, r.meta,
+          r.single_order, r.site, r.sites, r.connector_id, r.reserved_order_id, r.sha256, r.received_at],
       );
-      if (!r) throw new Error(`submission ${s.id} was not returned by its insert`);
       return toSubmission(r);
     },
 
@@ -350,24 +410,29 @@ export async function openPostgresStore(url: string, opts: PostgresStoreOptions 
     async completeSubmission(id: string, state: SubmissionState, outcome: Outcome, processedAt: string) {
       const attempts = attemptRows(outcome);
       const at = isoIn(processedAt, 'processedAt');
-      await tx(async (c) => {
-        const upd = await c.query(
-          `UPDATE submissions SET state = $2, outcome = $3, processed_at = $4, attempts = attempts + 1,
-             claimed_by = NULL, lease_until = NULL WHERE id = $1`,
-          [id, state, JSON.stringify(outcome), at],
-        );
-        if (upd.rowCount === 0) throw new IntakeError('NOT_FOUND', `submission ${id} not found`);
-        await c.query('DELETE FROM order_attempts WHERE submission_id = $1', [id]);
-        if (attempts.length === 0) return;
-        await c.query(
-          `INSERT INTO order_attempts (submission_id, idx, customer_id, riferimento_ordine, esito, outcome, received_at, channel)
-           SELECT s.id, t.idx, s.customer_id, t.ref, t.esito, t.outcome::json, s.received_at, s.channel
-           FROM submissions s, unnest($2::int[], $3::text[], $4::text[], $5::text[]) AS t(idx, ref, esito, outcome)
-           WHERE s.id = $1`,
-          [id, attempts.map((a) => a.idx), attempts.map((a) => a.riferimento), attempts.map((a) => a.esito),
-            attempts.map((a) => a.json)],
-        );
-      });
+      // One statement, one round trip (it was BEGIN, three statements, COMMIT). The attempts of an earlier
+      // judgement are replaced: rows past the new count deleted, the others overwritten. The DELETE and the upsert
+      // touch disjoint rows, as two parts of one statement must (they share one snapshot).
+      const { rows } = await pool.query<{ id: string }>(
+        `WITH upd AS (
+           UPDATE submissions SET state = $2, outcome = $3, processed_at = $4, attempts = attempts + 1,
+             claimed_by = NULL, lease_until = NULL WHERE id = $1
+           RETURNING id, customer_id, received_at, channel
+         ), del AS (
+           DELETE FROM order_attempts WHERE submission_id = $1 AND idx <> ALL ($5::int[])
+         ), ins AS (
+           INSERT INTO order_attempts (submission_id, idx, customer_id, riferimento_ordine, esito, outcome, received_at, channel)
+           SELECT upd.id, t.idx, upd.customer_id, t.ref, t.esito, t.outcome::json, upd.received_at, upd.channel
+           FROM upd, unnest($5::int[], $6::text[], $7::text[], $8::text[]) AS t(idx, ref, esito, outcome)
+           ON CONFLICT (submission_id, idx) DO UPDATE SET customer_id = excluded.customer_id,
+             riferimento_ordine = excluded.riferimento_ordine, esito = excluded.esito, outcome = excluded.outcome,
+             received_at = excluded.received_at, channel = excluded.channel
+         )
+         SELECT id FROM upd`,
+        [id, state, JSON.stringify(outcome), at, attempts.map((a) => a.idx), attempts.map((a) => a.riferimento),
+          attempts.map((a) => a.esito), attempts.map((a) => a.json)],
+      );
+      if (rows.length === 0) throw new IntakeError('NOT_FOUND', `submission ${id} not found`);
     },
 
     async resetSubmission(id) {
@@ -376,11 +441,13 @@ export async function openPostgresStore(url: string, opts: PostgresStoreOptions 
       if (res.rowCount === 0) throw new IntakeError('NOT_FOUND', `submission ${id} not found`);
     },
 
-    async registerOrders(items) {
+    async registerOrders(items, opts) {
       items.forEach(checkItem);
       if (items.length === 0) return [];
       try {
+        if (items.length === 1) return [await registerAlone(items[0]!, opts)];
         return await tx(async (c) => {
+          if (opts?.durable === false) await c.query(`SET LOCAL synchronous_commit = off`);
           const years = [...new Set(items.map((i) => i.year))].sort((a, b) => a - b);
           if (years.length > 1) {
             // Calls spanning New Year lock their years' sequence rows in one order up front, so two such calls

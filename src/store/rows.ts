@@ -10,7 +10,7 @@ import type {
   Channel, Order, OrderLine, Outcome, OrderOutcome, RegisteredOrder, StoredSubmission, SubmissionState,
 } from '../intake/types.ts';
 import type {
-  Credential, CredentialKind, Customer, OrderAttempt, RegisterItem, RegisterResult, SubmissionSummary,
+  Credential, CredentialKind, Customer, NewSubmission, OrderAttempt, RegisterItem, RegisterResult, SubmissionSummary,
 } from './store.ts';
 
 /**
@@ -245,6 +245,22 @@ export function toSummary(r: SubmissionRow): SubmissionSummary {
     attempts: Number(r.attempts),
     esito: (opt(r.esito) as Outcome['esito'] | undefined),
   });
+}
+
+/**
+ * The row saveSubmission inserts, exactly as getSubmission reads it back (NUL replaced in descriptive text,
+ * timestamp normalised, state "received"). Both engines insert these values and answer with toSubmission of
+ * this row rather than reading the row back: the read cost a query and a copy of the raw body per submission.
+ */
+export function newSubmissionRow(s: NewSubmission): SubmissionRow & { raw: Buffer } {
+  return {
+    id: s.id, customer_id: s.customerId, customer_code: cleanText(s.customerCode) as string, channel: s.channel,
+    file_name: cleanText(s.fileName), media_type: cleanText(s.mediaType), charset: cleanText(s.charset),
+    raw: s.raw, meta: JSON.stringify(s.meta ?? {}), single_order: s.singleOrder === true, site: cleanText(s.site),
+    sites: s.sites === undefined ? null : JSON.stringify(s.sites), connector_id: cleanText(s.connectorId),
+    reserved_order_id: s.reservedOrderId ?? null, sha256: s.sha256, received_at: isoIn(s.receivedAt, 'receivedAt'),
+    state: 'received', processed_at: null, attempts: 0, outcome: null,
+  };
 }
 
 export function toSubmission(r: SubmissionRow): StoredSubmission {

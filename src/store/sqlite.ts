@@ -13,16 +13,17 @@ import { checkKnown, migrationsDir, readMigrations, type Migration } from './mig
 import { sqliteWork } from './sqlite-work.ts';
 import { sqliteMail } from './sqlite-mail.ts';
 import { statementCache } from './sqlite-statements.ts';
+import { sqliteWriter } from './sqlite-writer.ts';
 import {
-  attemptRows, checkCatalog, checkItem, chunks, cleanText, decide, isoIn, lastWins, limitOf, linesByOrder, lowerMailbox, nowIso,
-  numeroOrdine, DEFAULT_LIMIT, MAX_PENDING_BATCH, SUBMISSION_COLUMNS, toAttempt, toCredential, toCustomer, toOrder, toSubmission,
+  attemptRows, checkCatalog, checkItem, chunks, decide, isoIn, lastWins, limitOf, linesByOrder, lowerMailbox, nowIso,
+  newSubmissionRow, numeroOrdine, DEFAULT_LIMIT, MAX_PENDING_BATCH, SUBMISSION_COLUMNS, toAttempt, toCredential, toCustomer, toOrder, toSubmission,
   toSummary, upperUnit,
   type AttemptRow, type CredentialRow, type CustomerRow, type ExistingOrder, type LineRow, type OrderRow,
   type SubmissionRow,
 } from './rows.ts';
 import type {
   Article, Credential, CredentialKind, Customer, NewSubmission, RegisterItem, RegisterResult, Store, SubmissionSummary,
-  Unit,
+  Unit, WriteOptions,
 } from './store.ts';
 
 const ORDER_COLUMNS = `id, customer_id, codice_cliente, riferimento_ordine, numero_ordine, data_ordine, data_consegna,
@@ -49,6 +50,9 @@ export async function openSqliteStore(file: string): Promise<Store> {
   }
 
   const q = statementCache(db);
+  // The writes of the intake path (submission saved, orders registered, outcome recorded) are group-committed:
+  // each resolves after the fsync of the commit holding it, and one fsync serves every write queued meanwhile.
+  const writer = sqliteWriter(db);
 
   const applyMigration = db.transaction((m: Migration): boolean => {
     if (db.prepare('SELECT 1 FROM schema_migrations WHERE version = ?').get(m.version)) return false;
@@ -82,9 +86,10 @@ export async function openSqliteStore(file: string): Promise<Store> {
     return { status: 'created', id_ordine: item.id, numero_ordine: numero };
   }
 
-  const registerAll = db.transaction((items: readonly RegisterItem[]) => items.map(registerOne));
+  // Run by the writer: its savepoint makes each call all-or-nothing, inside the group's transaction.
+  const registerAll = (items: readonly RegisterItem[]) => items.map(registerOne);
 
-  const complete = db.transaction((id: string, state: SubmissionState, outcome: Outcome, processedAt: string) => {
+  const complete = (id: string, state: SubmissionState, outcome: Outcome, processedAt: string) => {
     const sub = q('SELECT customer_id, channel, received_at FROM submissions WHERE id = ?').get(id) as
       | { customer_id: string; channel: string; received_at: string }
       | undefined;
@@ -97,7 +102,7 @@ export async function openSqliteStore(file: string): Promise<Store> {
     for (const a of attemptRows(outcome)) {
       ins.run(id, a.idx, sub.customer_id, a.riferimento, a.esito, a.json, sub.received_at, sub.channel);
     }
-  });
+  };
 
   const upsertArticleBatch = db.transaction((rows: readonly Article[]) => {
     const s = q(`INSERT INTO articles (codice_articolo, descrizione, unita_misura) VALUES (?, ?, ?)
@@ -154,7 +159,10 @@ export async function openSqliteStore(file: string): Promise<Store> {
     },
 
     async close() {
-      if (db.open) db.close();
+      if (!db.open) return;
+      // Writes still queued are committed (and their callers answered) before the connection goes.
+      writer.flush();
+      db.close();
     },
 
     async createCustomer(c) {
@@ -244,19 +252,17 @@ export async function openSqliteStore(file: string): Promise<Store> {
       return q('SELECT code, description FROM units ORDER BY code').all() as Unit[];
     },
 
-    async saveSubmission(s: NewSubmission): Promise<StoredSubmission> {
-      const receivedAt = isoIn(s.receivedAt, 'receivedAt');
-      q(`INSERT INTO submissions (id, customer_id, customer_code, channel, file_name, media_type, charset, raw, meta,
-        single_order, site, sites, connector_id, reserved_order_id, sha256, received_at)
-        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`).run(
-        s.id, s.customerId, cleanText(s.customerCode), s.channel, cleanText(s.fileName), cleanText(s.mediaType),
-        cleanText(s.charset), s.raw, JSON.stringify(s.meta ?? {}), s.singleOrder ? 1 : 0, cleanText(s.site),
-        s.sites === undefined ? null : JSON.stringify(s.sites), cleanText(s.connectorId), s.reservedOrderId ?? null,
-        s.sha256, receivedAt,
-      );
-      const saved = await store.getSubmission(s.id);
-      if (!saved) throw new Error(`submission ${s.id} vanished after insert`);
-      return saved;
+    async saveSubmission(s: NewSubmission, opts?: WriteOptions): Promise<StoredSubmission> {
+      const r = newSubmissionRow(s);
+      const insert = q(`INSERT INTO submissions (id, customer_id, customer_code, channel, file_name, media_type, charset,
+        raw, meta, single_order, site, sites, connector_id, reserved_order_id, sha256, received_at)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
+      // Resolves after the commit's fsync (unless the caller said a later write will do it).
+      await writer.write(() => insert.run(
+        r.id, r.customer_id, r.customer_code, r.channel, r.file_name, r.media_type, r.charset, r.raw, r.meta,
+        r.single_order ? 1 : 0, r.site, r.sites, r.connector_id, r.reserved_order_id, r.sha256, r.received_at,
+      ), opts?.durable !== false);
+      return toSubmission(r);
     },
 
     async getSubmission(id) {
@@ -298,7 +304,7 @@ export async function openSqliteStore(file: string): Promise<Store> {
     },
 
     async completeSubmission(id, state, outcome, processedAt) {
-      complete.immediate(id, state, outcome, processedAt);
+      await writer.write(() => complete(id, state, outcome, processedAt));
       forget(id);
     },
 
@@ -308,10 +314,10 @@ export async function openSqliteStore(file: string): Promise<Store> {
       forget(id);
     },
 
-    async registerOrders(items) {
+    async registerOrders(items, opts) {
       items.forEach(checkItem);
       try {
-        return registerAll.immediate(items);
+        return await writer.write(() => registerAll(items), opts?.durable !== false);
       } catch (e) {
         if (constraint(e, 'FOREIGNKEY')) {
           throw new Error('registerOrders: an item names a customer or submission that is not stored', { cause: e });

@@ -6,6 +6,8 @@
  *
  * What must stay true in every implementation:
  * - saveSubmission resolves only once the raw bytes are durable (committed, fsynced); channels acknowledge after it.
+ *   With `{ durable: false }` (and registerOrders likewise) the write is committed but may become durable only
+ *   with the next durable write of the same store; see WriteOptions.
  * - registerOrders is one transaction: either every item is decided and stored or none is. Two orders with the
  *   same (codice_cliente, riferimento_ordine) are never both stored, whichever instance registers them.
  * - numero_ordine sequences are per year, start at 1, never repeat, and are allocated inside that transaction.
@@ -86,6 +88,18 @@ export interface OrderAttempt {
   outcome: OrderOutcome;
 }
 
+/**
+ * How durable a write must be when its promise resolves. `durable: false` is for a caller that acknowledges
+ * nothing before a later durable write of the same store: the synchronous path (REST, SOAP) saves the
+ * submission and registers its orders without waiting for the disk, and answers after completeSubmission, whose
+ * commit makes them durable too — the log of both engines is written and flushed in commit order, so the flush
+ * of a later commit covers every earlier one. Everything stays committed and visible at once; only the wait for
+ * the disk is shared. Default: durable.
+ */
+export interface WriteOptions {
+  durable?: boolean;
+}
+
 /** The e-mail channel's methods (messages, parts, reply outbox, IMAP mailboxes) are declared in mail.ts. */
 export interface Store extends MailStore {
   /** Which engine, for logs and /healthz. */
@@ -123,7 +137,7 @@ export interface Store extends MailStore {
 
   // Submissions.
   /** Durable before it resolves. */
-  saveSubmission(s: NewSubmission): Promise<StoredSubmission>;
+  saveSubmission(s: NewSubmission, opts?: WriteOptions): Promise<StoredSubmission>;
   getSubmission(id: string): Promise<StoredSubmission | undefined>;
   listSubmissions(q: { state?: SubmissionState; customerId?: string; limit?: number }): Promise<SubmissionSummary[]>;
   /** A customer's earlier submission with the same bytes, if any (the same file uploaded twice). */
@@ -162,7 +176,7 @@ export interface Store extends MailStore {
 
   // Orders.
   /** One transaction for all items; results in the same order as items. */
-  registerOrders(items: readonly RegisterItem[]): Promise<RegisterResult[]>;
+  registerOrders(items: readonly RegisterItem[], opts?: WriteOptions): Promise<RegisterResult[]>;
   getOrder(customerId: string, id: string): Promise<RegisteredOrder | undefined>;
   getOrderByRef(customerId: string, riferimento: string): Promise<RegisteredOrder | undefined>;
   listOrders(q: { customerId?: string; limit?: number }): Promise<RegisteredOrder[]>;

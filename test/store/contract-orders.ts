@@ -5,7 +5,7 @@ import { describe, it } from 'node:test';
 import { IntakeError } from '../../src/errors.ts';
 import type { Outcome } from '../../src/intake/types.ts';
 import type { RegisterResult, Store } from '../../src/store/store.ts';
-import { addCustomer, addSubmission, at, item, withStore, type StoreFactory } from './fixtures.ts';
+import { addCustomer, addSubmission, at, item, newSubmission, withStore, type StoreFactory } from './fixtures.ts';
 
 const isValidation = (e: unknown): boolean => e instanceof IntakeError && e.code === 'VALIDATION';
 
@@ -204,6 +204,27 @@ export function ordersContract(makeStore: StoreFactory): void {
       assert.equal((await store.listOrders({ limit: 2 })).length, 2);
       assert.ok((await store.listOrders({})).every((o) => o.righe.length === 2));
       assert.deepEqual(await store.listOrders({ customerId: 'nobody' }), []);
+    }));
+
+    void it('registers the same way with { durable: false }, visible at once to every instance', () => withStore(makeStore, async (store, handle) => {
+      const stores = await instances(store, handle.another, 2);
+      try {
+        const c = await addCustomer(store, 'C001');
+        const sub = await stores[0]!.saveSubmission(newSubmission(c), { durable: false });
+        const other = stores[stores.length - 1]!;
+        assert.equal((await other.getSubmission(sub.id))?.state, 'received', 'committed when the promise resolves');
+        const [first] = await store.registerOrders([item(c, sub.id, 'L1')], { durable: false });
+        assert.equal(first?.status, 'created');
+        assert.deepEqual((await other.getOrder(c.id, first!.id_ordine))?.numero_ordine, first!.numero_ordine);
+        const again = await other.registerOrders([item(c, sub.id, 'L1'), item(c, sub.id, 'L2')], { durable: false });
+        assert.deepEqual(again.map((r) => r.status), ['created', 'created']);
+        assert.equal(again[0]!.numero_ordine, first!.numero_ordine, 'the same submission gets the same answer');
+        const dup = await store.registerOrders([item(c, await addSubmission(store, c), 'L2')], { durable: false });
+        assert.equal(dup[0]?.status, 'duplicate');
+        assert.equal(dup[0]?.numero_ordine, again[1]!.numero_ordine);
+      } finally {
+        for (const s of stores.slice(1)) await s.close();
+      }
     }));
 
     void it('remembers the latest attempt per reference, rewritten when a submission is processed again', () => withStore(makeStore, async (store) => {

@@ -1,0 +1,167 @@
+/**
+ * Group commit for the embedded store. With `synchronous=FULL` every COMMIT waits for an fsync, and
+ * better-sqlite3 waits on the event loop; one commit per write made the fsync the limit of the whole service
+ * (62 % of the REST path in bench/README.md's profile). Here writes are queued; the first write of a batch
+ * schedules a flush with setImmediate, and the flush runs every queued write inside ONE `BEGIN IMMEDIATE …
+ * COMMIT`, each in its own SAVEPOINT. So:
+ * - a write's promise settles only after the COMMIT holding it returned (fsynced): durability is unchanged;
+ * - a write that throws is rolled back to its savepoint and only its caller sees the error;
+ * - writes take effect in the order they were queued, and each sees the effects of those before it;
+ * - under load one fsync serves every write that arrived while the previous flush ran; alone, a write commits
+ *   on the next turn of the event loop, as before.
+ *
+ * A write may be queued as not durable (`durable: false`): committed like the others, but a batch holding only
+ * such writes is committed with `synchronous=NORMAL`, without its own fsync. It reaches the disk with the next
+ * durable commit, because that commit's fsync of the WAL covers every frame written before it (the WAL is one
+ * file, appended in commit order). This is for writes whose caller acknowledges nothing before a later durable
+ * write: the synchronous REST/SOAP path saves, registers and then records the outcome, and answers after the
+ * last of the three; so one fsync per request is enough instead of three, and still nothing is acknowledged
+ * before it is on disk. A durable write must change something (an empty commit does not fsync).
+ *
+ * A flush is synchronous from BEGIN to COMMIT, so no other statement of this connection ever runs inside it:
+ * reads and the writes that do not go through the queue see only committed data. A caller that awaited its
+ * write sees it; one that did not await may not yet.
+ */
+import type Database from 'better-sqlite3';
+
+/**
+ * Writes per transaction. A batch is about as large as the requests in flight; the bound only keeps one
+ * transaction (and the event-loop turn running it) from growing without limit behind a flood of small writes.
+ */
+export const MAX_BATCH = 512;
+
+export interface SqliteWriter {
+  /**
+   * Run `work` (synchronous, statements of this connection only) in the next group commit. Resolves with its
+   * result once the commit holding it is durable (`durable` false: once it is committed; it becomes durable with
+   * the next durable write); rejects with what it threw (nothing of it stays), or with the commit's error when
+   * the whole batch could not be committed.
+   */
+  write<T>(work: () => T, durable?: boolean): Promise<T>;
+  /** Commit everything queued now, synchronously (before closing the connection). */
+  flush(): void;
+}
+
+interface Queued {
+  work: () => unknown;
+  durable: boolean;
+  resolve: (value: unknown) => void;
+  reject: (err: unknown) => void;
+}
+
+type Done = { ok: true; value: unknown } | { ok: false; error: unknown };
+
+export function sqliteWriter(
+  db: Database.Database,
+  // Injected by tests to decide when a flush runs; the service flushes on the next turn of the event loop.
+  schedule: (flush: () => void) => void = (f) => void setImmediate(f),
+): SqliteWriter {
+  let queue: Queued[] = [];
+  let scheduled = false;
+  // Prepared lazily: a store that never writes (a read-only CLI command) prepares nothing.
+  let stmts: Record<'begin' | 'commit' | 'rollback' | 'savepoint' | 'release' | 'rollbackTo', Database.Statement> | undefined;
+  const s = () => (stmts ??= {
+    begin: db.prepare('BEGIN IMMEDIATE'),
+    commit: db.prepare('COMMIT'),
+    rollback: db.prepare('ROLLBACK'),
+    savepoint: db.prepare('SAVEPOINT intake_write'),
+    release: db.prepare('RELEASE intake_write'),
+    rollbackTo: db.prepare('ROLLBACK TO intake_write'),
+  });
+
+  /** One item inside the open transaction, isolated by its savepoint. */
+  function runOne(item: Queued): Done {
+    const st = s();
+    st.savepoint.run();
+    try {
+      const value = item.work();
+      st.release.run();
+      return { ok: true, value };
+    } catch (error) {
+      // Some errors (disk full, I/O) make SQLite roll back the whole transaction itself: then there is no
+      // savepoint left to go back to, and commitBatch sees that the transaction is gone.
+      if (db.inTransaction) {
+        st.rollbackTo.run();
+        st.release.run();
+      }
+      return { ok: false, error };
+    }
+  }
+
+  /** Run `batch` in one transaction; the results, or one error for all when the transaction itself failed. */
+  function commitBatch(batch: Queued[]): Done[] {
+    const st = s();
+    const done: Done[] = [];
+    try {
+      st.begin.run();
+      for (const item of batch) {
+        done.push(runOne(item));
+        if (!db.inTransaction) {
+          // The item's failure took the transaction with it: what the items before it did is gone too.
+          const lost = done.pop() as Done & { ok: false };
+          return [...batch.slice(0, done.length).map((): Done => ({ ok: false, error: lost.error })), lost,
+            ...commitBatch(batch.slice(done.length + 1))];
+        }
+      }
+      st.commit.run();
+      return done;
+    } catch (error) {
+      // BEGIN or COMMIT failed (busy past the timeout, disk full, I/O): nothing of the batch is stored.
+      if (db.inTransaction) st.rollback.run();
+      return batch.map(() => ({ ok: false, error }));
+    }
+  }
+
+  /** Commit one batch (the oldest MAX_BATCH writes) and settle its promises. */
+  function flushBatch(): void {
+    const batch = queue.length <= MAX_BATCH ? queue : queue.slice(0, MAX_BATCH);
+    queue = queue.length <= MAX_BATCH ? [] : queue.slice(MAX_BATCH);
+    // The store runs with synchronous=FULL; only a batch with no durable write is committed without fsync,
+    // and the connection is set back at once, so every other statement keeps FULL.
+    const lazy = !batch.some((item) => item.durable);
+    let done: Done[];
+    if (lazy) {
+      // exec, not a prepared statement: SQLite applies this pragma when it compiles it, not when it runs it.
+      db.exec('PRAGMA synchronous = NORMAL');
+      try {
+        done = commitBatch(batch);
+      } finally {
+        db.exec('PRAGMA synchronous = FULL');
+      }
+    } else {
+      done = commitBatch(batch);
+    }
+    // Settled only now, after COMMIT: no caller hears of a write before it is committed, and (unless it asked
+    // for less) before it is durable.
+    batch.forEach((item, i) => {
+      const d = done[i]!;
+      if (d.ok) item.resolve(d.value);
+      else item.reject(d.error);
+    });
+  }
+
+  function flushScheduled(): void {
+    scheduled = false;
+    if (queue.length > 0) flushBatch();
+    // Writes beyond one batch go in the next, on a later turn, so a flood cannot hold the event loop for ever.
+    if (queue.length > 0 && !scheduled) {
+      scheduled = true;
+      schedule(flushScheduled);
+    }
+  }
+
+  return {
+    write<T>(work: () => T, durable = true): Promise<T> {
+      return new Promise<T>((resolve, reject) => {
+        queue.push({ work, durable, resolve: resolve as (v: unknown) => void, reject });
+        if (!scheduled) {
+          scheduled = true;
+          schedule(flushScheduled);
+        }
+      });
+    },
+    flush() {
+      while (queue.length > 0) flushBatch();
+    },
+  };
+}
