@@ -1,13 +1,14 @@
 /**
  * One pass of a large order file through the intake, in a process of its own so its peak RSS is the pass's own.
- * mode `decode`: the bytes as the file channel holds them (one Buffer), decodeOrders and stage A on every order.
+ * mode `decode`: the bytes as the file channel holds them (one Buffer), read as judge() reads them (openOrders:
+ * a first pass over the whole file, then orders one at a time) and stage A on every order, none of them kept.
  * mode `intake`: the whole file channel path after the upload: a fresh SQLite store, intake.submit (raw file
  * committed, decoded, validated, every order registered, outcome recorded).
  * Forked by the decoders benchmark: it sends {file, mode, dataDir}, gets a BigFileResult back.
  */
 import { readFile } from 'node:fs/promises';
 import { performance } from 'node:perf_hooks';
-import { decodeOrders } from '../../src/intake/formats/index.ts';
+import { openOrders } from '../../src/intake/formats/index.ts';
 import { createIntake } from '../../src/intake/intake.ts';
 import { validateStructure } from '../../src/intake/validate.ts';
 import { createLogger } from '../../src/log.ts';
@@ -36,9 +37,10 @@ export interface BigFileResult {
   baselineRssMiB: number;
   /**
    * Mode decode: memory still held after each step once garbage is collected (heap + Buffers, MiB), so the peak
-   * can be told apart from what is kept: the file, then the decoded candidates, then the validated orders.
+   * can be told apart from what is kept: the file, then after the first pass (one entry per order), then once
+   * every order has been read and validated.
    */
-  retainedMiB?: { file: number; candidates: number; validated: number };
+  retainedMiB?: { file: number; planned: number; validated: number };
 }
 
 /** Heap and Buffer memory still reachable; needs --expose-gc (given by the benchmark), else what is there now. */
@@ -52,23 +54,25 @@ function retainedMiB(): number {
 async function decodePass(raw: Buffer): Promise<{ orders: number; accepted: number; lines: number; seconds: number; retainedMiB: BigFileResult['retainedMiB'] }> {
   const file = retainedMiB();
   const t0 = performance.now();
-  const candidates = decodeOrders({ raw, fileName: 'ordini.csv' });
+  const source = openOrders({ raw, fileName: 'ordini.csv' });
   const t1 = performance.now();
-  const afterDecode = retainedMiB();
+  const planned = retainedMiB();
   const t2 = performance.now();
   let lines = 0;
-  const valid: unknown[] = [];
-  for (const c of candidates) {
+  let orders = 0;
+  let accepted = 0;
+  // As judge() does, orders are validated as they come and not kept beyond their batch.
+  for (const c of source.candidates()) {
+    orders++;
     const a = validateStructure(c);
     if (a.ok) {
       lines += a.order.righe.length;
-      valid.push(a.order);
+      accepted++;
     }
   }
   const t3 = performance.now();
   const validated = retainedMiB();
-  // candidates and valid are both used below, so both are still held when `validated` is measured, as in judge().
-  return { orders: candidates.length, accepted: valid.length, lines, seconds: (t1 - t0 + t3 - t2) / 1000, retainedMiB: { file, candidates: afterDecode, validated } };
+  return { orders, accepted, lines, seconds: (t1 - t0 + t3 - t2) / 1000, retainedMiB: { file, planned, validated } };
 }
 
 async function intakePass(raw: Buffer, dataDir: string): Promise<{ orders: number; accepted: number }> {

@@ -5,7 +5,7 @@
  */
 import { v7 as uuidv7 } from 'uuid';
 import { IntakeError, isIntakeError } from '../errors.ts';
-import { decodeOrders } from './formats/index.ts';
+import { openOrdersYielding, type OrderSource } from './formats/index.ts';
 import { contentHash, yearIn } from './register.ts';
 import { validateBusiness, validateStructure, type Catalog } from './validate.ts';
 import type { Order, OrderOutcome, Outcome, Principal, StoredSubmission } from './types.ts';
@@ -28,17 +28,35 @@ function fileError(submissionId: string, e: IntakeError): Outcome {
   return { submissionId, esito: 'errore', fileError: { code: e.code, message: e.messages }, orders: [] };
 }
 
-function decode(s: StoredSubmission): unknown[] {
-  const candidates = decodeOrders({ raw: s.raw, mediaType: s.mediaType, fileName: s.fileName, charset: s.charset });
-  if (s.singleOrder && candidates.length > 1) {
+/**
+ * Orders judged and registered together: one catalogue lookup and one registerOrders transaction each. Bounds
+ * the memory of a large file (a batch is held, not the file) and how long the event loop is held at a time
+ * (other channels are served between batches); 1,000 orders keep the per-transaction cost small.
+ */
+export const JUDGE_BATCH_ORDERS = 1000;
+
+/** Let timers and sockets be served before going on (setImmediate runs after pending I/O callbacks). */
+const yieldToEventLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+/**
+ * The order candidates, in file order, and the production site they belong to. A CSV file is checked whole here
+ * and its orders read as they are judged.
+ */
+async function decode(s: StoredSubmission): Promise<{ source: OrderSource; site?: string }> {
+  const source = await openOrdersYielding(
+    { raw: s.raw, mediaType: s.mediaType, fileName: s.fileName, charset: s.charset },
+    { maxOrders: MAX_ORDERS_PER_FILE, yieldNow: yieldToEventLoop },
+  );
+  const site = s.site;
+  if (s.singleOrder && source.count > 1) {
     throw new IntakeError('TOO_MANY_ORDERS', [
-      `the request holds ${candidates.length} orders: send one order per request (files with several orders can be sent by e-mail or FTP/SFTP)`,
+      `the request holds ${source.count} orders: send one order per request (files with several orders can be sent by e-mail or FTP/SFTP)`,
     ]);
   }
-  if (candidates.length > MAX_ORDERS_PER_FILE) {
+  if (source.count > MAX_ORDERS_PER_FILE) {
     throw new IntakeError('NOT_PARSEABLE', [`a file must not hold more than ${MAX_ORDERS_PER_FILE} orders`]);
   }
-  return candidates;
+  return { source, site };
 }
 
 async function loadCatalog(store: Store, orders: Order[]): Promise<Catalog> {
@@ -52,34 +70,40 @@ async function loadCatalog(store: Store, orders: Order[]): Promise<Catalog> {
   return { articles: a, units: u };
 }
 
-export async function judge(deps: JudgeDeps, s: StoredSubmission): Promise<Outcome> {
-  let candidates: unknown[];
-  try {
-    candidates = decode(s);
-  } catch (e) {
-    if (isIntakeError(e)) return fileError(s.id, e);
-    throw e;
-  }
-  const principal = principalOf(s);
-  const outcomes: OrderOutcome[] = new Array(candidates.length);
+/** What judging a file keeps from one batch to the next. */
+interface FileState {
+  deps: JudgeDeps;
+  s: StoredSubmission;
+  principal: Principal;
+  site?: string;
+  now: Date;
+  year: number;
+  outcomes: OrderOutcome[];
+  /**
+   * The same identity twice in one file: the store would answer "created" to both (same submission), so the
+   * file itself is checked first; a repeat with other content is a conflict, an identical repeat a duplicate.
+   * Kept for the whole file, since a repeat may come batches later.
+   */
+  seen: Map<string, { index: number; hash: string }>;
+  repeats: { index: number; of: number }[];
+}
+
+/** Stage A, stage B and registration of consecutive orders starting at file position `first`. */
+async function judgeBatch(f: FileState, first: number, candidates: readonly unknown[]): Promise<void> {
+  const { deps, s, site, outcomes } = f;
   const valid: { index: number; order: Order }[] = [];
-  candidates.forEach((c, index) => {
+  candidates.forEach((c, k) => {
+    const index = first + k;
     const a = validateStructure(c);
     if (a.ok) valid.push({ index, order: a.order });
     else outcomes[index] = { index, codice_cliente: a.codice_cliente, riferimento_ordine: a.riferimento_ordine, esito: 'errore', code: 'VALIDATION', message: a.messages };
   });
 
   const catalog = await loadCatalog(deps.store, valid.map((v) => v.order));
-  const now = deps.now();
-  const year = yearIn(now, deps.timeZone);
   const items: { index: number; item: RegisterItem }[] = [];
-  // The same identity twice in one file: the store would answer "created" to both (same submission), so the
-  // file itself is checked first; a repeat with other content is a conflict, an identical repeat a duplicate.
-  const seen = new Map<string, { index: number; hash: string }>();
-  const repeats: { index: number; of: number }[] = [];
   for (const { index, order } of valid) {
-    const base = { index, codice_cliente: order.codice_cliente, riferimento_ordine: order.riferimento_ordine, sito_produzione: s.site };
-    const b = validateBusiness(order, principal, catalog);
+    const base = { index, codice_cliente: order.codice_cliente, riferimento_ordine: order.riferimento_ordine, sito_produzione: site };
+    const b = validateBusiness(order, f.principal, catalog);
     if (b.kind === 'forbidden') {
       outcomes[index] = {
         ...base, esito: 'errore', code: 'FORBIDDEN_CUSTOMER', errori: b.errori,
@@ -92,30 +116,32 @@ export async function judge(deps: JudgeDeps, s: StoredSubmission): Promise<Outco
       continue;
     }
     const hash = contentHash(order);
-    const first = seen.get(order.riferimento_ordine);
-    if (first) {
-      if (first.hash === hash) repeats.push({ index, of: first.index });
+    const earlier = f.seen.get(order.riferimento_ordine);
+    if (earlier) {
+      if (earlier.hash === hash) f.repeats.push({ index, of: earlier.index });
       else outcomes[index] = {
         ...base, esito: 'errore', code: 'CONFLICT',
         errori: [{ campo: 'riferimento_ordine', messaggio: `Il riferimento "${order.riferimento_ordine}" compare più volte nel file con contenuti diversi` }],
       };
       continue;
     }
-    seen.set(order.riferimento_ordine, { index, hash });
+    f.seen.set(order.riferimento_ordine, { index, hash });
     items.push({
       index,
       item: {
         id: (s.singleOrder && s.reservedOrderId) || uuidv7(),
-        customerId: s.customerId, submissionId: s.id, channel: s.channel, site: s.site,
-        year, contentHash: hash, order, registeredAt: now.toISOString(),
+        customerId: s.customerId, submissionId: s.id, channel: s.channel, site,
+        year: f.year, contentHash: hash, order, registeredAt: f.now.toISOString(),
       },
     });
   }
 
+  // One transaction per batch: a crash between batches leaves the earlier ones registered by this submission,
+  // and judging it again answers "created" for them, so the outcome is the same.
   const results = items.length ? await deps.store.registerOrders(items.map((i) => i.item)) : [];
   results.forEach((r, k) => {
     const { index, item } = items[k]!;
-    const base = { index, codice_cliente: item.order.codice_cliente, riferimento_ordine: item.order.riferimento_ordine, sito_produzione: s.site };
+    const base = { index, codice_cliente: item.order.codice_cliente, riferimento_ordine: item.order.riferimento_ordine, sito_produzione: site };
     if (r.status === 'conflict') {
       outcomes[index] = {
         ...base, esito: 'errore', code: 'CONFLICT',
@@ -125,7 +151,40 @@ export async function judge(deps: JudgeDeps, s: StoredSubmission): Promise<Outco
       outcomes[index] = { ...base, esito: 'ok', duplicate: r.status === 'duplicate', id_ordine: r.id_ordine, numero_ordine: r.numero_ordine };
     }
   });
-  for (const { index, of } of repeats) {
+}
+
+export async function judge(deps: JudgeDeps, s: StoredSubmission): Promise<Outcome> {
+  // A channel that acknowledges receipt (SFTP CLOSE, FTP 226, SMTP 250) sends it in the same turn of the event
+  // loop that handed the submission over: this lets it out before a large file's judging begins. REST and SOAP
+  // (one order, answered with its outcome) have nothing to let out first.
+  if (!s.singleOrder) await yieldToEventLoop();
+  let source: OrderSource;
+  let site: string | undefined;
+  try {
+    ({ source, site } = await decode(s));
+  } catch (e) {
+    if (isIntakeError(e)) return fileError(s.id, e);
+    throw e;
+  }
+  const now = deps.now();
+  const f: FileState = {
+    deps, s, principal: principalOf(s), site, now, year: yearIn(now, deps.timeZone),
+    outcomes: new Array(source.count), seen: new Map(), repeats: [],
+  };
+  let batch: unknown[] = [];
+  let first = 0;
+  for (const candidate of source.candidates()) {
+    batch.push(candidate);
+    if (batch.length < JUDGE_BATCH_ORDERS) continue;
+    await judgeBatch(f, first, batch);
+    first += batch.length;
+    batch = [];
+    await yieldToEventLoop();
+  }
+  if (batch.length > 0) await judgeBatch(f, first, batch);
+
+  const { outcomes } = f;
+  for (const { index, of } of f.repeats) {
     const o = outcomes[of]!;
     outcomes[index] = o.esito === 'ok' ? { ...o, index, duplicate: true } : { ...o, index };
   }

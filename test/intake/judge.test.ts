@@ -1,6 +1,7 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { createIntake, type Intake } from '../../src/intake/intake.ts';
+import { JUDGE_BATCH_ORDERS, MAX_ORDERS_PER_FILE } from '../../src/intake/judge.ts';
 import { contentHash, yearIn } from '../../src/intake/register.ts';
 import { createLogger } from '../../src/log.ts';
 import { openSqliteStore } from '../../src/store/sqlite.ts';
@@ -74,6 +75,62 @@ describe('judging a file with several orders', () => {
     assert.equal(outcome.fileError?.code, 'NOT_PARSEABLE');
     const kept = await store.getSubmission(submission.id);
     assert.equal(kept!.raw.toString(), '<ordine><unclosed>');
+  });
+});
+
+describe('judging a large CSV file in batches', () => {
+  const HEADER = 'codice_cliente;riferimento_ordine;data_ordine;codice_articolo;quantita;unita_misura';
+  const csvFile = (lines: string[]) => ({ principal, channel: 'sftp' as const, fileName: 'grande.csv', raw: Buffer.from([HEADER, ...lines].join('\n')) });
+
+  it('judges orders across batches as one file: numbers in file order, repeats and errors where they are', async () => {
+    const n = JUDGE_BATCH_ORDERS * 2 + 500;
+    const lines: string[] = [];
+    // K-0 has its rows at both ends of the file; K-7 is refused for an unknown article; K-1500 appears again at
+    // the end under another customer (forbidden), K-2400 names an unknown unit.
+    lines.push('C001;K-0;2026-11-20;BV-STD;1;PZ');
+    for (let i = 1; i < n; i++) {
+      const article = i === 7 ? 'NOPE' : 'VOL-A4';
+      const unit = i === 2400 ? 'XX' : 'PZ';
+      lines.push(`C001;K-${i};2026-11-20;${article};${i};${unit}`);
+    }
+    lines.push('C001;K-0;2026-11-20;VOL-A4;2;PZ');
+    lines.push('C999;K-1500;2026-11-20;VOL-A4;1;PZ');
+    const { submission, outcome } = await intake.submit(csvFile(lines));
+    assert.equal(outcome.orders.length, n + 1);
+    assert.deepEqual(outcome.orders.map((o) => o.index), outcome.orders.map((_, i) => i));
+    const ok = outcome.orders.filter((o) => o.esito === 'ok');
+    assert.equal(ok.length, n - 2);
+    // Numbers follow the file's order across batches.
+    const numbers = ok.map((o) => Number(o.numero_ordine!.split('-')[1]));
+    assert.deepEqual(numbers, [...numbers].sort((a, b) => a - b));
+    const k0 = await store.getOrderByRef(principal.customerId, 'K-0');
+    assert.deepEqual(k0?.righe.map((r) => r.quantita), [1, 2]);
+    assert.equal(outcome.orders[7]!.code, 'BUSINESS');
+    assert.equal(outcome.orders[2400]!.code, 'BUSINESS');
+    assert.equal(outcome.orders[n]!.code, 'FORBIDDEN_CUSTOMER');
+
+    // Judging it again (a crash after some batches, or an operator's reprocess) gives the same outcome.
+    const again = await intake.reprocess(submission.id);
+    assert.deepEqual(again, outcome);
+    const last = await store.getOrderByRef(principal.customerId, `K-${n - 1}`);
+    assert.equal(last?.numero_ordine, outcome.orders[n - 1]!.numero_ordine);
+    assert.equal(last?.submissionId, submission.id);
+  });
+
+  it('refuses a file with more orders than allowed as a whole, registering none of them', async () => {
+    const lines = Array.from({ length: MAX_ORDERS_PER_FILE + 1 }, (_, i) => `C001;M-${i};2026-11-20;BV-STD;1;PZ`);
+    const { outcome } = await intake.submit(csvFile(lines));
+    assert.deepEqual(outcome.fileError, { code: 'NOT_PARSEABLE', message: [`a file must not hold more than ${MAX_ORDERS_PER_FILE} orders`] });
+    assert.equal(await store.getOrderByRef(principal.customerId, 'M-0'), undefined);
+  });
+
+  it('a fault at the end of a CSV file refuses it whole: no batch before it is registered', async () => {
+    const lines = Array.from({ length: JUDGE_BATCH_ORDERS + 10 }, (_, i) => `C001;E-${i};2026-11-20;BV-STD;1;PZ`);
+    lines.push(`C001;"E-end;2026-11-20;BV-STD;1;PZ`);
+    const { outcome } = await intake.submit(csvFile(lines));
+    assert.equal(outcome.fileError?.code, 'NOT_PARSEABLE');
+    assert.match(outcome.fileError!.message[0]!, /quote that is never closed, opened on line 1012/);
+    assert.equal(await store.getOrderByRef(principal.customerId, 'E-0'), undefined);
   });
 });
 

@@ -55,6 +55,11 @@ function shown(err: unknown, log: Logger): Error {
   return new Error('errore interno');
 }
 
+/** The data connection of a transfer (ftp-srv opens it before calling write() or read()). */
+function dataSocket(connection: FtpConnection): Socket | undefined {
+  return (connection as unknown as { connector?: { socket?: Socket | null } }).connector?.socket ?? undefined;
+}
+
 class UploadStream extends Writable {
   #done = false;
 
@@ -150,7 +155,7 @@ class VirtualFileSystem extends FileSystem {
     return this.#run(async () => {
       const clientPath = this.#resolve(fileName);
       // STOR calls write() once the data connection is open: this is the socket the bytes arrive on.
-      const data = (this.connection as unknown as { connector?: { socket?: Socket | null } }).connector?.socket ?? undefined;
+      const data = dataSocket(this.connection);
       const upload = await this.tree.upload(clientPath, { truncate: !append && !start, append, start: start || undefined });
       const complete = () => data !== undefined && data.readableEnded && !data.errored;
       const stream = new UploadStream(upload, this.state.touch, this.log, complete);
@@ -163,6 +168,8 @@ class VirtualFileSystem extends FileSystem {
   override read(fileName: string, { start = undefined }: { start?: number } = {}) {
     return this.#run(async () => {
       const clientPath = this.#resolve(fileName);
+      // The last piece of a download must not wait for the ACK of the one before (Nagle's algorithm).
+      dataSocket(this.connection)?.setNoDelay(true);
       const data = (await this.tree.read(clientPath)).subarray(start ?? 0);
       const touch = this.state.touch;
       function* chunks() {
@@ -242,6 +249,9 @@ export async function startFtpServer(deps: FtpDeps, opts: FtpOptions): Promise<R
   // 'connect' is emitted by ftp-srv but missing from its typings.
   (server as unknown as EventEmitter).on('connect', ({ connection }: { connection: FtpConnection & { commandSocket: Socket } }) => {
     const sock = connection.commandSocket;
+    // Replies are small writes that each wait for the client (150, then 226 once the file is stored): with
+    // Nagle's algorithm the 226 waited for the ACK of the 150, which the client delays by 40 ms.
+    sock.setNoDelay(true);
     const local = ipv4(sock.localAddress);
     if (local) {
       const e = localAddress.get(connection.ip) ?? { address: local, n: 0 };

@@ -28,11 +28,35 @@ export interface TempFile {
   mtime: Date;
 }
 
-/** An open spool file that bytes are written into, at given offsets (SFTP) or one after the other (FTP). */
+/**
+ * Bytes gathered from consecutive writes before one write to disk. SFTP clients send 32 KiB WRITEs (64 in flight);
+ * one disk write each held a 50 MiB upload to about 40 MiB/s, while 1 MiB sequential writes reach the speed of the
+ * network. It is also the memory one open upload may hold beyond what is on its way to disk.
+ */
+export const SPOOL_BUFFER_BYTES = 1024 * 1024;
+
+/**
+ * An open spool file that bytes are written into, at given offsets (SFTP) or one after the other (FTP).
+ *
+ * Writes that continue the previous one are gathered in a buffer and written when it is full; any other write
+ * (out of order, overlapping: SFTP allows both) first sends the buffer on. Disk writes happen one at a time in
+ * the order the writes came, so where writes overlap the later one wins. A write resolves once its bytes are
+ * buffered, or, when it filled the buffer or had to send it on, once the disk has them (so a fast client waits
+ * for the disk instead of filling memory). Nothing is promised before close(), which writes the rest, fsyncs,
+ * and fails if any disk write failed: an upload that lost bytes is never acknowledged.
+ */
 export class SpoolWriter {
   #size = 0;
   #next = 0;
   #closed = false;
+  #buf: Buffer | undefined;
+  /** File offset of #buf[0], and how many bytes #buf holds. */
+  #bufAt = 0;
+  #bufLen = 0;
+  /** Disk writes, one after the other. */
+  #queue: Promise<void> = Promise.resolve();
+  /** The first disk write that failed: every later write, and close(), fails with it. */
+  #failed: unknown;
 
   private constructor(readonly file: string, private readonly handle: FileHandle, private readonly max: number, start: number) {
     this.#size = start;
@@ -68,22 +92,59 @@ export class SpoolWriter {
   /** Write `data` at `offset`, or after the last write when offset is undefined. */
   async write(data: Uint8Array, offset?: number): Promise<void> {
     if (this.#closed) throw new Error('file già chiuso');
+    if (this.#failed !== undefined) throw this.#failed;
     const at = offset ?? this.#next;
     if (at + data.length > this.max) throw new TooLargeError(this.max);
-    let done = 0;
-    while (done < data.length) {
-      const { bytesWritten } = await this.handle.write(data, done, data.length - done, at + done);
-      done += bytesWritten;
-    }
     this.#next = at + data.length;
     if (this.#next > this.#size) this.#size = this.#next;
+    const follows = this.#bufLen > 0 && at === this.#bufAt + this.#bufLen && this.#bufLen + data.length <= SPOOL_BUFFER_BYTES;
+    const waits: Promise<void>[] = [];
+    if (this.#bufLen > 0 && !follows) waits.push(this.#flush());
+    if (data.length >= SPOOL_BUFFER_BYTES) {
+      // Too big to gather: written as it is, with a copy, since the caller may reuse its buffer once we resolve.
+      waits.push(this.#enqueue(Buffer.from(data), data.length, at));
+    } else {
+      if (this.#bufLen === 0) this.#bufAt = at;
+      this.#buf ??= Buffer.allocUnsafe(SPOOL_BUFFER_BYTES);
+      this.#buf.set(data, this.#bufLen);
+      this.#bufLen += data.length;
+      if (this.#bufLen === SPOOL_BUFFER_BYTES) waits.push(this.#flush());
+    }
+    await Promise.all(waits);
   }
 
-  /** Flush to disk and close. */
+  /** Send the buffer to disk (a fresh one takes its place); resolves when it is written. */
+  #flush(): Promise<void> {
+    if (this.#bufLen === 0 || this.#buf === undefined) return this.#queue;
+    const p = this.#enqueue(this.#buf, this.#bufLen, this.#bufAt);
+    this.#buf = undefined;
+    this.#bufLen = 0;
+    return p;
+  }
+
+  #enqueue(buf: Uint8Array, length: number, at: number): Promise<void> {
+    const p = this.#queue.then(async () => {
+      if (this.#failed !== undefined) throw this.#failed;
+      let done = 0;
+      while (done < length) {
+        const { bytesWritten } = await this.handle.write(buf, done, length - done, at + done);
+        done += bytesWritten;
+      }
+    });
+    this.#queue = p.catch((err: unknown) => {
+      this.#failed ??= err;
+    });
+    return p;
+  }
+
+  /** Write what is buffered, flush to disk and close; fails if any write failed. */
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
     try {
+      await this.#flush().catch(() => undefined);
+      await this.#queue;
+      if (this.#failed !== undefined) throw this.#failed;
       await this.handle.sync();
     } finally {
       await this.handle.close();
@@ -94,6 +155,9 @@ export class SpoolWriter {
   async discard(): Promise<void> {
     if (!this.#closed) {
       this.#closed = true;
+      this.#buf = undefined;
+      this.#bufLen = 0;
+      await this.#queue;
       await this.handle.close().catch(() => undefined);
     }
     await rm(this.file, { force: true });

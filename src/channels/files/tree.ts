@@ -221,7 +221,9 @@ export function createTree(deps: FilesDeps, session: SessionInfo): FileTree {
           await writer.close();
           return await commit(writer.file, name, path);
         } finally {
-          await rm(writer.file, { force: true });
+          // Not awaited: the acknowledgement must not wait for I/O that the judging of a large file (started
+          // meanwhile) could hold up. A file left by a crash is in uploads/, which is emptied at start.
+          rm(writer.file, { force: true }).catch((err: unknown) => log.warn({ err, file: name }, 'could not delete a spool file'));
         }
       },
       async abort(reason) {

@@ -4,8 +4,8 @@
  */
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { connect } from 'node:net';
-import { readdirSync, statSync } from 'node:fs';
+import { connect, type Socket } from 'node:net';
+import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { Readable } from 'node:stream';
 import iconv from 'iconv-lite';
@@ -84,6 +84,24 @@ test('an invalid file lands in scartati with its errors in the outcome file', as
   }
 });
 
+/**
+ * True when the server has read everything sent on `data` (at least `sent` bytes went out): its end of the
+ * connection, found in Linux's /proc/net/tcp by its ports, has an empty receive queue.
+ */
+function receivedAll(data: Socket, sent: number): boolean {
+  if (data.bytesWritten < sent) return false;
+  const port = (n: number | undefined) => `:${(n ?? 0).toString(16).toUpperCase().padStart(4, '0')}`;
+  for (const table of ['/proc/net/tcp', '/proc/net/tcp6']) {
+    for (const row of readFileSync(table, 'utf8').split('\n').slice(1)) {
+      const [, local, remote, state, queues] = row.trim().split(/\s+/);
+      if (local?.endsWith(port(data.remotePort)) && remote?.endsWith(port(data.localPort)) && state === '01') {
+        return Number.parseInt(queues?.split(':')[1] ?? '', 16) === 0;
+      }
+    }
+  }
+  return false;
+}
+
 async function openStor(name: string) {
   const ftp = await rawFtp(h.ftpPort);
   assert.match(await ftp.send(`USER ${c1.ftpUser}`), /^331/);
@@ -103,11 +121,9 @@ test('a transfer reset midway is answered with an error and discarded, never pro
   const { ftp, data, bytes } = await openStor('/ordini/reset.json');
   const uploads = path.join(h.t.dataDir, 'spool', 'uploads');
   // Reset once the server has read what was sent: a reset racing unread bytes can reach the server as a plain
-  // end of file (Linux reports it so), which FTP cannot tell from a finished upload (see ftp.ts).
-  await waitFor(() => {
-    const f = readdirSync(uploads)[0];
-    return f !== undefined && statSync(path.join(uploads, f)).size === bytes ? true : undefined;
-  }, 5000, 'bytes in the spool');
+  // end of file (Linux reports it so), which FTP cannot tell from a finished upload (see ftp.ts). The bytes may
+  // stay in the spool's write buffer, so "read" is the server's receive queue being empty.
+  await waitFor(() => (readdirSync(uploads).length === 1 && receivedAll(data, bytes) ? true : undefined), 5000, 'bytes read by the server');
   data.resetAndDestroy();
   assert.match(await ftp.next(), /^5\d\d/);
   await waitFor(() => (readdirSync(uploads).length === 0 ? true : undefined), 5000, 'spool emptied');

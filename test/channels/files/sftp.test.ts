@@ -30,6 +30,28 @@ function codeOf(err: unknown): number | undefined {
   return (err as { code?: number }).code;
 }
 
+test('a large CSV file is acknowledged before it is judged, and the session is served while it is', async () => {
+  const count = 10_000;
+  const lines = ['codice_cliente;riferimento_ordine;data_ordine;codice_articolo;quantita;unita_misura'];
+  for (let i = 0; i < count; i++) lines.push(`C001;GRANDE-${i};2026-11-20;BV-STD;${i + 1};PZ`);
+  const { sftp, conn } = await ssh2Sftp(h.sftpPort, c1.ftpUser, c1.ftpPassword);
+  try {
+    await p((cb) => sftp.writeFile('/ordini/grande.csv', lines.join('\n'), cb));
+    const customer = (await h.t.service.store.getCustomerByCode('C001'))!;
+    const state = async () => (await h.t.service.store.listSubmissions({ customerId: customer.id, limit: 1000 })).find((x) => x.fileName === 'grande.csv')?.state;
+    // Acknowledged means stored, not judged: judging 10,000 orders takes far longer than this round trip.
+    assert.equal(await state(), 'received');
+    const listed = (await p<{ filename: string }[]>((cb) => sftp.readdir('/ordini', cb))).map((e) => e.filename);
+    assert.ok(listed.includes('grande.csv'), listed.join());
+    assert.equal(await state(), 'received', 'the listing was answered while the file was being judged');
+    const s = await h.processed('C001', 'grande.csv', 120_000);
+    assert.equal(s.outcome?.orders.length, count);
+    assert.equal(s.outcome?.esito, 'ok');
+  } finally {
+    conn.end();
+  }
+});
+
 test('OpenSSH sftp uploads a JSON order; the outcome files are downloaded from /ordini/esiti', async () => {
   const file = path.join(work, 'ordine-1.json');
   writeFileSync(file, JSON.stringify(order('C001', 'SFTP-1')));

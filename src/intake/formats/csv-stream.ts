@@ -1,0 +1,367 @@
+/**
+ * CSV order files read in pieces, so that memory depends on the size of an order, not of the file.
+ *
+ * Rows of one order may be anywhere in the file (the layout allows it), so the file is read twice:
+ * - `CsvOrderReader.open` (first pass) checks the whole file — charset, header, shape limits, csv-parse — and
+ *   counts the rows of every (codice_cliente, riferimento_ordine). Every reason to refuse the file as a whole is
+ *   found here, before any order is handed out, exactly as when the file was read at once.
+ * - `orders()` (second pass) builds each order from its rows and hands it out once its last row is read, in the
+ *   order orders first appear. A sorted file (what spreadsheets export) holds one order at a time; rows of one
+ *   order far apart keep the orders in between until it completes.
+ *
+ * The bytes come from a Buffer cut in chunks (the stored file). csv-parse's own incremental parser reads them,
+ * the same one its synchronous API runs over a whole file, so records, messages and line numbers are the same.
+ * A file of one chunk (most files) goes through that synchronous API in one call, and its records are kept for
+ * the second pass: reading small files costs what it did before.
+ */
+import { isUtf8 } from 'node:buffer';
+import { CsvError, Parser, type Options } from 'csv-parse';
+import { parse as parseSync } from 'csv-parse/sync';
+import iconv from 'iconv-lite';
+import { IntakeError } from '../../errors.ts';
+import type { DecodeInput } from './input.ts';
+import { declaredCharset } from './detect.ts';
+import { ORDER_FIELDS, OPTIONAL_ORDER_FIELDS, spreadsheetNumber } from './fields.ts';
+import { columnsOf, detectDelimiter, findHeaderLine, MAX_COLUMNS, MAX_RECORD_CHARS, type Columns, type HeaderLine } from './csv-header.ts';
+import { ShapeScanner } from './csv-shape.ts';
+import { byteOrderMark, decodeText, normalizeCharset } from './text.ts';
+
+/** Bytes handed to the parser at a time: large enough that per-chunk costs vanish, small next to any limit. */
+export const CSV_CHUNK_BYTES = 64 * 1024;
+
+export interface CsvReadOptions {
+  /** Chunk size (tests feed files in tiny chunks to cross every boundary). */
+  chunkBytes?: number;
+  /**
+   * Stop remembering new orders beyond this many (the rest of the file is still checked); `count` is then
+   * maxOrders + 1. Bounds the first pass's memory for a file of millions of one-row orders.
+   */
+  maxOrders?: number;
+}
+
+/** Where the text comes from: a function so that each pass reads it afresh. Yields UTF-8 bytes. */
+type Utf8Source = () => Iterable<Uint8Array>;
+
+function* slices(raw: Uint8Array, size: number): Generator<Uint8Array> {
+  for (let at = 0; at < raw.length; at += size) yield raw.subarray(at, at + size);
+}
+
+function* transcoded(raw: Uint8Array, encoding: string, size: number): Generator<Uint8Array> {
+  const decoder = iconv.getDecoder(encoding);
+  for (const piece of slices(raw, size)) {
+    const text = decoder.write(Buffer.from(piece.buffer, piece.byteOffset, piece.byteLength));
+    if (text) yield Buffer.from(text, 'utf8');
+  }
+  const rest = decoder.end();
+  if (rest) yield Buffer.from(rest, 'utf8');
+}
+
+/**
+ * The file as UTF-8, by the rules of decodeText (text.ts): a BOM, then a declared charset, then UTF-8, and
+ * Windows-1252 (what Italian Excel writes) for a file that is not valid UTF-8 and declares nothing. Valid UTF-8
+ * is handed on as it is, without a copy. Errors are decodeText's own, with its messages.
+ */
+function utf8Source(input: DecodeInput, size: number): Utf8Source {
+  const raw = input.raw;
+  const opts = { charset: declaredCharset(input), fallback: 'windows-1252', label: 'CSV' };
+  const strict = (body: Uint8Array): Utf8Source => {
+    if (!isUtf8(body)) {
+      decodeText(raw, opts); // throws, naming the first bad byte
+      throw new IntakeError('NOT_PARSEABLE', 'CSV must be encoded in UTF-8');
+    }
+    return () => slices(body, size);
+  };
+  const bom = byteOrderMark(raw);
+  if (bom) {
+    const body = raw.subarray(bom.length);
+    return bom.encoding === 'utf-8' ? strict(body) : () => transcoded(body, bom.encoding, size);
+  }
+  const declared = normalizeCharset(opts.charset);
+  if (declared !== undefined && declared !== 'utf-8' && declared !== 'utf8') {
+    if (!iconv.encodingExists(declared)) decodeText(raw, opts); // throws: charset not supported
+    return () => transcoded(raw, declared, size);
+  }
+  if (declared === undefined && !isUtf8(raw)) return () => transcoded(raw, opts.fallback, size);
+  return strict(raw);
+}
+
+/** csv-parse's incremental parser: what its stream and its synchronous API both drive. */
+interface RecordParser {
+  parse(buf: Buffer | undefined, end: boolean, push: (record: string[]) => void, close: () => void): Error | undefined;
+}
+
+function parserOptions(delimiter: string): Options {
+  return {
+    delimiter,
+    relax_column_count: true,
+    relax_quotes: true,
+    skip_empty_lines: true,
+    // A row of nothing but delimiters is what Excel writes for formatted but empty rows.
+    skip_records_with_empty_values: true,
+    // Backstop for one huge unquoted cell, which the shape scanner does not measure.
+    max_record_size: MAX_RECORD_CHARS,
+  };
+}
+
+function recordParser(delimiter: string): RecordParser {
+  // The Parser stream keeps that parser as `api`; driving it directly keeps the whole pass synchronous.
+  const api = (new Parser(parserOptions(delimiter)) as unknown as { api?: RecordParser }).api;
+  if (typeof api?.parse !== 'function') throw new Error('csv-parse no longer exposes its incremental parser (Parser#api)');
+  return api;
+}
+
+/** csv-parse messages name the line and carry nothing internal. */
+function csvErrorMessage(e: unknown): string {
+  if (!(e instanceof CsvError)) return 'CSV cannot be read';
+  if (e.code === 'CSV_MAX_RECORD_SIZE') {
+    const line = (e as unknown as { lines?: unknown }).lines;
+    return `CSV rows must not be longer than ${MAX_RECORD_CHARS} characters (line ${String(line)})`;
+  }
+  return `CSV cannot be read: ${e.message}`;
+}
+
+/** The header line and the chunks read to find it (they are parsed next, nothing is read twice). */
+function readHeader(chunks: Iterator<Uint8Array>): { header: HeaderLine; head: Uint8Array[] } {
+  const decoder = new TextDecoder('utf-8');
+  const head: Uint8Array[] = [];
+  let text = '';
+  for (;;) {
+    const next = chunks.next();
+    if (next.done) return { header: findHeaderLine(text + decoder.decode(), true)!, head };
+    head.push(next.value);
+    text += decoder.decode(next.value, { stream: true });
+    const header = findHeaderLine(text, false);
+    if (header) return { header, head };
+  }
+}
+
+/**
+ * The records of the file, the header first, in batches (one per chunk read: a generator step per record would
+ * cost more than csv-parse's own work on it). `checkShape`: run the shape scanner over every byte too (first
+ * pass). A shape error stops at once; csv-parse's own error is told at the end, once the shape scan has seen
+ * the whole file, so the same fault wins as when the file was read at once.
+ */
+function* records(source: Utf8Source, checkShape: boolean): Generator<string[][], void, undefined> {
+  const chunks = source()[Symbol.iterator]();
+  const { header, head } = readHeader(chunks);
+  const delimiter = detectDelimiter(header);
+  const shape = checkShape ? new ShapeScanner(delimiter, { maxColumns: MAX_COLUMNS, maxQuotedChars: MAX_RECORD_CHARS }) : undefined;
+  const pending = head.values();
+  const nextChunk = (): Uint8Array | undefined => {
+    const n = pending.next();
+    return n.done ? chunks.next().value ?? undefined : n.value;
+  };
+  const asBuffer = (c: Uint8Array) => Buffer.from(c.buffer, c.byteOffset, c.byteLength);
+  let chunk = nextChunk();
+  let following = chunk && nextChunk();
+  if (following === undefined) {
+    // A file of one piece (most files): csv-parse's synchronous API over it, as when every file was read whole.
+    shape?.feed(chunk ?? new Uint8Array(0), true);
+    try {
+      const all = chunk ? parseSync(asBuffer(chunk), parserOptions(delimiter)) as string[][] : [];
+      if (all.length > 0) yield all;
+    } catch (e) {
+      throw new IntakeError('NOT_PARSEABLE', csvErrorMessage(e));
+    }
+    return;
+  }
+  const parser = recordParser(delimiter);
+  let out: string[][] = [];
+  const push = (r: string[]) => void out.push(r);
+  const close = () => undefined;
+  let parseError: Error | undefined;
+  while (chunk !== undefined) {
+    // Each piece is fed knowing whether it is the last: csv-parse then closes the file in the same call.
+    const last = following === undefined;
+    shape?.feed(chunk, last);
+    if (!parseError) parseError = parser.parse(asBuffer(chunk), last, push, close);
+    if (out.length > 0) {
+      yield out;
+      out = [];
+    }
+    chunk = following;
+    following = chunk && nextChunk();
+  }
+  if (parseError) throw new IntakeError('NOT_PARSEABLE', csvErrorMessage(parseError));
+}
+
+interface Planned {
+  /** Position of the order in the file (first appearance), from 0. */
+  index: number;
+  rows: number;
+}
+
+/** An order being put together in the second pass. */
+interface Building {
+  index: number;
+  left: number;
+  order: { righe: unknown[] };
+}
+
+const keyOf = (codice: string, riferimento: string) => JSON.stringify([codice, riferimento]);
+
+/** Where each field is in a record: -1 for a column the header does not name (data_consegna may be absent). */
+interface Layout {
+  order: [field: string, at: number][];
+  codice: number;
+  riferimento: number;
+  articolo: number;
+  quantita: number;
+  unita: number;
+}
+
+function layoutOf(columns: Columns): Layout {
+  const at = (name: string) => columns.get(name) ?? -1;
+  return {
+    order: ORDER_FIELDS.map((f) => [f, at(f)]),
+    codice: at('codice_cliente'), riferimento: at('riferimento_ordine'),
+    articolo: at('codice_articolo'), quantita: at('quantita'), unita: at('unita_misura'),
+  };
+}
+
+/** A short row (trailing empty cells dropped by the exporter) reads as empty cells; stage A reports them. */
+const cellAt = (record: string[], at: number): string => (at < 0 ? '' : record[at] ?? '');
+
+/** The first pass's bookkeeping: the header, then every record's order key counted. */
+class Planner {
+  readonly source: Utf8Source;
+  readonly batches: Generator<string[][], void, undefined>;
+  readonly #maxOrders: number;
+  readonly #plan = new Map<string, Planned>();
+  #count = 0;
+  #header: string[] | undefined;
+  #headerError: unknown;
+  #layout: Layout | undefined;
+  /** The records while they are all in one batch (a small file): the second pass then need not parse again. */
+  #kept: string[][] | undefined;
+  #batches = 0;
+
+  constructor(input: DecodeInput, opts: CsvReadOptions) {
+    this.#maxOrders = opts.maxOrders ?? Infinity;
+    this.source = utf8Source(input, opts.chunkBytes ?? CSV_CHUNK_BYTES);
+    this.batches = records(this.source, true);
+  }
+
+  add(batch: string[][]): void {
+    this.#kept = ++this.#batches === 1 ? batch : undefined;
+    let k = 0;
+    if (this.#header === undefined) {
+      this.#header = batch[k++]!;
+      // The header's faults are told only once the whole file is known to be readable, as before.
+      try {
+        this.#layout = layoutOf(columnsOf(this.#header));
+      } catch (e) {
+        this.#headerError = e;
+      }
+    }
+    if (!this.#layout) return;
+    const { codice, riferimento } = this.#layout;
+    const plan = this.#plan;
+    for (; k < batch.length; k++) {
+      const record = batch[k]!;
+      const key = keyOf(cellAt(record, codice), cellAt(record, riferimento));
+      const planned = plan.get(key);
+      if (planned) planned.rows++;
+      else if (this.#count < this.#maxOrders) plan.set(key, { index: this.#count++, rows: 1 });
+      else this.#count = this.#maxOrders + 1;
+    }
+  }
+
+  /** Once every batch is added. */
+  reader(): CsvOrderReader {
+    if (this.#headerError) throw this.#headerError;
+    if (this.#header === undefined) throw new IntakeError('NOT_PARSEABLE', 'CSV must start with a header row');
+    return CsvOrderReader.fromPlan(this.#kept ? [this.#kept] : this.source, this.#layout!, this.#plan, this.#count);
+  }
+}
+
+export class CsvOrderReader {
+  /** Built by the first pass (Planner). */
+  static fromPlan(source: Utf8Source | string[][][], layout: Layout, plan: Map<string, Planned>, count: number): CsvOrderReader {
+    return new CsvOrderReader(source, layout, plan, count);
+  }
+
+  private constructor(
+    /** The file, read again by the second pass; or its records, when the first pass kept them. */
+    private readonly source: Utf8Source | string[][][],
+    private readonly layout: Layout,
+    private readonly plan: Map<string, Planned>,
+    /** Orders in the file (maxOrders + 1 when there are more). */
+    readonly count: number,
+  ) {}
+
+  /** First pass: checks the whole file and counts its orders. Throws IntakeError for a file that cannot be read. */
+  static open(input: DecodeInput, opts: CsvReadOptions = {}): CsvOrderReader {
+    const planner = new Planner(input, opts);
+    for (const batch of planner.batches) planner.add(batch);
+    return planner.reader();
+  }
+
+  /**
+   * The first pass, giving the event loop a turn every `yieldEveryBytes` of records read (about that much of the
+   * file), so that reading a large file does not stop every other channel of the process for its whole length.
+   */
+  static async openYielding(input: DecodeInput, opts: CsvReadOptions & { yieldEveryBytes: number; yieldNow: () => Promise<void> }): Promise<CsvOrderReader> {
+    const planner = new Planner(input, opts);
+    const chunkBytes = opts.chunkBytes ?? CSV_CHUNK_BYTES;
+    let read = 0;
+    for (const batch of planner.batches) {
+      planner.add(batch);
+      read += chunkBytes;
+      if (read >= opts.yieldEveryBytes) {
+        read = 0;
+        await opts.yieldNow();
+      }
+    }
+    return planner.reader();
+  }
+
+  /** Second pass: order candidates, each once all its rows are read, in the order they first appear. */
+  *orders(): Generator<unknown, void, undefined> {
+    const l = this.layout;
+    const building = new Map<string, Building>();
+    // Orders complete before an earlier one is: held until it is, so that orders keep their file order.
+    const complete = new Map<number, unknown>();
+    let next = 0;
+    let first = true;
+    const batches = typeof this.source === 'function' ? records(this.source, false) : this.source;
+    for (const batch of batches) {
+      for (let k = first ? 1 : 0; k < batch.length; k++) {
+        const record = batch[k]!;
+        const key = keyOf(cellAt(record, l.codice), cellAt(record, l.riferimento));
+        let b = building.get(key);
+        if (b === undefined) {
+          const planned = this.plan.get(key);
+          if (planned === undefined) continue; // beyond maxOrders: the caller refuses the file on its count
+          const fields: Record<string, string> = {};
+          for (const [field, at] of l.order) {
+            const value = cellAt(record, at);
+            if (!(value === '' && OPTIONAL_ORDER_FIELDS.has(field))) fields[field] = value;
+          }
+          b = { index: planned.index, left: planned.rows, order: { ...fields, righe: [] } };
+          building.set(key, b);
+        }
+        const quantita = cellAt(record, l.quantita);
+        b.order.righe.push({
+          codice_articolo: cellAt(record, l.articolo),
+          quantita: spreadsheetNumber(quantita) ?? quantita,
+          unita_misura: cellAt(record, l.unita),
+        });
+        if (--b.left > 0) continue;
+        building.delete(key);
+        if (b.index !== next) {
+          complete.set(b.index, b.order);
+          continue;
+        }
+        yield b.order;
+        next++;
+        for (let o = complete.get(next); o !== undefined; o = complete.get(next)) {
+          complete.delete(next);
+          yield o;
+          next++;
+        }
+      }
+      first = false;
+    }
+  }
+}

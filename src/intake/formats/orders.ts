@@ -1,0 +1,53 @@
+/**
+ * Order candidates of a file, handed out one at a time so that a large file need not be held as a whole.
+ * CSV files (the large ones: spreadsheet exports) are read in pieces (csv-stream.ts); JSON and XML are
+ * decoded at once (no streaming parser is installed) and handed out from the array.
+ */
+import { IntakeError } from '../../errors.ts';
+import type { DecodeInput } from './input.ts';
+import { CsvOrderReader } from './csv-stream.ts';
+import { decodeOrders } from './decode.ts';
+import { binaryKind, detectFormat } from './detect.ts';
+import { isBlank } from './text.ts';
+
+export interface OrderSource {
+  /** How many candidates (maxOrders + 1 when there are more than maxOrders). */
+  count: number;
+  /** The candidates in file order; read them once. */
+  candidates(): Iterable<unknown>;
+}
+
+export function arraySource(candidates: unknown[]): OrderSource {
+  return { count: candidates.length, candidates: () => candidates };
+}
+
+/**
+ * Like decodeOrders (same checks, same errors), but a CSV file is checked whole and its orders come later.
+ * `maxOrders`: a CSV file stops remembering orders beyond it (the caller refuses such a file on its count).
+ */
+export function openOrders(input: DecodeInput, opts: { maxOrders?: number } = {}): OrderSource {
+  if (!isCsv(input)) return arraySource(decodeOrders(input));
+  return csvSource(CsvOrderReader.open(input, { maxOrders: opts.maxOrders }));
+}
+
+/**
+ * Bytes of a CSV file read between two turns given to the event loop: some tens of milliseconds of work, so
+ * the other channels of the process keep answering while a large file is read.
+ */
+export const YIELD_EVERY_BYTES = 2 * 1024 * 1024;
+
+/** openOrders, giving the event loop a turn (`yieldNow`) while a CSV file is read. */
+export async function openOrdersYielding(input: DecodeInput, opts: { maxOrders?: number; yieldNow: () => Promise<void> }): Promise<OrderSource> {
+  if (!isCsv(input)) return arraySource(decodeOrders(input));
+  return csvSource(await CsvOrderReader.openYielding(input, { maxOrders: opts.maxOrders, yieldNow: opts.yieldNow, yieldEveryBytes: YIELD_EVERY_BYTES }));
+}
+
+/** Binary and blank files, and every other format, take decodeOrders' own path and messages. */
+function isCsv(input: DecodeInput): boolean {
+  return binaryKind(input.raw) === undefined && !isBlank(input.raw) && detectFormat(input) === 'csv';
+}
+
+function csvSource(reader: CsvOrderReader): OrderSource {
+  if (reader.count === 0) throw new IntakeError('NO_ORDERS', 'the file holds no order');
+  return { count: reader.count, candidates: () => reader.orders() };
+}
