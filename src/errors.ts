@@ -19,6 +19,13 @@ export const ERROR_CATALOG = {
     message: 'codice_cliente does not belong to the authenticated customer',
   },
   FORBIDDEN: { http: 403, smtp: 550, soapFault: 'Client', message: 'Not allowed' },
+  /** Connectors: a production site the key is not bound to (in the path or named in the payload). */
+  FORBIDDEN_SITE: { http: 403, smtp: 550, soapFault: 'Client', message: 'The connector key is not bound to that production site' },
+  /** Connectors: a key bound to several sites, and neither the path nor the payload says which one. */
+  SITE_REQUIRED: {
+    http: 400, smtp: 550, soapFault: 'Client',
+    message: 'The production site is not known: name it in the path (/api/v1/connettori/{sito}/ordini) or in the payload',
+  },
   NOT_FOUND: { http: 404, smtp: 550, soapFault: 'Client', message: 'Not found' },
   CONFLICT: {
     http: 409, smtp: 550, soapFault: 'Client',

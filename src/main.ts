@@ -6,6 +6,7 @@
 import type { AddressInfo } from 'node:net';
 import { createAuthenticator } from './auth/authenticator.ts';
 import { createHttpServer } from './channels/http-server.ts';
+import { registerConnectorRoutes } from './channels/connectors/routes.ts';
 import { registerDocs } from './channels/rest/docs.ts';
 import { registerRestRoutes } from './channels/rest/routes.ts';
 import { registerSoapRoutes } from './channels/soap/routes.ts';
@@ -47,6 +48,7 @@ export async function startService(config: Config, log: Logger): Promise<Service
   if (config.httpPort !== 'off') {
     const app = createHttpServer({ store, log, maxBodyBytes: config.maxBodyBytes });
     registerRestRoutes(app, { intake, store, auth });
+    registerConnectorRoutes(app, { intake, store });
     registerSoapRoutes(app, { intake, store, auth, publicUrl: () => baseUrl(config, ports.http ?? Number(config.httpPort)) });
     // The docs' server URL is only known once bound when the port is ephemeral; the static document is built
     // from the configured public URL or the configured port.

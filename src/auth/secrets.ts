@@ -5,6 +5,8 @@
  * - API key (REST, SOAP): `oik_<keyId>_<secret>`, keyId 12 and secret 32 base62 characters. The key id is the
  *   public lookup; the store keeps `sha256:<hex>` of the whole token.
  * - Password (FTP/SFTP): 20 base62 characters; the store keeps `scrypt$N$r$p$<salt b64>$<hash b64>`.
+ * - Connector key (`service-x-key` header): `oic_<keyId>_<secret>`, the same lengths and hash as an API key. The
+ *   distinct prefix keeps the two kinds apart: each is refused as malformed where the other belongs.
  */
 import { createHash, randomBytes, scrypt, timingSafeEqual } from 'node:crypto';
 
@@ -16,8 +18,6 @@ const KEY_ID_LENGTH = 12;
 /** 32 base62 characters: log2(62) * 32 ≈ 190.5 bits, out of reach of any guessing. */
 const KEY_SECRET_LENGTH = 32;
 const PASSWORD_LENGTH = 20;
-
-const API_KEY_PATTERN = new RegExp(`^oik_([0-9A-Za-z]{${KEY_ID_LENGTH}})_([0-9A-Za-z]{${KEY_SECRET_LENGTH}})$`);
 
 /** Uniformly random base62 string from the operating system's CSPRNG. */
 export function randomBase62(length: number): string {
@@ -44,17 +44,34 @@ export function safeEqual(a: string, b: string): boolean {
 
 // ---- API keys ---------------------------------------------------------------------------------------------
 
-export function generateApiKey(): { keyId: string; token: string } {
-  const keyId = randomBase62(KEY_ID_LENGTH);
-  return { keyId, token: `oik_${keyId}_${randomBase62(KEY_SECRET_LENGTH)}` };
+/** Keys with a kind prefix (`oik` API key, `oic` connector key): one generator and parser for both. */
+function keyFormat(prefix: 'oik' | 'oic') {
+  const pattern = new RegExp(`^${prefix}_([0-9A-Za-z]{${KEY_ID_LENGTH}})_([0-9A-Za-z]{${KEY_SECRET_LENGTH}})$`);
+  return {
+    generate(): { keyId: string; token: string } {
+      const keyId = randomBase62(KEY_ID_LENGTH);
+      return { keyId, token: `${prefix}_${keyId}_${randomBase62(KEY_SECRET_LENGTH)}` };
+    },
+    /** The key id of a well-formed token, or undefined: callers refuse malformed tokens before any lookup. */
+    parse(token: string | undefined): { keyId: string } | undefined {
+      // The length check first keeps a huge header from reaching the regular expression.
+      if (typeof token !== 'string' || token.length !== prefix.length + 1 + KEY_ID_LENGTH + 1 + KEY_SECRET_LENGTH) return undefined;
+      const m = pattern.exec(token);
+      return m?.[1] ? { keyId: m[1] } : undefined;
+    },
+  };
 }
 
-/** The key id of a well-formed token, or undefined: callers refuse malformed tokens before any lookup. */
+const API_KEY = keyFormat('oik');
+const CONNECTOR_KEY = keyFormat('oic');
+
+export function generateApiKey(): { keyId: string; token: string } {
+  return API_KEY.generate();
+}
+
+/** The key id of a well-formed API key, or undefined (a connector key is malformed here). */
 export function parseApiKey(token: string | undefined): { keyId: string } | undefined {
-  // The length check first keeps a huge header from reaching the regular expression.
-  if (typeof token !== 'string' || token.length !== 4 + KEY_ID_LENGTH + 1 + KEY_SECRET_LENGTH) return undefined;
-  const m = API_KEY_PATTERN.exec(token);
-  return m?.[1] ? { keyId: m[1] } : undefined;
+  return API_KEY.parse(token);
 }
 
 /**
@@ -149,4 +166,24 @@ export async function verifyPassword(password: string, stored: string): Promise<
   const candidate = await scryptAsync(password, parsed.salt, parsed.n, parsed.r, parsed.p, parsed.hash.length);
   // Same length by construction (keylen = stored hash length); timingSafeEqual still requires it.
   return candidate.length === parsed.hash.length && timingSafeEqual(candidate, parsed.hash);
+}
+
+// ---- Connector keys ---------------------------------------------------------------------------------------
+
+export function generateConnectorKey(): { keyId: string; token: string } {
+  return CONNECTOR_KEY.generate();
+}
+
+/** The key id of a well-formed connector key, or undefined (an API key is malformed here). */
+export function parseConnectorKey(token: string | undefined): { keyId: string } | undefined {
+  return CONNECTOR_KEY.parse(token);
+}
+
+/** sha256 like API keys, for the same reason: ~190 random bits, and every connector call verifies one. */
+export function hashConnectorKey(token: string): string {
+  return hashApiKey(token);
+}
+
+export function verifyConnectorKey(token: string, stored: string): boolean {
+  return safeEqual(hashConnectorKey(token), stored);
 }

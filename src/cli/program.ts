@@ -8,12 +8,14 @@ import { readFileSync } from 'node:fs';
 import { Command } from 'commander';
 import { loadConfig } from '../config.ts';
 import { registerArticleCommands } from './commands/articles.ts';
+import { registerConnectorCommands } from './commands/connector.ts';
 import { registerCustomerCommands } from './commands/customer.ts';
 import { registerDbCommands } from './commands/db.ts';
 import { registerKeyCommands } from './commands/key.ts';
 import { registerMailCommands } from './commands/mail.ts';
 import { registerOrderCommands } from './commands/orders.ts';
 import { registerServeCommand } from './commands/serve.ts';
+import { registerSiteCommands } from './commands/site.ts';
 import { registerSubmissionCommands } from './commands/submissions.ts';
 import { registerUnitCommands } from './commands/units.ts';
 
@@ -42,6 +44,8 @@ export function buildProgram(): Command {
   registerSubmissionCommands(program);
   registerMailCommands(program);
   registerDbCommands(program);
+  registerSiteCommands(program);
+  registerConnectorCommands(program);
   return program;
 }
 

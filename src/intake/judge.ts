@@ -5,7 +5,8 @@
  */
 import { v7 as uuidv7 } from 'uuid';
 import { IntakeError, isIntakeError } from '../errors.ts';
-import { openOrdersYielding, type OrderSource } from './formats/index.ts';
+import { decodeConnectorSubmission } from './connectors/submission.ts';
+import { arraySource, openOrdersYielding, type OrderSource } from './formats/index.ts';
 import { contentHash, yearIn } from './register.ts';
 import { validateBusiness, validateStructure, type Catalog } from './validate.ts';
 import type { Order, OrderOutcome, Outcome, Principal, StoredSubmission } from './types.ts';
@@ -39,15 +40,19 @@ export const JUDGE_BATCH_ORDERS = 1000;
 const yieldToEventLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 /**
- * The order candidates, in file order, and the production site they belong to. A CSV file is checked whole here
- * and its orders read as they are judged.
+ * The order candidates, in file order, and the production site they belong to (connectors name one; other
+ * channels none). A CSV file is checked whole here and its orders read as they are judged.
  */
-async function decode(s: StoredSubmission): Promise<{ source: OrderSource; site?: string }> {
-  const source = await openOrdersYielding(
-    { raw: s.raw, mediaType: s.mediaType, fileName: s.fileName, charset: s.charset },
-    { maxOrders: MAX_ORDERS_PER_FILE, yieldNow: yieldToEventLoop },
-  );
-  const site = s.site;
+async function decode(store: Store, s: StoredSubmission): Promise<{ source: OrderSource; site?: string }> {
+  const { source, site } = s.connectorId === undefined
+    ? {
+      source: await openOrdersYielding(
+        { raw: s.raw, mediaType: s.mediaType, fileName: s.fileName, charset: s.charset },
+        { maxOrders: MAX_ORDERS_PER_FILE, yieldNow: yieldToEventLoop },
+      ),
+      site: s.site,
+    }
+    : await decodeConnectorSubmission(store, s).then(({ candidates, site }) => ({ source: arraySource(candidates), site }));
   if (s.singleOrder && source.count > 1) {
     throw new IntakeError('TOO_MANY_ORDERS', [
       `the request holds ${source.count} orders: send one order per request (files with several orders can be sent by e-mail or FTP/SFTP)`,
@@ -161,7 +166,7 @@ export async function judge(deps: JudgeDeps, s: StoredSubmission): Promise<Outco
   let source: OrderSource;
   let site: string | undefined;
   try {
-    ({ source, site } = await decode(s));
+    ({ source, site } = await decode(deps.store, s));
   } catch (e) {
     if (isIntakeError(e)) return fileError(s.id, e);
     throw e;

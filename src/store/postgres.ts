@@ -12,6 +12,7 @@ import type { Outcome, RegisteredOrder, StoredSubmission, SubmissionState } from
 import { checkKnown, migrationsDir, readMigrations } from './migrate.ts';
 import { postgresWork } from './postgres-work.ts';
 import { postgresMail } from './postgres-mail.ts';
+import { postgresConnectors } from './postgres-connectors.ts';
 import {
   attemptRows, checkCatalog, checkItem, chunks, decide, DEFAULT_LIMIT, isoIn, lastWins, limitOf,
   linesByOrder, lowerMailbox, MAX_PENDING_BATCH, newSubmissionRow, nowIso, numeroOrdine, SUBMISSION_COLUMNS, toAttempt, toCredential,
@@ -209,6 +210,7 @@ export async function openPostgresStore(url: string, opts: PostgresStoreOptions 
     kind: 'postgres',
     ...postgresWork(pool),
     ...postgresMail(pool),
+    ...postgresConnectors(pool),
 
     async migrate() {
       const list = await readMigrations(migrationsDir('postgres'));

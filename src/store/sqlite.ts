@@ -12,6 +12,7 @@ import type { Outcome, RegisteredOrder, StoredSubmission, SubmissionState } from
 import { checkKnown, migrationsDir, readMigrations, type Migration } from './migrate.ts';
 import { sqliteWork } from './sqlite-work.ts';
 import { sqliteMail } from './sqlite-mail.ts';
+import { sqliteConnectors } from './sqlite-connectors.ts';
 import { statementCache } from './sqlite-statements.ts';
 import { sqliteWriter } from './sqlite-writer.ts';
 import {
@@ -144,6 +145,7 @@ export async function openSqliteStore(file: string): Promise<Store> {
     kind: 'sqlite',
     ...work,
     ...sqliteMail(db),
+    ...sqliteConnectors(db),
 
     async migrate() {
       const list = await readMigrations(migrationsDir('sqlite'));

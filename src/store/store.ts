@@ -16,6 +16,7 @@
 import type {
   Channel, Order, Outcome, OrderOutcome, RegisteredOrder, StoredSubmission, SubmissionState,
 } from '../intake/types.ts';
+import type { ConnectorStore } from './connectors.ts';
 import type { MailStore } from './mail.ts';
 
 export interface Customer {
@@ -101,7 +102,7 @@ export interface WriteOptions {
 }
 
 /** The e-mail channel's methods (messages, parts, reply outbox, IMAP mailboxes) are declared in mail.ts. */
-export interface Store extends MailStore {
+export interface Store extends MailStore, ConnectorStore {
   /** Which engine, for logs and /healthz. */
   readonly kind: 'sqlite' | 'postgres';
   /**

@@ -199,7 +199,7 @@ void describe('order-intake CLI', () => {
     assert.match(numero ?? '', /^\d{4}-\d{6}$/);
 
     const list = ok(await runCli(dataDir, ['orders', 'list', '--customer', 'c001']));
-    assert.match(list.stdout, /^NUMERO +ID +CLIENTE +RIFERIMENTO +DATA +RIGHE +CANALE +REGISTRATO\n/);
+    assert.match(list.stdout, /^NUMERO +ID +CLIENTE +RIFERIMENTO +DATA +RIGHE +CANALE +SITO +REGISTRATO\n/);
     assert.ok(list.stdout.includes(`${numero}`) && list.stdout.includes('CLI-1'));
     const json = JSON.parse(ok(await runCli(dataDir, ['orders', 'list', '--json', '--limit', '5'])).stdout) as { riferimento_ordine: string }[];
     assert.deepEqual(json.map((o) => o.riferimento_ordine), ['CLI-1']);

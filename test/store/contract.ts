@@ -4,6 +4,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { IntakeError } from '../../src/errors.ts';
 import type { Store } from '../../src/store/store.ts';
+import { connectorsContract } from './contract-connectors.ts';
 import { mailContract } from './contract-mail.ts';
 import { ordersContract } from './contract-orders.ts';
 import { workContract } from './contract-work.ts';
@@ -243,5 +244,6 @@ export function storeContract(name: string, makeStore: StoreFactory): void {
     ordersContract(makeStore);
     workContract(makeStore);
     mailContract(makeStore);
+    connectorsContract(makeStore);
   });
 }

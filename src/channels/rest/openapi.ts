@@ -3,6 +3,8 @@
  * would also use response schemas to serialize (dropping fields they do not name), and the document must say
  * exactly what the spec says. Served as JSON at /api/docs/json and browsable at /api/docs.
  */
+import { connectorPaths, connectorSecuritySchemes } from '../connectors/openapi.ts';
+
 const errorA = {
   type: 'object', required: ['statusCode', 'message', 'error'],
   properties: {
@@ -48,6 +50,7 @@ const status = {
     righe: { type: 'array', items: line }, canale: { type: 'string' },
     ricevuto_il: { type: 'string', format: 'date-time' }, registrato_il: { type: 'string', format: 'date-time' },
     message: { type: 'array', items: { type: 'string' } }, errori: errorB.properties.errori,
+    sito_produzione: { type: 'string', example: 'VR' },
   },
 };
 const generic = (status: number, example: string) => ({
@@ -63,7 +66,7 @@ export function openApiDocument(serverUrl: string) {
     },
     servers: [{ url: serverUrl }],
     components: {
-      securitySchemes: { apiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key' } },
+      securitySchemes: { apiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key' }, ...connectorSecuritySchemes },
       schemas: { Ordine: order, Riga: line, ErroreA: errorA, ErroreB: errorB, StatoOrdine: status },
     },
     security: [{ apiKey: [] }],
@@ -105,6 +108,7 @@ export function openApiDocument(serverUrl: string) {
           responses: { 200: { description: 'The order', content: { 'application/json': { schema: status } } }, 401: generic(401, 'Invalid API key'), 404: generic(404, 'Order not found') },
         },
       },
+      ...connectorPaths,
       '/healthz': { get: { summary: 'Readiness', security: [], responses: { 200: { description: 'Ready' }, 503: { description: 'The database does not answer' } } } },
     },
   };

@@ -22,9 +22,9 @@ export function registerOrderCommands(program: Command): void {
           println('no orders');
         } else {
           printTable(
-            ['NUMERO', 'ID', 'CLIENTE', 'RIFERIMENTO', 'DATA', 'RIGHE', 'CANALE', 'REGISTRATO'],
+            ['NUMERO', 'ID', 'CLIENTE', 'RIFERIMENTO', 'DATA', 'RIGHE', 'CANALE', 'SITO', 'REGISTRATO'],
             list.map((o) => [
-              o.numero_ordine, o.id_ordine, o.codice_cliente, o.riferimento_ordine, o.data_ordine, o.righe.length, o.channel, o.registeredAt,
+              o.numero_ordine, o.id_ordine, o.codice_cliente, o.riferimento_ordine, o.data_ordine, o.righe.length, o.channel, o.sito_produzione ?? '', o.registeredAt,
             ]),
           );
         }

@@ -32,7 +32,7 @@ const LIST_ROOT = 'ordini';
 const PREDEFINED: Readonly<Record<string, string>> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'" };
 const REFERENCE = /&(?:#(\d{1,7})|#x([0-9a-fA-F]{1,6})|(amp|lt|gt|quot|apos));/g;
 
-const predefinedEntitiesOnly: EntityDecoderOptions = {
+export const predefinedEntitiesOnly: EntityDecoderOptions = {
   setExternalEntities: () => undefined,
   addInputEntities: () => undefined,
   reset: () => undefined,

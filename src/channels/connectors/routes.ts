@@ -1,0 +1,158 @@
+/**
+ * The connector path: prepress systems and ERPs submit orders with a `service-x-key`.
+ *
+ *   POST /api/v1/connettori/ordini          the site comes from the payload, else the key's only site
+ *   POST /api/v1/connettori/{sito}/ordini   for flows that cannot name the site inside the payload
+ *   GET  /api/v1/connettori/ordini/{id}     and ?riferimento_ordine=: the REST status views, for the key's customer
+ *
+ * Before the body is read: the key (401), the source address (403), the site in the path (403 FORBIDDEN_SITE)
+ * and the media type (415). Nothing is stored for a refused request. JMF/XJMF queries (KnownMessages, …) are
+ * answered at once and not stored either: they carry no order. Everything else is stored first (durable before
+ * answered), judged at once, and answered as JMF/XJMF or in the REST shapes (render.ts).
+ */
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { authenticateConnector, type ConnectorCaller } from '../../connectors/auth.ts';
+import { allows } from '../../connectors/ip-allow.ts';
+import { SITE_CODE_PATTERN } from '../../connectors/sites.ts';
+import { ERROR_CATALOG } from '../../errors.ts';
+import {
+  answerJmfQuery, isJmfContentType, JMF_RETURN_CODES, readJmfRequest, renderJmfResponse, type JmfRequestInfo,
+} from '../../intake/connectors/index.ts';
+import type { Intake } from '../../intake/intake.ts';
+import { statusById, statusByRef } from '../../intake/status.ts';
+import type { Store } from '../../store/store.ts';
+import { errorBody } from '../http-server.ts';
+import { renderConnectorOutcome, renderJmfOutcome } from './render.ts';
+
+export interface ConnectorRouteDeps {
+  intake: Intake;
+  store: Store;
+}
+
+export const CONNECTOR_KEY_HEADER = 'service-x-key';
+
+/** Media types taken on the connector path; anything else is 415 before the body is read. */
+export const CONNECTOR_MEDIA_TYPES = [
+  'application/vnd.cip4-jdf+xml', 'application/vnd.cip4-xjdf+xml', 'application/vnd.cip4-jmf+xml', 'application/vnd.cip4-xjmf+xml',
+  'multipart/related', 'application/json', 'application/xml', 'text/xml',
+] as const;
+
+/** JMF / XJMF messages that submit a job; every other message type is a query answered without storing. */
+const SUBMIT_MESSAGES = new Set(['SubmitQueueEntry', 'CommandSubmitQueueEntry']);
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    connectorCaller?: ConnectorCaller;
+  }
+}
+
+function contentTypeOf(req: FastifyRequest): string | undefined {
+  const h = req.headers['content-type'];
+  return typeof h === 'string' && h.trim() !== '' ? h.trim() : undefined;
+}
+
+function splitType(header: string | undefined): { type?: string; charset?: string } {
+  if (!header) return {};
+  const [type, ...params] = header.split(';');
+  const charset = params.map((p) => p.trim().match(/^charset="?([^";]+)"?$/i)?.[1]).find(Boolean);
+  return { type: type!.trim().toLowerCase(), charset: charset?.toLowerCase() };
+}
+
+/**
+ * Types under which a JMF/XJMF message may arrive besides its own: generic XML, and packages. A JDF or XJDF ticket
+ * type is a ticket, so its body is not parsed an extra time just to find out it is not a message.
+ */
+function mayHoldMessage(type: string | undefined): boolean {
+  return type === 'application/xml' || type === 'text/xml' || type === 'multipart/related';
+}
+
+export function registerConnectorRoutes(app: FastifyInstance, deps: ConnectorRouteDeps): void {
+  async function authenticate(req: FastifyRequest, reply: FastifyReply) {
+    const header = req.headers[CONNECTOR_KEY_HEADER];
+    const key = Array.isArray(header) ? header[0] : header;
+    if (!key) return reply.code(401).send(errorBody(401, `Missing ${CONNECTOR_KEY_HEADER} header`));
+    const caller = await authenticateConnector(deps.store, key);
+    if (!caller) return reply.code(401).send(errorBody(401, 'Invalid connector key'));
+    if (!allows(caller.connector.allowIps, req.ip)) {
+      return reply.code(403).send(errorBody(403, `This connector key may not be used from ${req.ip}`));
+    }
+    req.connectorCaller = caller;
+  }
+
+  /** A site in the path must be one the key is bound to; which sites exist is not revealed to others. */
+  async function pathSite(req: FastifyRequest<{ Params: { sito?: string } }>, reply: FastifyReply) {
+    const sito = req.params.sito;
+    if (sito === undefined) return;
+    const code = sito.trim().toUpperCase();
+    if (!SITE_CODE_PATTERN.test(code) || !req.connectorCaller!.principal.sites.includes(code)) {
+      return reply.code(403).send(errorBody(403, `${ERROR_CATALOG.FORBIDDEN_SITE.message}: "${sito.slice(0, 32)}"`));
+    }
+  }
+
+  async function acceptable(req: FastifyRequest, reply: FastifyReply) {
+    const { type } = splitType(contentTypeOf(req));
+    if (!type || !(CONNECTOR_MEDIA_TYPES as readonly string[]).includes(type)) {
+      return reply.code(415).send(errorBody(415, `Unsupported media type "${type ?? ''}": send ${CONNECTOR_MEDIA_TYPES.join(', ')}`));
+    }
+  }
+
+  async function submit(req: FastifyRequest<{ Params: { sito?: string } }>, reply: FastifyReply) {
+    const caller = req.connectorCaller!;
+    const header = contentTypeOf(req);
+    const { type, charset } = splitType(header);
+    const raw = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
+    const jmfType = isJmfContentType(header);
+    const jmf: JmfRequestInfo | undefined = jmfType || mayHoldMessage(type) ? readJmfRequest(raw, header) : undefined;
+    const isJmf = jmfType || jmf !== undefined;
+    // An unreadable message is answered in the dialect its Content-Type announced.
+    const kind = jmf?.kind ?? (/vnd\.cip4-xjmf\+xml/i.test(header ?? '') ? 'xjmf' : 'jmf');
+
+    if (jmf && !SUBMIT_MESSAGES.has(jmf.messageType)) {
+      const a = answerJmfQuery(jmf) ?? renderJmfResponse(jmf, {
+        ok: false, returnCode: JMF_RETURN_CODES.notImplemented, text: [`${jmf.messageType} is not supported here: send SubmitQueueEntry (JMF) or CommandSubmitQueueEntry (XJMF)`],
+      }, jmf.kind);
+      return reply.code(200).header('content-type', a.contentType).send(a.body);
+    }
+
+    const site = req.params.sito?.trim().toUpperCase();
+    const { outcome } = await deps.intake.submit({
+      principal: caller.principal,
+      channel: 'connector',
+      mediaType: type,
+      charset,
+      raw,
+      // contentType keeps the whole header: the decoder needs the multipart boundary and the type= parameter.
+      meta: { remote: req.ip, requestId: String(req.id), contentType: header ?? '' },
+      site,
+    });
+
+    if (isJmf) {
+      const a = renderJmfOutcome(jmf, outcome, kind);
+      return reply.code(200).header('content-type', a.contentType).send(a.body);
+    }
+    const a = renderConnectorOutcome(outcome, site);
+    const only = outcome.orders.length === 1 ? outcome.orders[0] : undefined;
+    if (a.status === 201 && only?.id_ordine) reply.header('location', `/api/v1/connettori/ordini/${only.id_ordine}`);
+    return reply.code(a.status).send(a.body);
+  }
+
+  const onRequest = [authenticate, pathSite, acceptable];
+  app.post('/api/v1/connettori/ordini', { onRequest }, submit);
+  app.post<{ Params: { sito: string } }>('/api/v1/connettori/:sito/ordini', { onRequest }, submit);
+
+  app.get<{ Params: { id: string } }>('/api/v1/connettori/ordini/:id', { onRequest: authenticate }, async (req, reply) => {
+    const view = await statusById(deps.store, req.connectorCaller!.principal.customerId, req.params.id);
+    if (!view) return reply.code(404).send(errorBody(404, `Order ${req.params.id.slice(0, 100)} not found`));
+    return view;
+  });
+
+  app.get<{ Querystring: { riferimento_ordine?: string } }>('/api/v1/connettori/ordini', { onRequest: authenticate }, async (req, reply) => {
+    const ref = req.query.riferimento_ordine;
+    if (typeof ref !== 'string' || ref.trim() === '') {
+      return reply.code(400).send(errorBody(400, ['riferimento_ordine should not be empty', 'riferimento_ordine must be a string']));
+    }
+    const view = await statusByRef(deps.store, req.connectorCaller!.principal.customerId, ref.trim());
+    if (!view) return reply.code(404).send(errorBody(404, `No order with riferimento_ordine "${ref.slice(0, 100)}"`));
+    return view;
+  });
+}

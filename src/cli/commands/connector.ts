@@ -1,0 +1,148 @@
+import { readFile } from 'node:fs/promises';
+import type { Command } from 'commander';
+import { requireCustomerByCode } from '../../customers/find.ts';
+import { importLookup } from '../../connectors/lookup-csv.ts';
+import { addConnector, revokeConnector, rotateConnectorKey, setMapping, type IssuedConnector } from '../../connectors/provision.ts';
+import { testMapping } from '../../connectors/test-mapping.ts';
+import type { Connector } from '../../store/connectors.ts';
+import { withStore } from '../context.ts';
+import { clean, printFields, printJson, printTable, println } from '../output.ts';
+
+function asJson(c: Connector): Record<string, unknown> {
+  return {
+    id: c.id, codice_cliente: c.customerCode, nome: c.name, formato: c.format, siti: c.sites, allow_ips: c.allowIps,
+    key_id: c.keyId, mapping: c.mapping !== undefined, created_at: c.createdAt, ...(c.revokedAt ? { revoked_at: c.revokedAt } : {}),
+  };
+}
+
+function printIssued(i: IssuedConnector, verb: string): void {
+  const c = i.connector;
+  println(`Connector ${c.id} (${c.name}) of ${c.customerCode} ${verb}.`);
+  println();
+  printFields([
+    ['service-x-key', i.key],
+    ['Format', c.format],
+    ['Production sites', c.sites.join(', ')],
+    ['Allowed source addresses', c.allowIps.length ? c.allowIps.join(', ') : 'any'],
+  ]);
+  println();
+  println('WARNING: the key is shown only now. It is stored as a hash and cannot be shown again; hand it to the');
+  println(`integrator over a safe channel. A lost key can be replaced with "order-intake connector rotate ${c.id}".`);
+}
+
+export function registerConnectorCommands(program: Command): void {
+  const connector = program.command('connector').description('connectors: prepress systems and ERPs that submit with a service-x-key');
+
+  connector
+    .command('add')
+    .description('create a connector and print its service-x-key (once)')
+    .requiredOption('--customer <code>', 'customer code (codice_cliente)')
+    .requiredOption('--name <name>', 'what the connector is, e.g. "Switch Verona"')
+    .requiredOption('--sites <codes>', 'bound production sites, comma-separated (e.g. VR,MI)')
+    .requiredOption('--format <format>', 'jdf (JDF/JMF), xjdf (XJDF/XJMF), json or xml')
+    .option('--allow-ip <cidrs>', 'source addresses allowed, comma-separated CIDR blocks (default: any)')
+    .option('--mapping <file>', 'JSONata mapping for json/xml connectors')
+    .option('--json', 'print JSON')
+    .action(async (opts: { customer: string; name: string; sites: string; format: string; allowIp?: string; mapping?: string; json?: boolean }) => {
+      const mapping = opts.mapping === undefined ? undefined : await readFile(opts.mapping, 'utf8');
+      await withStore(async (store) => {
+        const issued = await addConnector(store, {
+          customer: opts.customer, name: opts.name, sites: opts.sites, format: opts.format, allowIps: opts.allowIp, mapping,
+        });
+        if (opts.json) printJson({ ...asJson(issued.connector), service_x_key: issued.key });
+        else printIssued(issued, 'is active');
+      });
+    });
+
+  connector
+    .command('list')
+    .description('list connectors')
+    .option('--customer <code>', 'only this customer')
+    .option('--json', 'print JSON')
+    .action(async (opts: { customer?: string; json?: boolean }) => {
+      await withStore(async (store) => {
+        const customerId = opts.customer ? (await requireCustomerByCode(store, opts.customer)).id : undefined;
+        const list = await store.listConnectors({ customerId });
+        if (opts.json) printJson(list.map(asJson));
+        else if (list.length === 0) println('no connectors');
+        else {
+          printTable(
+            ['ID', 'CLIENTE', 'NAME', 'FORMAT', 'SITES', 'ALLOW IPS', 'KEY ID', 'STATE', 'CREATED'],
+            list.map((c) => [c.id, c.customerCode, c.name, c.format, c.sites.join(','), c.allowIps.join(',') || 'any', c.keyId,
+              c.revokedAt ? `revoked ${c.revokedAt}` : 'active', c.createdAt]),
+          );
+        }
+      });
+    });
+
+  connector
+    .command('rotate <id>')
+    .description('issue a new service-x-key (printed once); the old one stops working at once')
+    .option('--json', 'print JSON')
+    .action(async (id: string, opts: { json?: boolean }) => {
+      await withStore(async (store) => {
+        const issued = await rotateConnectorKey(store, id);
+        if (opts.json) printJson({ ...asJson(issued.connector), service_x_key: issued.key });
+        else printIssued(issued, 'has a new key; the previous one no longer works');
+      });
+    });
+
+  connector
+    .command('revoke <id>')
+    .description('revoke a connector: its key stops working (what it delivered stays)')
+    .action(async (id: string) => {
+      await withStore(async (store) => {
+        const c = await revokeConnector(store, id);
+        println(`Connector ${c.id} (${c.name}) of ${c.customerCode} is revoked; its key no longer works.`);
+      });
+    });
+
+  const lookup = connector.command('lookup').description("a connector's product lookup table");
+  lookup
+    .command('import <id> <file>')
+    .description('replace the lookup table from a CSV file (chiave_prodotto;codice_articolo;unita_misura)')
+    .action(async (id: string, file: string) => {
+      await withStore(async (store) => {
+        const n = await importLookup(store, id, file);
+        println(`imported ${n} lookup rows from ${file}; the previous table is replaced`);
+      });
+    });
+
+  const mapping = connector.command('mapping').description("a connector's mapping (json and xml connectors)");
+  mapping
+    .command('set <id> <file>')
+    .description('store a JSONata mapping (checked before it is stored)')
+    .action(async (id: string, file: string) => {
+      const text = await readFile(file, 'utf8');
+      await withStore(async (store) => {
+        const c = await setMapping(store, id, text);
+        println(`mapping of connector ${c.id} (${c.name}) stored`);
+      });
+    });
+
+  connector
+    .command('test-mapping <file>')
+    .description('show the orders a file becomes and the structural verdict of each (nothing is stored); exit 1 when one is not valid')
+    .option('--connector <id>', "use a stored connector's format, lookup table and mapping")
+    .option('--mapping <file>', 'a JSONata mapping file to try instead')
+    .option('--format <format>', 'json or xml (with --mapping)')
+    .option('--content-type <type>', 'the Content-Type the file would be sent with (default: from its extension)')
+    .option('--json', 'print JSON')
+    .action(async (file: string, opts: { connector?: string; mapping?: string; format?: string; contentType?: string; json?: boolean }) => {
+      const input = { file, connector: opts.connector, mappingFile: opts.mapping, format: opts.format, contentType: opts.contentType };
+      const result = opts.connector === undefined ? await testMapping(undefined, input) : await withStore((store) => testMapping(store, input));
+      if (opts.json) {
+        printJson(result);
+      } else {
+        println(`${result.orders.length} order(s) read as ${result.kind}${result.site ? `, site ${clean(result.site)}` : ''}`);
+        for (const o of result.orders) {
+          println();
+          println(`order ${o.index + 1}: ${o.valid ? 'valid' : 'NOT valid'}`);
+          for (const m of o.messages) println(`  - ${clean(m)}`);
+          // The candidate comes from the file: cleaned, so it cannot drive the operator's terminal.
+          println(clean(JSON.stringify(o.candidate, null, 2) ?? 'undefined'));
+        }
+      }
+      if (result.orders.some((o) => !o.valid)) process.exitCode = 1;
+    });
+}

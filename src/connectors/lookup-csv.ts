@@ -1,0 +1,97 @@
+/**
+ * A connector's lookup table from a CSV file: which article a product of the prepress system is. Columns
+ * (header required, any order, case-insensitive, more columns ignored):
+ *   chiave_prodotto (or product_key) ; codice_articolo ; unita_misura (optional)
+ * Delimiter `;`, `,` or tab, UTF-8 (with or without BOM) or Windows-1252, as the article catalog. Keys are stored
+ * normalised (normaliseProductKey: trim, collapse spaces, lower case), exactly as the decoder looks them up.
+ * The file replaces the whole table: what is not in it is no longer mapped.
+ */
+import { readFile, stat } from 'node:fs/promises';
+import { parse } from 'csv-parse/sync';
+import iconv from 'iconv-lite';
+import { detectDelimiter } from '../catalog/import-articles.ts';
+import { sniff } from '../catalog/encoding.ts';
+import { IntakeError } from '../errors.ts';
+import { normaliseProductKey } from '../intake/connectors/index.ts';
+import type { ConnectorLookupRow } from '../store/connectors.ts';
+import { requireConnector } from './provision.ts';
+import type { Store } from '../store/store.ts';
+
+/**
+ * Largest lookup file. A print shop's product range is hundreds to a few thousand entries; the table is loaded
+ * whole for every submission of the connector, so it must stay small.
+ */
+export const MAX_LOOKUP_BYTES = 8 * 1024 * 1024;
+export const MAX_LOOKUP_ROWS = 50_000;
+/** Field bounds: keys are product names or identifiers, codes and units short identifiers. */
+const MAX_KEY_LENGTH = 200;
+const MAX_CODE_LENGTH = 64;
+const MAX_UNIT_LENGTH = 16;
+
+const KEY_NAMES = ['chiave_prodotto', 'product_key', 'prodotto', 'chiave'];
+
+function column(names: string[], wanted: readonly string[]): number {
+  return names.findIndex((n) => wanted.includes(n));
+}
+
+/** Parse the file's text; every row error names its line. */
+export function parseLookup(text: string): ConnectorLookupRow[] {
+  const headerLine = text.replace(/^\uFEFF/, '').split(/\r?\n/, 1)[0] ?? '';
+  let delimiter: string;
+  try {
+    delimiter = detectDelimiter(headerLine);
+  } catch {
+    throw new IntakeError('VALIDATION', "line 1: cannot find the column delimiter (';', ',' or tab); the header must be chiave_prodotto;codice_articolo;unita_misura");
+  }
+  let records: string[][];
+  try {
+    records = parse(text, { delimiter, bom: true, relax_column_count: true, skip_empty_lines: true, max_record_size: 64 * 1024 }) as string[][];
+  } catch (e) {
+    throw new IntakeError('VALIDATION', `the file is not valid CSV: ${(e as Error).message}`);
+  }
+  const names = (records[0] ?? []).map((h) => h.trim().toLowerCase().replace(/[\s-]+/g, '_'));
+  const k = column(names, KEY_NAMES);
+  const a = column(names, ['codice_articolo']);
+  const u = column(names, ['unita_misura']);
+  if (k < 0 || a < 0) throw new IntakeError('VALIDATION', 'line 1: the header needs chiave_prodotto (or product_key) and codice_articolo; unita_misura is optional');
+  if (records.length - 1 > MAX_LOOKUP_ROWS) throw new IntakeError('VALIDATION', `a lookup table holds at most ${MAX_LOOKUP_ROWS} rows`);
+
+  const rows: ConnectorLookupRow[] = [];
+  const seen = new Map<string, number>();
+  const errors: string[] = [];
+  records.slice(1).forEach((r, i) => {
+    const line = i + 2;
+    const rawKey = (r[k] ?? '').trim();
+    const code = (r[a] ?? '').trim();
+    const unit = u >= 0 ? (r[u] ?? '').trim().toUpperCase() : '';
+    if (!rawKey || rawKey.length > MAX_KEY_LENGTH) return void errors.push(`line ${line}: the product key must be 1 to ${MAX_KEY_LENGTH} characters`);
+    if (!code || code.length > MAX_CODE_LENGTH) return void errors.push(`line ${line}: codice_articolo must be 1 to ${MAX_CODE_LENGTH} characters`);
+    if (unit.length > MAX_UNIT_LENGTH) return void errors.push(`line ${line}: unita_misura must be at most ${MAX_UNIT_LENGTH} characters`);
+    const productKey = normaliseProductKey(rawKey);
+    const first = seen.get(productKey);
+    if (first !== undefined) return void errors.push(`line ${line}: product key "${rawKey}" repeats line ${first}`);
+    seen.set(productKey, line);
+    rows.push(unit ? { productKey, codice_articolo: code, unita_misura: unit } : { productKey, codice_articolo: code });
+  });
+  if (errors.length) {
+    const shown = errors.slice(0, 20);
+    if (errors.length > shown.length) shown.push(`… and ${errors.length - shown.length} more`);
+    throw new IntakeError('VALIDATION', shown);
+  }
+  return rows;
+}
+
+export async function readLookupFile(file: string): Promise<ConnectorLookupRow[]> {
+  const size = (await stat(file)).size;
+  if (size > MAX_LOOKUP_BYTES) throw new IntakeError('VALIDATION', `a lookup file must not exceed ${MAX_LOOKUP_BYTES} bytes`);
+  const bytes = await readFile(file);
+  const text = sniff(bytes) === 'windows-1252' ? iconv.decode(bytes, 'win1252') : bytes.toString('utf8');
+  return parseLookup(text);
+}
+
+/** Replace a connector's lookup table with the file's rows; resolves with how many. */
+export async function importLookup(store: Store, id: string, file: string): Promise<number> {
+  const c = await requireConnector(store, id);
+  const rows = await readLookupFile(file);
+  return store.replaceConnectorLookup(c.id, rows);
+}

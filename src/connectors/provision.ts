@@ -1,0 +1,106 @@
+/**
+ * The operator's side of connectors: create one for a customer (its key is returned once, here, and stored only
+ * as a hash), rotate and revoke its key, load its lookup table and its mapping. Everything is checked here, so
+ * the store receives only well-formed rows and the CLI stays a thin shell.
+ */
+import { v7 as uuidv7 } from 'uuid';
+import { generateConnectorKey, hashConnectorKey } from '../auth/secrets.ts';
+import { requireCustomerByCode } from '../customers/find.ts';
+import { IntakeError } from '../errors.ts';
+import { CONNECTOR_FORMATS, compileMapping, type ConnectorFormat } from '../intake/connectors/index.ts';
+import type { Connector, NewConnectorKey } from '../store/connectors.ts';
+import type { Store } from '../store/store.ts';
+import { parseAllowList } from './ip-allow.ts';
+import { parseSiteList } from './sites.ts';
+
+/** A connector's name says which system it is ("Switch Verona"), nothing longer. */
+const MAX_CONNECTOR_NAME = 200;
+/**
+ * Largest mapping kept. A JSONata expression for an ERP export is a page or two; the bound keeps a mistaken file
+ * (the export itself instead of the mapping) from being stored and compiled for every submission.
+ */
+export const MAX_MAPPING_BYTES = 64 * 1024;
+
+export interface IssuedConnector {
+  connector: Connector;
+  /** The whole `service-x-key` (`oic_…`), shown once. */
+  key: string;
+}
+
+export function checkFormat(format: unknown): ConnectorFormat {
+  if (typeof format !== 'string' || !(CONNECTOR_FORMATS as readonly string[]).includes(format.trim().toLowerCase())) {
+    throw new IntakeError('VALIDATION', `format must be one of ${CONNECTOR_FORMATS.join(', ')}`);
+  }
+  return format.trim().toLowerCase() as ConnectorFormat;
+}
+
+/** A mapping is compiled before it is stored, so a broken one is refused at the operator's desk, not per order. */
+export function checkMapping(text: string): string {
+  if (Buffer.byteLength(text, 'utf8') > MAX_MAPPING_BYTES) throw new IntakeError('VALIDATION', `a mapping must not exceed ${MAX_MAPPING_BYTES} bytes`);
+  if (text.trim() === '') throw new IntakeError('VALIDATION', 'the mapping is empty');
+  try {
+    compileMapping(text);
+  } catch (e) {
+    throw new IntakeError('VALIDATION', `the mapping does not compile: ${(e as Error).message}`);
+  }
+  return text;
+}
+
+function newKey(): { key: NewConnectorKey; token: string } {
+  const { keyId, token } = generateConnectorKey();
+  return { key: { credentialId: uuidv7(), keyId, secretHash: hashConnectorKey(token) }, token };
+}
+
+export async function addConnector(store: Store, input: {
+  customer: string; name: string; sites: string; format: string; allowIps?: string; mapping?: string;
+}): Promise<IssuedConnector> {
+  const customer = await requireCustomerByCode(store, input.customer);
+  const name = typeof input.name === 'string' ? input.name.trim() : '';
+  if (name.length === 0 || name.length > MAX_CONNECTOR_NAME) {
+    throw new IntakeError('VALIDATION', `connector name must be 1 to ${MAX_CONNECTOR_NAME} characters`);
+  }
+  const format = checkFormat(input.format);
+  const sites = parseSiteList(input.sites);
+  let allowIps: string[];
+  try {
+    allowIps = parseAllowList(input.allowIps);
+  } catch (e) {
+    throw new IntakeError('VALIDATION', (e as Error).message);
+  }
+  if (input.mapping !== undefined && format !== 'json' && format !== 'xml') {
+    throw new IntakeError('VALIDATION', `a ${format} connector reads tickets, not mapped data: mappings are for json and xml connectors`);
+  }
+  const mapping = input.mapping === undefined ? undefined : checkMapping(input.mapping);
+  const { key, token } = newKey();
+  const connector = await store.createConnector({ id: uuidv7(), customerId: customer.id, name, format, sites, allowIps, mapping, key });
+  return { connector, key: token };
+}
+
+export async function requireConnector(store: Store, id: string): Promise<Connector> {
+  const c = await store.getConnector(id.trim());
+  if (!c) throw new IntakeError('NOT_FOUND', `no connector ${id}`);
+  return c;
+}
+
+/** Revoke the current key and issue a new one; the old key stops working in the same transaction. */
+export async function rotateConnectorKey(store: Store, id: string): Promise<IssuedConnector> {
+  const c = await requireConnector(store, id);
+  if (c.revokedAt) throw new IntakeError('CONFLICT', `connector ${c.id} was revoked on ${c.revokedAt}: add a new one`);
+  const { key, token } = newKey();
+  return { connector: await store.rotateConnectorKey(c.id, key), key: token };
+}
+
+export async function revokeConnector(store: Store, id: string): Promise<Connector> {
+  const c = await requireConnector(store, id);
+  if (!(await store.revokeConnector(c.id))) throw new IntakeError('CONFLICT', `connector ${c.id} is already revoked`);
+  return requireConnector(store, c.id);
+}
+
+export async function setMapping(store: Store, id: string, text: string): Promise<Connector> {
+  const c = await requireConnector(store, id);
+  if (c.format !== 'json' && c.format !== 'xml') {
+    throw new IntakeError('VALIDATION', `connector ${c.id} reads ${c.format}: mappings are for json and xml connectors`);
+  }
+  await store.setConnectorMapping(c.id, checkMapping(text));
+  return requireConnector(store, c.id);
+}

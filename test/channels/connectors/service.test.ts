@@ -1,0 +1,28 @@
+// The connector path as `serve` starts it (src/main.ts wires it beside REST and SOAP): one order end to end.
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { addConnector } from '../../../src/connectors/provision.ts';
+import { addSite } from '../../../src/connectors/sites.ts';
+import { order, startTestService, type TestService } from '../../helpers/service.ts';
+import { call } from './helpers.ts';
+
+let t: TestService;
+
+before(async () => {
+  t = await startTestService();
+  await t.customer('C001');
+});
+after(() => t.close());
+
+void describe('connector path in the running service', () => {
+  void it('registers an order with its site and shows it through the status endpoint', async () => {
+    await addSite(t.service.store, { code: 'VR', name: 'Verona' });
+    const { key } = await addConnector(t.service.store, { customer: 'C001', name: 'ERP', sites: 'VR', format: 'json' });
+    const r = await call(`${t.url}/api/v1/connettori/ordini`, { key, body: JSON.stringify(order('C001', 'SVC-1')), contentType: 'application/json' });
+    assert.equal(r.status, 201, r.text);
+    assert.equal(r.json.sito_produzione, 'VR');
+    const view = await call(`${t.url}/api/v1/connettori/ordini/${String(r.json.id_ordine)}`, { key });
+    assert.equal(view.json.numero_ordine, r.json.numero_ordine);
+    assert.equal(view.json.sito_produzione, 'VR');
+  });
+});
