@@ -76,6 +76,20 @@ export interface Config {
    * clients that poll much faster.
    */
   readonly imapPollSeconds: number;
+  /**
+   * INTAKE_CLAIM_LEASE_MS: how long an instance's claim on a submission lasts unless renewed (it renews every third of
+   * it), and so how long the work of an instance that died waits before another instance takes it over. The e-mail
+   * pipeline holds a message it is deriving for ten times this, because that claim is not renewed and a large message
+   * takes a while. Default 30000. At least 1000: a shorter lease is lost to an ordinary pause of a busy process
+   * (garbage collection, a large order judged), and the same work would then be judged twice.
+   */
+  readonly claimLeaseMs: number;
+  /**
+   * INTAKE_SWEEP_INTERVAL_MS: how often an instance looks for received work no one holds (left by a crash, or by an
+   * instance whose claims lapsed), for submissions and e-mail messages alike. Default 5000. At least 100: each look
+   * is a query per instance, and looking more often only loads the database.
+   */
+  readonly sweepIntervalMs: number;
 }
 
 type Env = Record<string, string | undefined>;
@@ -158,6 +172,8 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     maxMailBytes: bytes(env, 'INTAKE_MAX_MAIL_BYTES', 25 * 1024 * 1024),
     secretKey: secretKey(env.INTAKE_SECRET_KEY),
     imapPollSeconds: seconds(env, 'INTAKE_IMAP_POLL_SECONDS', 60, 1, 3600),
+    claimLeaseMs: millis(env, 'INTAKE_CLAIM_LEASE_MS', 30_000, 1000, 60 * 60_000),
+    sweepIntervalMs: millis(env, 'INTAKE_SWEEP_INTERVAL_MS', 5000, 100, 60 * 60_000),
   });
 }
 
@@ -177,5 +193,14 @@ function seconds(env: Env, key: string, fallback: number, min: number, max: numb
   if (!v) return fallback;
   const n = Number(v);
   if (!Number.isInteger(n) || n < min || n > max) throw new IntakeError('INTERNAL', `${key} must be a whole number of seconds from ${min} to ${max}, got "${v}"`);
+  return n;
+}
+
+/** A duration in milliseconds. Above an hour it is a typo (seconds given a unit too many) rather than a choice. */
+function millis(env: Env, key: string, fallback: number, min: number, max: number): number {
+  const v = env[key]?.trim();
+  if (!v) return fallback;
+  const n = Number(v);
+  if (!Number.isInteger(n) || n < min || n > max) throw new IntakeError('INTERNAL', `${key} must be a whole number of milliseconds from ${min} to ${max}, got "${v}"`);
   return n;
 }

@@ -40,7 +40,7 @@ export async function startService(config: Config, log: Logger): Promise<Service
   const store = await openStore(config);
   log.info({ store: store.kind, dataDir: config.databaseUrl ? undefined : config.dataDir }, 'store ready');
   const demo = await seedDemoIfEmpty(store, config.mailDomain);
-  const intake = createIntake({ store, timeZone: config.timeZone, log });
+  const intake = createIntake({ store, timeZone: config.timeZone, log, claimLeaseMs: config.claimLeaseMs, sweepIntervalMs: config.sweepIntervalMs });
   const auth = createAuthenticator(store);
   const ports: Record<string, number> = {};
   const stops: (() => Promise<void>)[] = [];

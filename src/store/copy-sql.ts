@@ -34,7 +34,8 @@ export async function insertRows(
       `INSERT INTO ${table} (${columns.join(', ')}) VALUES ${placeholders(part.length, columns.length)} ${tail}`,
       part.flat(),
     );
-    returned.push(...(res.rows as Row[]));
+    // One row at a time: spreading tens of thousands of rows into push() overflows the stack.
+    for (const r of res.rows as Row[]) returned.push(r);
   }
   return returned;
 }

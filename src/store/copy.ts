@@ -4,14 +4,18 @@
  * The source is read in one read transaction, so each run copies one consistent snapshot even while the SQLite
  * service keeps working; every write is idempotent, so the copy can run while the service still takes orders
  * and be run again after the service is stopped: that final pass moves only what arrived or changed since.
- * Ids, numero_ordine values, timestamps and raw bytes are kept exactly. Before writing anything, the copy checks
- * that the target holds no different customer or order under the same identity, and refuses if it does.
+ * Ids, numero_ordine values, timestamps and raw bytes are kept exactly (sealed IMAP passwords too: the target needs
+ * the same INTAKE_SECRET_KEY). Before writing anything, the copy checks that the target holds no different customer
+ * or order under the same identity, and refuses if it does. Nothing uses database sequences (ids are text, numbering
+ * is the order_sequences table), so there are none to move.
  */
 import { existsSync } from 'node:fs';
 import Database from 'better-sqlite3';
 import pg from 'pg';
 import type { PoolClient } from 'pg';
 import { IntakeError } from '../errors.ts';
+import { checkColumns, copyTable } from './copy-generic.ts';
+import { SPEC_TABLES } from './copy-list.ts';
 import { page, type Row } from './copy-sql.ts';
 import {
   copyCatalog, copyCredentials, copyCustomers, copyOrders, copySequences, copySubmissions, type CopyContext,
@@ -19,8 +23,16 @@ import {
 import { checkKnown, migrationsDir, readMigrations } from './migrate.ts';
 import { openPostgresStore } from './postgres.ts';
 
-/** What the copy moves, in the order foreign keys need (attempts travel with submissions, lines with orders). */
-const STEPS = [
+interface Step {
+  table: string;
+  run: (ctx: CopyContext) => Promise<number>;
+}
+
+/**
+ * What the copy moves, in the order foreign keys need (attempts travel with submissions, lines with orders): the
+ * tables with rules of their own first, then those described by a spec (copy-list.ts) that the source has.
+ */
+const FIXED_STEPS: readonly Step[] = [
   { table: 'customers', run: copyCustomers },
   { table: 'credentials', run: copyCredentials },
   { table: 'articles', run: (ctx: CopyContext) => copyCatalog(ctx, 'articles') },
@@ -28,7 +40,7 @@ const STEPS = [
   { table: 'submissions', run: copySubmissions },
   { table: 'orders', run: copyOrders },
   { table: 'order_sequences', run: copySequences },
-] as const;
+];
 const CARRIED = ['order_attempts', 'order_lines'];
 /** Bookkeeping of one database and leases of running processes: meaningless in another database. */
 const NOT_COPIED = ['schema_migrations', 'leases'];
@@ -69,6 +81,19 @@ function openSource(file: string): Database.Database {
   return db;
 }
 
+function tablesOf(db: Database.Database): Set<string> {
+  return new Set((db.prepare(`SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'`).all() as { name: string }[])
+    .map((r) => r.name));
+}
+
+function stepsFor(db: Database.Database): Step[] {
+  const present = tablesOf(db);
+  return [
+    ...FIXED_STEPS,
+    ...SPEC_TABLES.filter((spec) => present.has(spec.table)).map((spec) => ({ table: spec.table, run: (ctx: CopyContext) => copyTable(ctx, spec) })),
+  ];
+}
+
 async function checkSource(db: Database.Database, file: string): Promise<void> {
   let versions: number[];
   try {
@@ -78,9 +103,10 @@ async function checkSource(db: Database.Database, file: string): Promise<void> {
   }
   if (!versions.includes(1)) throw new Error(`${file} is not an order-intake database (its schema was never created)`);
   checkKnown(versions, await readMigrations(migrationsDir('sqlite')));
-  const known = new Set<string>([...STEPS.map((s) => s.table), ...CARRIED, ...NOT_COPIED]);
-  const tables = (db.prepare(`SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'`).all() as { name: string }[])
-    .map((r) => r.name).filter((name) => !known.has(name));
+  const present = tablesOf(db);
+  for (const spec of SPEC_TABLES) if (present.has(spec.table)) checkColumns(db, spec, file);
+  const known = new Set<string>([...FIXED_STEPS.map((s) => s.table), ...SPEC_TABLES.map((s) => s.table), ...CARRIED, ...NOT_COPIED]);
+  const tables = [...present].filter((name) => !known.has(name));
   // Data this version cannot carry over would be lost on the switch: refuse rather than copy most of it.
   const holding = tables.filter((name) => db.prepare(`SELECT 1 FROM "${name.replace(/"/g, '""')}" LIMIT 1`).get() !== undefined);
   if (holding.length > 0) {
@@ -141,7 +167,8 @@ export async function copySqliteToPostgres(opts: CopyOptions): Promise<CopyResul
       // One snapshot of the source for the whole run: an order is never copied without the submission it came from.
       src.exec('BEGIN');
       try {
-        const counts = STEPS.map((s) => (src.prepare(`SELECT count(*) AS n FROM ${s.table}`).get() as { n: number }).n);
+        const steps = stepsFor(src);
+        const counts = steps.map((s) => (src.prepare(`SELECT count(*) AS n FROM ${s.table}`).get() as { n: number }).n);
         const total = counts.reduce((a, b) => a + b, 0);
         const found = await clashes(src, c, pageSize);
         if (found.length > 0) {
@@ -153,9 +180,9 @@ export async function copySqliteToPostgres(opts: CopyOptions): Promise<CopyResul
           ]);
         }
         let done = 0;
-        opts.onProgress?.({ table: STEPS[0].table, done, total });
+        opts.onProgress?.({ table: steps[0]!.table, done, total });
         const tables: CopyResult['tables'] = [];
-        for (const [i, step] of STEPS.entries()) {
+        for (const [i, step] of steps.entries()) {
           const ctx: CopyContext = {
             src, c, pageSize,
             tick(n) {

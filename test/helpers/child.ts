@@ -62,3 +62,19 @@ export async function stopServe(p: ServeProcess, signal: NodeJS.Signals = 'SIGTE
   if (p.proc.exitCode === null && p.proc.signalCode === null) p.proc.kill(signal);
   return p.exited;
 }
+
+/** The port a channel reported it bound (`{"channel":"sftp","port":…}`), waiting for the line to be printed. */
+export async function loggedPort(p: ServeProcess, channel: string, timeoutMs = 20_000): Promise<number> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    for (const line of p.lines) {
+      if (!line.startsWith('{')) continue;
+      try {
+        const rec = JSON.parse(line) as { channel?: string; port?: number };
+        if (rec.channel === channel && typeof rec.port === 'number') return rec.port;
+      } catch { /* not a log line */ }
+    }
+    if (Date.now() > deadline) throw new Error(`no ${channel} port logged within ${timeoutMs} ms:\n${p.lines.join('\n')}`);
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}

@@ -1,24 +1,40 @@
 // Three `order-intake serve` processes on one PostgreSQL database, as behind a TCP load balancer. Orders are
-// spread over them concurrently through REST (synchronous and async) and SFTP, some sent to two instances at
-// once; one instance is killed with SIGKILL while it holds work. Afterwards every acknowledged order is registered
-// exactly once, every numero_ordine is unique, every submission was judged once, and nothing is left unprocessed.
-// SMTP is not part of it yet: the e-mail channel does not exist. Skipped, visibly, without INTAKE_TEST_DATABASE_URL.
+// spread over them concurrently through REST (synchronous and async), SFTP and SMTP (nodemailer, a real client),
+// some REST orders sent to two instances at once; one instance is killed with SIGKILL while it holds work, e-mail
+// it has acknowledged (250 after DATA) and not yet derived included. Afterwards every acknowledged order is
+// registered exactly once, every numero_ordine is unique, every submission was judged once, every acknowledged
+// message was derived once with exactly one reply queued, and nothing is left unprocessed. The instances run with
+// short leases (INTAKE_CLAIM_LEASE_MS, INTAKE_SWEEP_INTERVAL_MS) so that the takeover does not take minutes.
+// Skipped, visibly, without INTAKE_TEST_DATABASE_URL.
 import assert from 'node:assert/strict';
 import { rmSync } from 'node:fs';
 import { describe, it } from 'node:test';
+import nodemailer from 'nodemailer';
 import ssh2 from 'ssh2';
 import { DEFAULT_UNITS } from '../../src/catalog/units.ts';
 import { provisionCustomer, type ProvisionedCustomer } from '../../src/customers/provision.ts';
 import { openPostgresStore } from '../../src/store/postgres.ts';
 import type { Store } from '../../src/store/store.ts';
-import { spawnServe, stopServe, type ServeProcess } from '../helpers/child.ts';
+import { loggedPort, spawnServe, stopServe, type ServeProcess } from '../helpers/child.ts';
 import { order, tempDir, TEST_ARTICLES, waitFor } from '../helpers/service.ts';
 import { adminQuery, createSchema, SKIP_NO_PG, testDatabaseUrl } from '../store/pg-schema.ts';
 
 interface Instance {
   serve: ServeProcess;
   sftpPort: number;
+  smtpPort: number;
 }
+
+/**
+ * Claims lapse after 3 s (renewed every second while the work runs): long enough that a busy survivor never loses
+ * one, short enough that the takeover of the victim's work is quick. A message being derived is held ten times as
+ * long (its claim is not renewed), so the victim's e-mail is taken over after 30 s.
+ */
+const LEASE_MS = 3000;
+const SETTINGS = {
+  INTAKE_SFTP_PORT: '0', INTAKE_SMTP_PORT: '0', INTAKE_MAIL_DOMAIN: 'ordini.test',
+  INTAKE_CLAIM_LEASE_MS: String(LEASE_MS), INTAKE_SWEEP_INTERVAL_MS: '250',
+};
 
 /** What one attempt to hand over orders gave: the references it carried and whether it was acknowledged. */
 interface Sent {
@@ -26,15 +42,8 @@ interface Sent {
   acked: boolean;
   /** For synchronous REST: the number the customer was told. */
   numero?: string;
-}
-
-function sftpPortOf(s: ServeProcess): number {
-  for (const line of s.lines) {
-    if (!line.startsWith('{')) continue;
-    const rec = JSON.parse(line) as { channel?: string; port?: number };
-    if (rec.channel === 'sftp' && typeof rec.port === 'number') return rec.port;
-  }
-  throw new Error(`no SFTP port logged:\n${s.lines.join('\n')}`);
+  /** For SMTP: the Message-ID the message carried. */
+  messageId?: string;
 }
 
 /** A big order (thousands of lines) takes a while to judge and register: the victim is sure to hold some. */
@@ -81,6 +90,29 @@ function sftpUpload(i: Instance, c: ProvisionedCustomer, name: string, refs: str
     }));
     conn.connect({ host: '127.0.0.1', port: i.sftpPort, username: c.ftpUser, password: c.ftpPassword, readyTimeout: 10_000, tryKeyboard: false });
   });
+}
+
+/**
+ * One message over its own SMTP connection, each of `refs` an order file attached to it. The 250 after DATA is the
+ * acknowledgement; an instance dying before it closes the connection, and nodemailer rejects.
+ */
+async function smtpSend(i: Instance, c: ProvisionedCustomer, refs: string[], make: (ref: string) => object = (r) => order('C001', r)): Promise<Sent> {
+  const messageId = `<${refs.join('.')}@cliente.it>`;
+  const transport = nodemailer.createTransport({
+    host: '127.0.0.1', port: i.smtpPort, secure: false, ignoreTLS: true,
+    connectionTimeout: 10_000, greetingTimeout: 10_000, socketTimeout: 30_000,
+  });
+  try {
+    const info = await transport.sendMail({
+      from: 'Mario Rossi <mario@cliente.it>', to: c.mailbox, subject: `Ordini ${refs.join(', ')}`, text: 'In allegato.', messageId,
+      attachments: refs.map((r) => ({ filename: `${r}.json`, content: JSON.stringify(make(r)) })),
+    });
+    return { refs, acked: /^250\b/.test(info.response), messageId };
+  } catch {
+    return { refs, acked: false, messageId };
+  } finally {
+    transport.close();
+  }
 }
 
 /** A graceful stop, or SIGKILL after 15 s: clean-up must not hang on an instance that cannot stop. */
@@ -130,16 +162,17 @@ void describe('several instances on one PostgreSQL', { skip: testDatabaseUrl ? f
         await Promise.all([0, 1, 2].map(async () => {
           const dir = tempDir('intake-multi-');
           dirs.push(dir);
-          instances.push({ serve: await spawnServe(dir, { INTAKE_DATABASE_URL: schema.url, INTAKE_SFTP_PORT: '0' }, 60_000), sftpPort: 0 });
+          instances.push({ serve: await spawnServe(dir, { INTAKE_DATABASE_URL: schema.url, ...SETTINGS }, 60_000), sftpPort: 0, smtpPort: 0 });
         }));
         for (const i of instances) {
-          i.sftpPort = await waitFor(() => { try { return sftpPortOf(i.serve); } catch { return undefined; } }, 20_000, 'the SFTP port');
+          i.sftpPort = await loggedPort(i.serve, 'sftp');
+          i.smtpPort = await loggedPort(i.serve, 'smtp');
         }
         const [a, b, victim] = instances as [Instance, Instance, Instance];
         const key = c.apiKey;
 
         // Phase 1, all at once: ordinary traffic over the three, duplicates sent to two instances, and a burst of
-        // heavy async orders to the victim, which is killed as soon as it has acknowledged them all.
+        // heavy async orders and heavy messages to the victim, which is killed as soon as it has acknowledged them all.
         const traffic: Promise<Sent>[] = [];
         for (let k = 0; k < 30; k++) traffic.push(rest(instances[k % 3]!, key, order('C001', `S-${k}`), [`S-${k}`]));
         for (let k = 0; k < 15; k++) traffic.push(rest(instances[k % 3]!, key, order('C001', `A-${k}`), [`A-${k}`], true));
@@ -147,11 +180,16 @@ void describe('several instances on one PostgreSQL', { skip: testDatabaseUrl ? f
         for (let k = 0; k < 6; k++) {
           for (const i of [instances[k % 3]!, instances[(k + 1) % 3]!]) traffic.push(rest(i, key, order('C001', `D-${k}`), [`D-${k}`]));
         }
-        const burst = await Promise.all(Array.from({ length: 40 }, (_, k) => rest(victim, key, heavy(`H-${k}`), [`H-${k}`], true)));
+        for (let k = 0; k < 9; k++) traffic.push(smtpSend(instances[k % 3]!, c, [`M-${k}-1`, `M-${k}-2`]));
+        const burst = await Promise.all([
+          ...Array.from({ length: 40 }, (_, k) => rest(victim, key, heavy(`H-${k}`), [`H-${k}`], true)),
+          ...Array.from({ length: 8 }, (_, k) => smtpSend(victim, c, [`HM-${k}-1`, `HM-${k}-2`], heavy)),
+        ]);
         assert.ok(burst.every((s) => s.acked), 'the victim acknowledged its burst before dying');
         victim.serve.proc.kill('SIGKILL');
         await victim.serve.exited;
         const left = await adminQuery<{ n: number }>(testDatabaseUrl!, `SELECT count(*)::int AS n FROM ${schema.name}.submissions WHERE state = 'received'`);
+        const leftMail = await adminQuery<{ n: number }>(testDatabaseUrl!, `SELECT count(*)::int AS n FROM ${schema.name}.mail_messages WHERE state = 'received'`);
         const phase1 = await Promise.all(traffic);
 
         // Phase 2: the survivors keep taking orders.
@@ -159,18 +197,25 @@ void describe('several instances on one PostgreSQL', { skip: testDatabaseUrl ? f
           ...Array.from({ length: 10 }, (_, k) => rest([a, b][k % 2]!, key, order('C001', `P-${k}`), [`P-${k}`])),
           sftpUpload(a, c, 'dopo-a.json', ['G-a-1']),
           sftpUpload(b, c, 'dopo-b.json', ['G-b-1']),
+          smtpSend(a, c, ['N-a-1']),
+          smtpSend(b, c, ['N-b-1']),
         ]);
         const all = [...phase1, ...burst, ...phase2];
         const acked = new Set(all.filter((s) => s.acked).flatMap((s) => s.refs));
         assert.ok(acked.size > 100, `most orders were acknowledged (${acked.size})`);
         assert.ok(left[0]!.n > 0, 'the victim died holding work, so the takeover is exercised');
+        assert.ok(leftMail[0]!.n > 0, 'the victim died holding e-mail it had acknowledged, so its takeover is exercised');
 
-        // The victim's claims lapse after the lease (30 s) and a survivor's sweeper takes them over.
+        // The victim's claims lapse after the lease and a survivor's sweeper takes them over; its messages after
+        // ten leases.
         store = await openPostgresStore(schema.url);
         const customerId = c.customer.id;
-        await waitFor(async () => ((await store!.listSubmissions({ state: 'received', limit: 10 })).length === 0 ? true : undefined),
-          150_000, 'every submission to be processed');
-        const orders = await store.listOrders({ customerId, limit: 1000 });
+        await waitFor(async () => ((await store!.listSubmissions({ state: 'received', limit: 10 })).length === 0
+          && (await store!.listMailMessages({ state: 'received', limit: 10 })).length === 0 ? true : undefined),
+        150_000, 'every submission and every message to be processed');
+        // Read with SQL rather than listOrders: the heavy orders hold 170,000 lines, and only numbers are checked here.
+        const orders = await adminQuery<{ riferimento_ordine: string; numero_ordine: string }>(testDatabaseUrl!,
+          `SELECT riferimento_ordine, numero_ordine FROM ${schema.name}.orders WHERE customer_id = $1`, [customerId]);
         const byRef = new Map<string, number>();
         for (const o of orders) byRef.set(o.riferimento_ordine, (byRef.get(o.riferimento_ordine) ?? 0) + 1);
         for (const ref of acked) assert.equal(byRef.get(ref), 1, `acknowledged order ${ref} registered exactly once`);
@@ -184,6 +229,33 @@ void describe('several instances on one PostgreSQL', { skip: testDatabaseUrl ? f
         assert.ok(submissions.every((s) => s.state === 'processed'), 'nothing failed or left behind');
         const recordedTwice = submissions.filter((s) => s.attempts !== 1).map((s) => `${s.id}: ${s.attempts}`);
         assert.deepEqual(recordedTwice, [], 'every outcome recorded once, those the victim held included');
+
+        // E-mail: each acknowledged message stored once, derived into one submission per attachment, answered once.
+        const messages = await store.listMailMessages({ customerId, limit: 1000 });
+        const replies = await store.listReplies({ customerId, limit: 1000 });
+        const repliesByMail = new Map<string, number>();
+        for (const r of replies) repliesByMail.set(r.mailId, (repliesByMail.get(r.mailId) ?? 0) + 1);
+        const mailSent = all.filter((s) => s.messageId !== undefined);
+        // The victim's burst (8) and everything sent to the survivors (6 + 2); phase-1 messages to the victim may be lost.
+        assert.ok(mailSent.filter((s) => s.acked).length >= 16, 'every message to a live instance was acknowledged');
+        for (const s of mailSent.filter((x) => x.acked)) {
+          const stored = messages.filter((m) => m.messageId === s.messageId);
+          assert.equal(stored.length, 1, `${s.messageId} stored once`);
+          const m = stored[0]!;
+          assert.equal(m.state, 'done', `${s.messageId} derived`);
+          assert.equal(m.result?.esito, 'ok', `${s.messageId}: every attachment accepted`);
+          assert.equal(m.result?.submissions.length, s.refs.length, `${s.messageId}: one submission per attachment`);
+          assert.ok(m.result?.replyId, `${s.messageId} answered`);
+          assert.equal(repliesByMail.get(m.id), 1, `${s.messageId}: its reply queued exactly once`);
+          assert.equal((await store.getReply(m.result.replyId))?.mailId, m.id);
+        }
+        // Whatever was stored, acknowledged or not (the victim may have committed a message it never answered 250
+        // to), was derived, and every part is a submission of its own: none received twice for one attachment.
+        assert.ok(messages.every((m) => m.state === 'done'), 'no message left unprocessed');
+        const parts = (await Promise.all(messages.map((m) => store!.mailParts(m.id)))).flat();
+        const fromMail = submissions.filter((s) => s.channel === 'email');
+        assert.equal(fromMail.length, parts.length, 'one submission per attachment, none orphaned');
+        assert.equal(new Set(parts.map((p) => p.submissionId)).size, parts.length);
       })());
     } finally {
       await store?.close();

@@ -1,15 +1,18 @@
 // The documented move from SQLite to PostgreSQL, as an operator does it with the real CLI and real `serve`
 // processes: copy while the SQLite service runs, stop it, copy again (the final pass), start on PostgreSQL. Every
-// acknowledged order is there with its number, and numbering goes on. Skipped, visibly, without
-// INTAKE_TEST_DATABASE_URL.
+// acknowledged order is there with its number, and numbering goes on; an order that came by e-mail is there too,
+// with its message and its queued reply. Skipped, visibly, without INTAKE_TEST_DATABASE_URL.
 import assert from 'node:assert/strict';
 import { rmSync } from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
+import nodemailer from 'nodemailer';
+import { loggedPort } from '../helpers/child.ts';
 import { spawnServe, stopServe, waitForLine, type ServeProcess } from '../helpers/child.ts';
 import { order, tempDir } from '../helpers/service.ts';
 import { runCli } from '../cli/run.ts';
-import { createSchema, SKIP_NO_PG, testDatabaseUrl } from '../store/pg-schema.ts';
+import { adminQuery, createSchema, SKIP_NO_PG, testDatabaseUrl } from '../store/pg-schema.ts';
+import { waitFor } from '../helpers/service.ts';
 
 async function post(p: ServeProcess, key: string, body: object): Promise<{ status: number; json: Record<string, unknown> }> {
   const res = await fetch(`http://127.0.0.1:${p.httpPort}/api/v1/ordini`, {
@@ -29,8 +32,9 @@ void describe('moving a running SQLite installation to PostgreSQL', { skip: test
     let sqlite: ServeProcess | undefined;
     let pgServe: ServeProcess | undefined;
     try {
-      sqlite = await spawnServe(oldDir);
+      sqlite = await spawnServe(oldDir, { INTAKE_SMTP_PORT: '0', INTAKE_MAIL_DOMAIN: 'ordini.test' });
       const [, key] = await waitForLine(sqlite, /API key:\s+(\S+)/);
+      const [, mailbox] = await waitForLine(sqlite, /mailbox:\s+(\S+)/);
       const before = await Promise.all(['A-1', 'A-2', 'A-3'].map((r) => post(sqlite!, key!, demoOrder(r))));
       assert.deepEqual(before.map((r) => r.status), [201, 201, 201]);
 
@@ -41,11 +45,23 @@ void describe('moving a running SQLite installation to PostgreSQL', { skip: test
       // The service keeps taking orders during the bulk copy; then it is stopped and the final pass runs.
       const during = await post(sqlite, key!, demoOrder('B-1'));
       assert.equal(during.status, 201);
+      const transport = nodemailer.createTransport({ host: '127.0.0.1', port: await loggedPort(sqlite, 'smtp'), secure: false, ignoreTLS: true });
+      await transport.sendMail({
+        from: 'mario@cliente.it', to: mailbox, subject: 'Ordine E-1', text: 'In allegato.', messageId: '<E-1@cliente.it>',
+        attachments: [{ filename: 'e1.json', content: JSON.stringify(demoOrder('E-1')) }],
+      });
+      transport.close();
+      await waitFor(async () => {
+        const res = await fetch(`http://127.0.0.1:${sqlite!.httpPort}/api/v1/ordini?riferimento_ordine=E-1`, { headers: { 'x-api-key': key! } });
+        await res.arrayBuffer();
+        return res.status === 200 ? true : undefined;
+      }, 15_000, 'the order that came by e-mail');
       assert.equal(await stopServe(sqlite), 0);
       const final = await runCli(oldDir, ['db', 'copy', '--from', sqliteFile, '--to', schema.url, '--json']);
       assert.equal(final.code, 0, final.stderr);
       const tables = (JSON.parse(final.stdout) as { tables: { table: string; rows: number; written: number }[] }).tables;
-      assert.deepEqual(tables.find((t) => t.table === 'orders'), { table: 'orders', rows: 4, written: 1 }, 'only what arrived since');
+      assert.deepEqual(tables.find((t) => t.table === 'orders'), { table: 'orders', rows: 5, written: 2 }, 'only what arrived since');
+      assert.deepEqual(tables.find((t) => t.table === 'mail_messages'), { table: 'mail_messages', rows: 1, written: 1 });
 
       const migrate = await runCli(newDir, ['db', 'migrate'], { INTAKE_DATABASE_URL: schema.url });
       assert.equal(migrate.code, 0, migrate.stderr);
@@ -64,7 +80,14 @@ void describe('moving a running SQLite installation to PostgreSQL', { skip: test
       const after = await post(pgServe, key!, demoOrder('C-1'));
       assert.equal(after.status, 201);
       const year = String(during.json.numero_ordine).slice(0, 4);
-      assert.equal(after.json.numero_ordine, `${year}-000005`);
+      assert.equal(after.json.numero_ordine, `${year}-000006`);
+      const mailRows = await adminQuery<{ state: string; replies: number }>(testDatabaseUrl!,
+        `SELECT m.state, (SELECT count(*)::int FROM ${schema.name}.mail_replies r WHERE r.mail_id = m.id) AS replies
+         FROM ${schema.name}.mail_messages m WHERE m.message_id = '<E-1@cliente.it>'`);
+      assert.deepEqual(mailRows, [{ state: 'done', replies: 1 }], 'the message came along, derived, with its one reply');
+      const byMail = await fetch(`http://127.0.0.1:${pgServe.httpPort}/api/v1/ordini?riferimento_ordine=E-1`, { headers: { 'x-api-key': key! } });
+      assert.equal(byMail.status, 200);
+      await byMail.arrayBuffer();
       const again = await post(pgServe, key!, demoOrder('A-1'));
       assert.equal(again.json.numero_ordine, before[0]!.json.numero_ordine, 'an order sent again is recognised across the move');
     } finally {

@@ -1,23 +1,32 @@
 // `db copy`: a SQLite installation built through the real code (customers, credentials, catalog, submissions
-// judged by the real intake, one left unprocessed) is copied into a fresh PostgreSQL schema and read back through
-// the store port on both sides. Skipped, visibly, without INTAKE_TEST_DATABASE_URL.
+// judged by the real intake, one left unprocessed; e-mail received, derived and answered by the real pipeline, an
+// IMAP mailbox; sites and connectors) is copied into a fresh PostgreSQL schema and read back through the store port
+// on both sides, and the copied installation is put to work. Skipped, visibly, without INTAKE_TEST_DATABASE_URL.
 import assert from 'node:assert/strict';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import Database from 'better-sqlite3';
+import { createHash, randomUUID } from 'node:crypto';
+import MailComposer from 'nodemailer/lib/mail-composer';
 import { DEFAULT_UNITS } from '../../src/catalog/units.ts';
+import { startOutbox } from '../../src/channels/mail/outbox.ts';
+import { createPipeline } from '../../src/channels/mail/pipeline.ts';
+import { openSecret, sealSecret } from '../../src/channels/mail/secret-box.ts';
 import { provisionCustomer } from '../../src/customers/provision.ts';
 import { IntakeError } from '../../src/errors.ts';
 import { createIntake, type Intake } from '../../src/intake/intake.ts';
 import type { Order } from '../../src/intake/types.ts';
 import { createLogger } from '../../src/log.ts';
 import { copySqliteToPostgres, type CopyResult } from '../../src/store/copy.ts';
+import { SPEC_TABLES } from '../../src/store/copy-list.ts';
 import { openPostgresStore } from '../../src/store/postgres.ts';
 import { openSqliteStore } from '../../src/store/sqlite.ts';
 import type { Store } from '../../src/store/store.ts';
 import { adminQuery, createSchema, SKIP_NO_PG, testDatabaseUrl, type TestSchema } from './pg-schema.ts';
+import { waitFor } from '../helpers/service.ts';
+import { startSink } from '../channels/mail/helpers.ts';
 
 const log = createLogger('silent');
 
@@ -79,6 +88,85 @@ async function snapshot(store: Store) {
   };
 }
 
+const SECRET_KEY = createHash('sha256').update('copy test key').digest('hex');
+
+function orderMail(subject: string, files: Record<string, unknown>): Promise<Buffer> {
+  return new MailComposer({
+    from: 'Mario Rossi <mario@cliente.it>', to: 'c001@ordini.test', subject, text: 'In allegato.',
+    messageId: `<${randomUUID()}@cliente.it>`,
+    attachments: Object.entries(files).map(([filename, content]) => ({ filename, content: JSON.stringify(content) })),
+  }).compile().build();
+}
+
+interface MailFacts {
+  /** A message stored and not yet derived (the SQLite service stopped before it got to it). */
+  pendingMail: string;
+  /** The reply left queued (the other one was sent). */
+  queuedReply: string;
+  connectorId: string;
+}
+
+/**
+ * The installation also used e-mail, through the real pipeline: two messages derived and answered (one reply sent,
+ * one still queued), one received and not derived, and an IMAP mailbox with its sealed password; and, when this
+ * release has them, a site and a connector with a lookup table.
+ */
+async function useEmail(src: Installation): Promise<MailFacts> {
+  const { store, intake } = src;
+  const pipeline = createPipeline({
+    store, intake, log, mailDomain: 'ordini.test', timeZone: 'Europe/Rome', maxFileBytes: 1024 * 1024, onReplyQueued: () => undefined,
+    deriveLeaseMs: 60_000,
+  });
+  const ids = [randomUUID(), randomUUID(), randomUUID()];
+  const raws = await Promise.all([
+    orderMail('Ordine M-1', { 'm1.json': orderJson('M-1') }),
+    orderMail('Ordini M-2', { 'm2.json': orderJson('M-2'), 'm3.json': orderJson('M-3', 3) }),
+    orderMail('Ordine M-4', { 'm4.json': orderJson('M-4') }),
+  ]);
+  await store.saveMailMessages(ids.map((id, i) => ({
+    id, customerId: src.customerId, source: 'smtp', envelopeFrom: 'mario@cliente.it', recipients: ['c001@ordini.test'], raw: raws[i]!,
+    sha256: createHash('sha256').update(raws[i]!).digest('hex'), remote: '192.0.2.7', receivedAt: new Date(Date.now() - 60_000 + i).toISOString(),
+  })));
+  for (const id of ids.slice(0, 2)) pipeline.start(id);
+  await pipeline.idle();
+  const due = await store.claimDueReplies(60_000, 10);
+  assert.equal(due.length, 2, 'two replies queued');
+  await store.markReplySent(due[0]!.id);
+  await store.markReplyFailed(due[1]!.id, '451 4.3.0 relay busy', 1);
+  await store.setImapAccount({
+    id: randomUUID(), customerId: src.customerId, host: 'imap.cliente.it', port: 993, tls: true, username: 'ordini@cliente.it',
+    passwordEnc: sealSecret(SECRET_KEY, 'segreto-imap', src.customerId), folder: 'INBOX', processedFolder: 'Elaborati',
+  });
+  const account = (await store.getImapAccount(src.customerId))!;
+  await store.saveImapState(account.id, { uidValidity: '4000000000', lastUid: 4_000_000_000, lastError: 'timeout' });
+  await store.createSite({ code: 'VR', name: 'Verona' });
+  const made = await store.createConnector({
+    id: randomUUID(), customerId: src.customerId, name: 'Switch Verona', format: 'json', sites: ['VR'], allowIps: ['10.0.0.0/8'],
+    mapping: '$', key: { credentialId: randomUUID(), keyId: 'k1', secretHash: 'sha256$x' },
+  });
+  await store.replaceConnectorLookup(made.id, [
+    { productKey: 'biglietti', codice_articolo: 'BV-STD' }, { productKey: 'volantini', codice_articolo: 'VOL-A4', unita_misura: 'PZ' },
+  ]);
+  return { pendingMail: ids[2]!, queuedReply: due[1]!.id, connectorId: made.id };
+}
+
+/** Everything the port shows about e-mail (and connectors, when present), for comparing the two sides. */
+async function mailSnapshot(store: Store, customerId: string) {
+  const messages = await store.listMailMessages({ limit: 100 });
+  const replies = await store.listReplies({ limit: 100 });
+  const connectors = await store.listConnectors({});
+  return {
+    messages: await Promise.all(messages.map((m) => store.getMailMessage(m.id))),
+    parts: await Promise.all(messages.map((m) => store.mailParts(m.id))),
+    replies: await Promise.all(replies.map((r) => store.getReply(r.id))),
+    imap: await store.listImapAccounts(),
+    imapOfCustomer: await store.getImapAccount(customerId),
+    sites: await store.listSites(),
+    connectors,
+    lookups: await Promise.all(connectors.map((c) => store.connectorLookup(c.id))),
+  };
+}
+
 function written(result: CopyResult): Record<string, number> {
   return Object.fromEntries(result.tables.map((t) => [t.table, t.written]));
 }
@@ -103,7 +191,8 @@ void describe('db copy from SQLite to PostgreSQL', { skip: testDatabaseUrl ? fal
     const progress: number[] = [];
     const first = await copySqliteToPostgres({ from: src.file, to: schema.url, pageSize: 2, onProgress: (p) => progress.push(p.done) });
     const rows = Object.fromEntries(first.tables.map((t) => [t.table, t.rows]));
-    assert.deepEqual(rows, { customers: 2, credentials: 4, articles: 2, units: DEFAULT_UNITS.length, submissions: 5, orders: 3, order_sequences: 1 });
+    const none = Object.fromEntries(SPEC_TABLES.map((spec) => [spec.table, 0]));
+    assert.deepEqual(rows, { customers: 2, credentials: 4, articles: 2, units: DEFAULT_UNITS.length, submissions: 5, orders: 3, order_sequences: 1, ...none });
     assert.deepEqual(written(first), rows);
     assert.equal(progress.at(-1), Object.values(rows).reduce((a, b) => a + b, 0), 'the progress reaches the total');
     assert.deepEqual(progress, [...progress].sort((a, b) => a - b), 'progress only grows');
@@ -127,7 +216,8 @@ void describe('db copy from SQLite to PostgreSQL', { skip: testDatabaseUrl ? fal
     await src.store.addCredential({ id: 'new-password', customerId: src.customerId, kind: 'password', lookup: 'c001', secretHash: 'scrypt$new' });
 
     const final = await copySqliteToPostgres({ from: src.file, to: schema.url });
-    assert.deepEqual(written(final), { customers: 0, credentials: 2, articles: 0, units: 0, submissions: 2, orders: 2, order_sequences: 1 });
+    const none = Object.fromEntries(SPEC_TABLES.map((spec) => [spec.table, 0]));
+    assert.deepEqual(written(final), { customers: 0, credentials: 2, articles: 0, units: 0, submissions: 2, orders: 2, order_sequences: 1, ...none });
     assert.deepEqual(await snapshot(target), await snapshot(src.store));
     assert.equal((await target.findCredential('password', 'c001'))?.id, 'new-password');
 
@@ -179,6 +269,129 @@ void describe('db copy from SQLite to PostgreSQL', { skip: testDatabaseUrl ? fal
     assert.equal(await target.countArticles(), 0);
   }));
 
+  void it('copies an installation that used e-mail and connectors, twice without duplicates, and the copy works', () => withCopySetup(async (src, schema, target) => {
+    const facts = await useEmail(src);
+    const progress: number[] = [];
+    const first = await copySqliteToPostgres({ from: src.file, to: schema.url, pageSize: 2, onProgress: (p) => progress.push(p.done) });
+    const rows = Object.fromEntries(first.tables.map((t) => [t.table, t.rows]));
+    assert.deepEqual(rows, {
+      customers: 2, credentials: 5, articles: 2, units: DEFAULT_UNITS.length, submissions: 8, orders: 6, order_sequences: 1,
+      mail_messages: 3, mail_parts: 3, mail_replies: 2, imap_accounts: 1, sites: 1, connectors: 1, connector_sites: 1, connector_lookup: 2,
+    });
+    assert.deepEqual(written(first), rows);
+    assert.equal(progress.at(-1), Object.values(rows).reduce((a, b) => a + b, 0), 'the progress counts the e-mail and connector rows too');
+    assert.deepEqual(await snapshot(target), await snapshot(src.store));
+    assert.deepEqual(await mailSnapshot(target, src.customerId), await mailSnapshot(src.store, src.customerId));
+
+    const again = await copySqliteToPostgres({ from: src.file, to: schema.url });
+    assert.ok(Object.values(written(again)).every((n) => n === 0), JSON.stringify(written(again)));
+    assert.deepEqual(await mailSnapshot(target, src.customerId), await mailSnapshot(src.store, src.customerId));
+
+    // The copied installation at work. The mailbox password opens with the same key, and only with it.
+    const account = (await target.getImapAccount(src.customerId))!;
+    assert.equal(openSecret(SECRET_KEY, account.passwordEnc, account.customerId), 'segreto-imap');
+    assert.throws(() => openSecret(createHash('sha256').update('another key').digest('hex'), account.passwordEnc, account.customerId), /INTAKE_SECRET_KEY/);
+    // The reply outbox sends what was queued, and not the reply already sent.
+    const sink = await startSink();
+    const outbox = startOutbox({ store: target, log, relay: sink.url, holder: 'copy-test', retry: { firstMs: 100, maxMs: 400, giveUpMs: 60_000, idleMs: 100 } });
+    try {
+      const queued = (await target.getReply(facts.queuedReply))!;
+      outbox.kick();
+      await waitFor(async () => ((await target.getReply(facts.queuedReply))?.state === 'sent' ? true : undefined), 10_000, 'the queued reply to be sent');
+      assert.deepEqual(sink.messages.map((m) => m.parsed.subject), [queued.subject]);
+      assert.match(queued.subject, /Ordini M-2/);
+    } finally {
+      await outbox.close();
+      await sink.close();
+    }
+    // The message the SQLite service had not got to is derived by the target, numbered after the copied orders.
+    const targetIntake = createIntake({ store: target, timeZone: 'Europe/Rome', log });
+    const pipeline = createPipeline({
+      store: target, intake: targetIntake, log, mailDomain: 'ordini.test', timeZone: 'Europe/Rome', maxFileBytes: 1024 * 1024,
+      onReplyQueued: () => undefined, deriveLeaseMs: 60_000,
+    });
+    assert.equal(await pipeline.sweep(), 1);
+    assert.equal((await target.getMailMessage(facts.pendingMail))?.state, 'done');
+    assert.equal((await target.getOrderByRef(src.customerId, 'M-4'))?.numero_ordine, '2026-000007');
+    await targetIntake.stop();
+  }));
+
+  void it('follows the source between passes: derived mail, sent replies, a removed mailbox, a replaced lookup, a rotated key', () => withCopySetup(async (src, schema, target) => {
+    const facts = await useEmail(src);
+    await copySqliteToPostgres({ from: src.file, to: schema.url });
+    const pipeline = createPipeline({
+      store: src.store, intake: src.intake, log, mailDomain: 'ordini.test', timeZone: 'Europe/Rome', maxFileBytes: 1024 * 1024,
+      onReplyQueued: () => undefined, deriveLeaseMs: 60_000,
+    });
+    assert.equal(await pipeline.sweep(), 1);
+    await src.store.markReplySent(facts.queuedReply);
+    assert.ok(await src.store.removeImapAccount(src.customerId));
+    await src.store.replaceConnectorLookup(facts.connectorId, [{ productKey: 'biglietti', codice_articolo: 'VOL-A4', unita_misura: 'PZ' }]);
+    await src.store.rotateConnectorKey(facts.connectorId, { credentialId: randomUUID(), keyId: 'k2', secretHash: 'sha256$y' });
+
+    const final = await copySqliteToPostgres({ from: src.file, to: schema.url });
+    const none = Object.fromEntries(SPEC_TABLES.map((spec) => [spec.table, 0]));
+    assert.deepEqual(written(final), {
+      ...none, customers: 0, credentials: 2, articles: 0, units: 0, submissions: 1, orders: 1, order_sequences: 1,
+      mail_messages: 1, mail_parts: 1, mail_replies: 2, imap_accounts: 1, connectors: 1, connector_lookup: 2,
+    });
+    assert.deepEqual(await mailSnapshot(target, src.customerId), await mailSnapshot(src.store, src.customerId));
+    assert.equal(await target.getImapAccount(src.customerId), undefined, 'a removed mailbox is no longer watched');
+    assert.equal((await target.findConnectorByKey('k2'))?.connector.id, facts.connectorId);
+    assert.equal(await target.findConnectorByKey('k1'), undefined, 'the rotated key no longer works');
+    const last = await copySqliteToPostgres({ from: src.file, to: schema.url });
+    assert.ok(Object.values(written(last)).every((n) => n === 0), JSON.stringify(written(last)));
+  }));
+
+  void it('stops with the reason when a copied mail message differs in the target', () => withCopySetup(async (src, schema, target) => {
+    await useEmail(src);
+    await copySqliteToPostgres({ from: src.file, to: schema.url });
+    const [one] = await target.listMailMessages({ limit: 1 });
+    await adminQuery(testDatabaseUrl!, `UPDATE ${schema.name}.mail_messages SET sha256 = 'altro' WHERE id = $1`, [one!.id]);
+    await assert.rejects(copySqliteToPostgres({ from: src.file, to: schema.url }), (e: unknown) => {
+      assert.ok(e instanceof IntakeError && e.code === 'CONFLICT');
+      assert.match(e.message, new RegExp(`different mail message .*mail_messages.*${one!.id}`));
+      return true;
+    });
+  }));
+
+  void it('knows every column of both engines: each copied table has the same columns, PostgreSQL only adds claims', async () => {
+    const dir = await mkdtemp(path.join(tmpdir(), 'intake-copy-'));
+    const schema = await createSchema(testDatabaseUrl!, 'copy');
+    const pgStore = await openPostgresStore(schema.url);
+    try {
+      const file = path.join(dir, 'intake.sqlite');
+      const sqlite = await openSqliteStore(file);
+      await sqlite.migrate();
+      await sqlite.close();
+      await pgStore.migrate();
+      const db = new Database(file, { readonly: true });
+      const tables = (db.prepare(`SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name`).all() as { name: string }[]).map((r) => r.name);
+      const sqliteColumns = new Map(tables.map((t) => [t, (db.prepare('SELECT name FROM pragma_table_info(?)').all(t) as { name: string }[]).map((r) => r.name).sort()]));
+      db.close();
+      const pgRows = await adminQuery<{ table_name: string; column_name: string }>(testDatabaseUrl!,
+        'SELECT table_name, column_name FROM information_schema.columns WHERE table_schema = $1 ORDER BY column_name', [schema.name]);
+      const pgColumns = new Map<string, string[]>();
+      for (const r of pgRows) pgColumns.set(r.table_name, [...(pgColumns.get(r.table_name) ?? []), r.column_name]);
+      assert.deepEqual([...pgColumns.keys()].sort(), tables, 'the same tables');
+      // Claims of running instances: SQLite keeps them in the process (leases: each engine its own clock).
+      const claims: Record<string, string[]> = { submissions: ['claimed_by', 'lease_until'], mail_messages: ['claimed_until'] };
+      for (const t of tables.filter((name) => name !== 'leases')) {
+        assert.deepEqual(pgColumns.get(t), [...sqliteColumns.get(t)!, ...(claims[t] ?? [])].sort(), `columns of ${t}`);
+      }
+      for (const spec of SPEC_TABLES) {
+        assert.deepEqual([...spec.columns].sort(), sqliteColumns.get(spec.table), `the copy of ${spec.table} lists every column`);
+        assert.deepEqual(spec.targetOnly ?? [], claims[spec.table] ?? [], `the copy of ${spec.table} knows PostgreSQL's own columns`);
+      }
+      const sequences = await adminQuery<{ n: number }>(testDatabaseUrl!, 'SELECT count(*)::int AS n FROM pg_sequences WHERE schemaname = $1', [schema.name]);
+      assert.equal(sequences[0]!.n, 0, 'no sequences to carry over');
+    } finally {
+      await pgStore.close();
+      await schema.drop();
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
   void it('refuses a file that is not an order-intake database, or is missing', async () => {
     const dir = await mkdtemp(path.join(tmpdir(), 'intake-copy-'));
     const schema = await createSchema(testDatabaseUrl!, 'copy');
@@ -196,6 +409,11 @@ void describe('db copy from SQLite to PostgreSQL', { skip: testDatabaseUrl ? fal
       raw.exec(`CREATE TABLE later_feature (x TEXT) STRICT; INSERT INTO later_feature VALUES ('kept')`);
       raw.close();
       await assert.rejects(copySqliteToPostgres({ from: file, to: schema.url }), /holds data in later_feature.*nothing was copied/);
+      // Likewise a column of a copied table that the copy does not know.
+      const again = new Database(file);
+      again.exec(`DROP TABLE later_feature; ALTER TABLE mail_messages ADD COLUMN later_column TEXT`);
+      again.close();
+      await assert.rejects(copySqliteToPostgres({ from: file, to: schema.url }), /columns later_column in mail_messages.*nothing was copied/);
       const tables = await adminQuery<{ n: number }>(testDatabaseUrl!, 'SELECT count(*)::int AS n FROM pg_tables WHERE schemaname = $1', [schema.name]);
       assert.equal(tables[0]!.n, 0, 'not even the schema was created');
     } finally {

@@ -14,7 +14,6 @@ import { v7 as uuidv7 } from 'uuid';
 import type { Logger } from '../../log.ts';
 import type { ImapAccount } from '../../store/mail.ts';
 import type { Store } from '../../store/store.ts';
-import { MAIL_LIMITS } from './limits.ts';
 import { openSecret } from './secret-box.ts';
 
 export interface ImapDeps {
@@ -25,6 +24,8 @@ export interface ImapDeps {
   pollSeconds: number;
   holder: string;
   onStored: (ids: string[]) => void;
+  /** How long a stored message stays held by this instance (see MAIL_LIMITS.deriveLeaseFactor). */
+  claimMs: number;
 }
 
 export interface ImapWatchers {
@@ -105,7 +106,7 @@ function watch(deps: ImapDeps, account: ImapAccount, password: string): Watcher 
             id, customerId: account.customerId, source: 'imap', recipients: [], messageId, raw,
             sha256: createHash('sha256').update(raw).digest('hex'), remote: account.host,
             imap: { accountId: account.id, uidValidity, uid: meta.uid }, receivedAt: new Date().toISOString(),
-            claimMs: MAIL_LIMITS.deriveLeaseMs,
+            claimMs: deps.claimMs,
           });
           if (saved === 'stored') {
             log.info({ mail: id, uid: meta.uid, bytes: raw.length }, 'IMAP message stored');

@@ -38,9 +38,10 @@ export async function startMailChannels(deps: MailChannelsDeps): Promise<MailCha
   // Names this instance in the leases it takes (reply sender, IMAP mailboxes).
   const holder = `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`;
   const outbox = startOutbox({ store, log, relay: config.smtpRelay, holder, retry: deps.replyRetry });
+  const deriveLeaseMs = config.claimLeaseMs * MAIL_LIMITS.deriveLeaseFactor;
   const pipeline = createPipeline({
     store, intake, log, mailDomain: config.mailDomain, timeZone: config.timeZone, maxFileBytes: config.maxFileBytes,
-    onReplyQueued: () => outbox.kick(),
+    onReplyQueued: () => outbox.kick(), deriveLeaseMs,
   });
   const onStored = (ids: string[]) => ids.forEach((id) => pipeline.start(id));
 
@@ -60,14 +61,14 @@ export async function startMailChannels(deps: MailChannelsDeps): Promise<MailCha
   try {
     if (config.smtpPort !== 'off') {
       smtp = await startSmtpServer({
-        store, log, host: config.host, port: config.smtpPort, maxMailBytes: config.maxMailBytes, onStored,
+        store, log, host: config.host, port: config.smtpPort, maxMailBytes: config.maxMailBytes, onStored, claimMs: deriveLeaseMs,
         tls: config.tlsCertFile && config.tlsKeyFile ? { certFile: config.tlsCertFile, keyFile: config.tlsKeyFile } : undefined,
       });
       ports.smtp = smtp.port;
       log.info({ channel: 'smtp', port: smtp.port, domain: config.mailDomain }, `SMTP listening on port ${smtp.port} for @${config.mailDomain}`);
     }
     imap = startImapWatchers({
-      store, log, secretKey: config.secretKey, maxMailBytes: config.maxMailBytes, pollSeconds: config.imapPollSeconds, holder, onStored,
+      store, log, secretKey: config.secretKey, maxMailBytes: config.maxMailBytes, pollSeconds: config.imapPollSeconds, holder, onStored, claimMs: deriveLeaseMs,
     });
   } catch (err) {
     await close();
@@ -82,7 +83,7 @@ export async function startMailChannels(deps: MailChannelsDeps): Promise<MailCha
     );
   };
   sweep();
-  sweeper.timer = setInterval(sweep, MAIL_LIMITS.sweepMs);
+  sweeper.timer = setInterval(sweep, config.sweepIntervalMs);
   return {
     ports,
     async idle() {

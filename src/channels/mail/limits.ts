@@ -30,14 +30,15 @@ export const MAIL_LIMITS = {
   /** Messages derived at once by this instance: each holds its message and order files in memory. */
   deriveConcurrency: 4,
   /**
-   * How long an instance holds a message it is deriving (stored → parts → judged → reply queued). Deriving takes
-   * seconds; a holder that died leaves the message to another instance (or its own restart) after this.
+   * How long an instance holds a message it is deriving (stored → parts → judged → reply queued), as a multiple of
+   * INTAKE_CLAIM_LEASE_MS (default 30 s, so 5 min). Deriving takes seconds, but this claim is not renewed and a
+   * large message may take minutes; a holder that died leaves the message to another instance (or its own restart)
+   * after this.
    */
-  deriveLeaseMs: 5 * 60_000,
+  deriveLeaseFactor: 10,
   /** Messages picked up per recovery round: bounds memory when a long outage left many behind. */
   recoveryBatch: 100,
-  /** Messages left unfinished (an internal error, an instance that died) are looked for this often. */
-  sweepMs: 60_000,
+  // Messages left unfinished (an internal error, an instance that died) are looked for every INTAKE_SWEEP_INTERVAL_MS.
   /**
    * Reply retries: the first after 30 s, doubling up to one hour between attempts, and given up after five days
    * (Postfix's maximal_queue_lifetime); a given-up reply stays in the store and can be sent again from the CLI.

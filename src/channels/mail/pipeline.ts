@@ -31,6 +31,8 @@ export interface PipelineDeps {
   maxFileBytes: number;
   /** Called when a reply was queued (the sender sends it at once). */
   onReplyQueued: () => void;
+  /** How long a sweep holds a message it derives (see MAIL_LIMITS.deriveLeaseFactor). */
+  deriveLeaseMs: number;
 }
 
 export interface Pipeline {
@@ -149,7 +151,7 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
         if (ids.length === 0) return total;
         for (const id of ids) {
           tried.add(id);
-          if (!(await store.claimMail(id, MAIL_LIMITS.deriveLeaseMs))) continue;
+          if (!(await store.claimMail(id, deps.deriveLeaseMs))) continue;
           try {
             await finish(id);
             total++;

@@ -29,6 +29,8 @@ export interface SmtpDeps {
   tls?: { certFile: string; keyFile: string };
   /** Messages were stored (and are held by this instance): derive them. */
   onStored: (ids: string[]) => void;
+  /** How long a stored message stays held by this instance (see MAIL_LIMITS.deriveLeaseFactor). */
+  claimMs: number;
 }
 
 export interface RunningSmtp {
@@ -95,7 +97,7 @@ export async function startSmtpServer(deps: SmtpDeps): Promise<RunningSmtp> {
     const mailFrom = session.envelope.mailFrom;
     const list: NewMailMessage[] = [...customers.values()].map(({ customer, addresses }) => ({
       id: uuidv7(), customerId: customer.id, source: 'smtp', envelopeFrom: mailFrom ? mailFrom.address : '', recipients: addresses,
-      messageId: headerMessageId(raw), raw, sha256, remote: session.remoteAddress, receivedAt, claimMs: MAIL_LIMITS.deriveLeaseMs,
+      messageId: headerMessageId(raw), raw, sha256, remote: session.remoteAddress, receivedAt, claimMs: deps.claimMs,
     }));
     await store.saveMailMessages(list);
     const ids = list.map((m) => m.id);
