@@ -42,6 +42,12 @@ export interface Outbox {
 }
 
 const LEASE = 'mail-outbox';
+/**
+ * Connections to the relay kept open and used at once. One connection per reply costs a greeting each, and relays
+ * often delay greetings on purpose (postscreen, smtp-server's 100 ms): that capped replies at ~9/s. A few pooled
+ * connections in parallel remove the cap without looking like a flood to the relay.
+ */
+const RELAY_CONNECTIONS = 3;
 /** The sender's lease outlives a round comfortably; it is renewed at every round. */
 const LEASE_MS = 2 * 60_000;
 
@@ -68,6 +74,8 @@ export function startOutbox(deps: OutboxDeps): Outbox {
   }
   const transport = nodemailer.createTransport({
     url: relay,
+    pool: true,
+    maxConnections: RELAY_CONNECTIONS,
     connectionTimeout: MAIL_LIMITS.relayTimeoutMs,
     greetingTimeout: MAIL_LIMITS.relayTimeoutMs,
     socketTimeout: MAIL_LIMITS.relayTimeoutMs,
@@ -103,7 +111,13 @@ export function startOutbox(deps: OutboxDeps): Outbox {
     for (let batch = await store.claimDueReplies(MAIL_LIMITS.replySendLeaseMs, MAIL_LIMITS.replyBatch);
       batch.length > 0 && !closed;
       batch = await store.claimDueReplies(MAIL_LIMITS.replySendLeaseMs, MAIL_LIMITS.replyBatch)) {
-      for (const r of batch) await send(r);
+      const queue = [...batch];
+      const senders = Array.from({ length: Math.min(RELAY_CONNECTIONS, queue.length) }, async () => {
+        for (let r = queue.shift(); r !== undefined && !closed; r = queue.shift()) await send(r);
+      });
+      // allSettled: a failing store write must not start the next round while other sends of this one still run.
+      const failed = (await Promise.allSettled(senders)).find((s) => s.status === 'rejected');
+      if (failed) throw failed.reason;
     }
   }
 

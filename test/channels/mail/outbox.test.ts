@@ -27,7 +27,7 @@ void describe('reply queue', () => {
         const x = await h.t.service.store.getReply(r.id);
         return x && x.attempts >= 2 && x.lastError ? x : undefined;
       }, 10_000, 'two failed attempts');
-      assert.equal(failing.state, 'pending', 'a relay that is down is not a reason to give up');
+      assert.equal(failing.state, 'pending', `a relay that is down is not a reason to give up (last error: ${failing.lastError})`);
       assert.match(failing.lastError ?? '', /ECONNREFUSED/);
 
       sink = await startSink(port);
@@ -37,7 +37,9 @@ void describe('reply queue', () => {
         const x = await h.t.service.store.getReply(r.id);
         return x?.state === 'sent' ? x : undefined;
       }, 5_000, 'the reply marked sent');
-      assert.ok(sent.attempts >= 3);
+      // >= 2, not 3: the second attempt may still be under way (claimed, the first error still recorded) when the sink
+      // comes up, and then it is the one that delivers.
+      assert.ok(sent.attempts >= 2, `delivered after retrying (attempts: ${sent.attempts})`);
       assert.equal(sink.messages.length, 1, 'sent once');
     } finally {
       await h.close();
