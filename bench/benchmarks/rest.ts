@@ -128,10 +128,12 @@ export function restBenchmark(kind: StoreKind): Benchmark {
         const d = await pgDurability(base);
         extraSettings.postgres = d;
         durability = `PostgreSQL ${d.server_version}: fsync=${d.fsync}, synchronous_commit=${d.synchronous_commit}, `
-          + `wal_sync_method=${d.wal_sync_method}; the service answers after COMMIT`;
+          + `wal_sync_method=${d.wal_sync_method}; the service answers after the COMMIT recording the outcome has been flushed `
+          + '(submission and orders are committed before it with synchronous_commit off, and covered by that flush)';
       } else {
-        durability = 'SQLite WAL, synchronous=FULL: every commit fsyncs the WAL; the service answers after the commits '
-          + '(submission saved, orders registered, outcome recorded)';
+        durability = 'SQLite WAL, synchronous=FULL, group commit: the service answers after the commit recording the outcome '
+          + 'has fsynced the WAL, which covers the submission and the orders committed before it (one fsync shared by every '
+          + 'request in the batch)';
       }
 
       const samples = new Map<string, number[]>();
