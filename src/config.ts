@@ -188,19 +188,20 @@ function secretKey(value: string | undefined): string | undefined {
   return v;
 }
 
-function seconds(env: Env, key: string, fallback: number, min: number, max: number): number {
+/** A whole number of `unit` from min to max. */
+function wholeNumber(env: Env, key: string, unit: string, fallback: number, min: number, max: number): number {
   const v = env[key]?.trim();
   if (!v) return fallback;
   const n = Number(v);
-  if (!Number.isInteger(n) || n < min || n > max) throw new IntakeError('INTERNAL', `${key} must be a whole number of seconds from ${min} to ${max}, got "${v}"`);
+  if (!Number.isInteger(n) || n < min || n > max) throw new IntakeError('INTERNAL', `${key} must be a whole number of ${unit} from ${min} to ${max}, got "${v}"`);
   return n;
+}
+
+function seconds(env: Env, key: string, fallback: number, min: number, max: number): number {
+  return wholeNumber(env, key, 'seconds', fallback, min, max);
 }
 
 /** A duration in milliseconds. Above an hour it is a typo (seconds given a unit too many) rather than a choice. */
 function millis(env: Env, key: string, fallback: number, min: number, max: number): number {
-  const v = env[key]?.trim();
-  if (!v) return fallback;
-  const n = Number(v);
-  if (!Number.isInteger(n) || n < min || n > max) throw new IntakeError('INTERNAL', `${key} must be a whole number of milliseconds from ${min} to ${max}, got "${v}"`);
-  return n;
+  return wholeNumber(env, key, 'milliseconds', fallback, min, max);
 }

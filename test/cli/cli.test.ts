@@ -7,19 +7,7 @@ import iconv from 'iconv-lite';
 import { v7 as uuidv7 } from 'uuid';
 import { createAuthenticator } from '../../src/auth/authenticator.ts';
 import { openTempStore, tempDataDir } from '../auth/temp-store.ts';
-import { runCli, type CliResult } from './run.ts';
-
-function ok(r: CliResult): CliResult {
-  assert.equal(r.code, 0, `exit ${r.code}\nstdout: ${r.stdout}\nstderr: ${r.stderr}`);
-  return r;
-}
-
-function failed(r: CliResult, message: RegExp): void {
-  assert.equal(r.code, 1, `exit ${r.code}\nstdout: ${r.stdout}\nstderr: ${r.stderr}`);
-  assert.match(r.stderr, /^error: /);
-  assert.match(r.stderr, message);
-  assert.doesNotMatch(r.stderr, /\n\s+at /, 'no stack trace by default');
-}
+import { failed, ok, runCli } from './run.ts';
 
 interface Credentials {
   codice_cliente: string;

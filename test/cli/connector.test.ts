@@ -6,19 +6,7 @@ import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { authenticateConnector } from '../../src/connectors/auth.ts';
 import { openTempStore, tempDataDir } from '../auth/temp-store.ts';
-import { runCli, type CliResult } from './run.ts';
-
-function ok(r: CliResult): CliResult {
-  assert.equal(r.code, 0, `exit ${r.code}\nstdout: ${r.stdout}\nstderr: ${r.stderr}`);
-  return r;
-}
-
-function failed(r: CliResult, message: RegExp): void {
-  assert.equal(r.code, 1, `exit ${r.code}\nstdout: ${r.stdout}\nstderr: ${r.stderr}`);
-  assert.match(r.stderr, /^error: /);
-  assert.match(r.stderr, message);
-  assert.doesNotMatch(r.stderr, /\n\s+at /, 'no stack trace');
-}
+import { failed, ok, runCli } from './run.ts';
 
 async function callerOf(dataDir: string, key: string) {
   const t = await openTempStore(dataDir);

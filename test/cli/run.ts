@@ -1,4 +1,5 @@
 /** Runs the real `order-intake` CLI as a child process, as an operator would, against a given data directory. */
+import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import path from 'node:path';
 
@@ -36,4 +37,18 @@ export function runCli(dataDir: string, args: readonly string[], env: Record<str
       resolve({ code, stdout: stdoutBytes.toString('utf8'), stdoutBytes, stderr: Buffer.concat(err).toString('utf8') });
     });
   });
+}
+
+/** The command succeeded (exit 0); its output is in the message when it did not. */
+export function ok(r: CliResult): CliResult {
+  assert.equal(r.code, 0, `exit ${r.code}\nstdout: ${r.stdout}\nstderr: ${r.stderr}`);
+  return r;
+}
+
+/** The command failed as an operator should see it: exit 1, one `error:` line matching `message`, no stack trace. */
+export function failed(r: CliResult, message: RegExp): void {
+  assert.equal(r.code, 1, `exit ${r.code}\nstdout: ${r.stdout}\nstderr: ${r.stderr}`);
+  assert.match(r.stderr, /^error: /);
+  assert.match(r.stderr, message);
+  assert.doesNotMatch(r.stderr, /\n\s+at /, 'no stack trace');
 }

@@ -1,5 +1,6 @@
 /** What the JDF and XJDF readers share: their input context and result. */
 import type { ArticleLookup } from './index.ts';
+import { candidate, ticketDate } from './ticket-fields.ts';
 import { attr, children, type XNode } from './xml-tree.ts';
 
 export interface TicketContext {
@@ -21,4 +22,25 @@ export interface DecodedTicket {
 export function siteOf(root: XNode): string | undefined {
   const g = children(root, 'GeneralID').find((n) => attr(n, 'IDUsage')?.toLowerCase() === 'productionsite');
   return attr(g, 'IDValue');
+}
+
+/**
+ * The order a JDF or XJDF ticket makes, once each reader has found its parts (they differ in where they keep them):
+ * customer and reference from CustomerInfo (else the root's JobID), the creation time (else the day received), the
+ * delivery date, the lines, and the site the root names.
+ */
+export function ticketOrder(root: XNode, found: {
+  customer: XNode | undefined; created: string | undefined; delivery: string | undefined; righe: Array<Record<string, unknown>>;
+}, ctx: TicketContext): DecodedTicket {
+  const site = siteOf(root);
+  return {
+    candidate: candidate({
+      codice_cliente: attr(found.customer, 'CustomerID'),
+      riferimento_ordine: attr(found.customer, 'CustomerOrderID') ?? attr(root, 'JobID'),
+      data_ordine: ticketDate(found.created ?? ctx.receivedAt),
+      data_consegna: ticketDate(found.delivery),
+      righe: found.righe,
+    }),
+    ...(site === undefined ? {} : { site }),
+  };
 }

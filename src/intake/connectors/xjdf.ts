@@ -12,8 +12,8 @@
  *   lookup from @ExternalID, @ProductType, @DescriptiveName.
  */
 import { resolveArticle } from './product-key.ts';
-import { amount, candidate, line, ticketDate } from './ticket-fields.ts';
-import { siteOf, type DecodedTicket, type TicketContext } from './ticket.ts';
+import { amount, line } from './ticket-fields.ts';
+import { ticketOrder, type DecodedTicket, type TicketContext } from './ticket.ts';
 import { attr, child, children, descendants, type XNode } from './xml-tree.ts';
 
 function childRefs(products: XNode[]): Set<string> {
@@ -57,15 +57,5 @@ export function decodeXjdf(root: XNode, ctx: TicketContext): DecodedTicket {
     }, ctx.lookup);
     return line(article.codice_articolo, amount(attr(p, 'Amount')), article.unita_misura);
   });
-  const site = siteOf(root);
-  return {
-    candidate: candidate({
-      codice_cliente: attr(customer, 'CustomerID'),
-      riferimento_ordine: attr(customer, 'CustomerOrderID') ?? attr(root, 'JobID'),
-      data_ordine: ticketDate(created ?? ctx.receivedAt),
-      data_consegna: ticketDate(deliveryDate(root)),
-      righe,
-    }),
-    ...(site === undefined ? {} : { site }),
-  };
+  return ticketOrder(root, { customer, created, delivery: deliveryDate(root), righe }, ctx);
 }

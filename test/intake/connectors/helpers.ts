@@ -1,10 +1,10 @@
 /** Shared pieces of the connector decoding tests: samples, profiles, multipart bodies, error assertions. */
-import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { IntakeError, type ErrorCode } from '../../../src/errors.ts';
+import type { ErrorCode, IntakeError } from '../../../src/errors.ts';
 import {
   normaliseProductKey, type ArticleLookup, type ConnectorFormat, type ConnectorProfile,
 } from '../../../src/intake/connectors/index.ts';
+import { assertIntakeError } from '../formats/helpers.ts';
 
 export const RECEIVED_AT = '2026-11-22T08:30:00.000Z';
 
@@ -51,9 +51,5 @@ export async function rejectsIntake(fn: () => Promise<unknown>, code: ErrorCode,
   } catch (e) {
     caught = e;
   }
-  assert.ok(caught instanceof IntakeError, `expected an IntakeError ${code}, got ${String(caught)}`);
-  assert.equal(caught.code, code, caught.message);
-  if (message) assert.match(caught.messages.join('\n'), message);
-  assert.doesNotMatch(caught.messages.join('\n'), /\bat .+:\d+:\d+|\/work\/|node_modules|\.ts\b/);
-  return caught;
+  return assertIntakeError(caught, code, message);
 }

@@ -11,6 +11,11 @@ export function throwsIntake(fn: () => unknown, code: ErrorCode, message?: RegEx
   } catch (e) {
     caught = e;
   }
+  return assertIntakeError(caught, code, message);
+}
+
+/** Asserts `caught` is an IntakeError with this code (and message), with no internals in its text. */
+export function assertIntakeError(caught: unknown, code: ErrorCode, message?: RegExp): IntakeError {
   assert.ok(caught instanceof IntakeError, `expected an IntakeError ${code}, got ${String(caught)}`);
   assert.equal(caught.code, code, caught.message);
   if (message) assert.match(caught.messages.join('\n'), message);
