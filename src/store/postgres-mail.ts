@@ -18,6 +18,13 @@ import type { MailStore, NewMailMessage } from './mail.ts';
 
 const after = (param: string): string => `now() + ${param}::bigint * interval '1 millisecond'`;
 
+/**
+ * The submissions derived from one message (a part stored before a crash is adopted when the message is derived
+ * again). `meta->>'mail_id'` is the expression of the submissions_mail_id index (migration 005).
+ */
+export const FIND_MAIL_SUBMISSIONS_SQL = `SELECT id, meta->>'mail_part' AS part FROM submissions
+  WHERE meta->>'mail_id' = $1 AND customer_id = $2 AND received_at >= $3 ORDER BY received_at, id COLLATE "C"`;
+
 export function postgresMail(pool: pg.Pool): MailStore {
   const tx = <T>(fn: (c: PoolClient) => Promise<T>): Promise<T> => withTransaction(pool, fn);
 
@@ -112,11 +119,7 @@ export function postgresMail(pool: pg.Pool): MailStore {
     },
 
     async findMailSubmissions(customerId, mailId, since) {
-      const { rows } = await pool.query(
-        `SELECT id, meta->>'mail_part' AS part FROM submissions
-         WHERE received_at >= $1 AND customer_id = $2 AND meta->>'mail_id' = $3 ORDER BY received_at, id COLLATE "C"`,
-        [isoIn(since, 'since'), customerId, mailId],
-      );
+      const { rows } = await pool.query(FIND_MAIL_SUBMISSIONS_SQL, [mailId, customerId, isoIn(since, 'since')]);
       return (rows as { id: string; part: string | null }[])
         .flatMap((r) => (/^\d+$/.test(String(r.part)) ? [{ idx: Number(r.part), submissionId: r.id }] : []));
     },

@@ -19,6 +19,14 @@ import {
 import type { MailStore, NewMailMessage } from './mail.ts';
 import { statementCache } from './sqlite-statements.ts';
 
+/**
+ * The submissions derived from one message (a part stored before a crash is adopted when the message is derived
+ * again). `json_extract(meta, '$.mail_id')` is the expression of the submissions_mail_id index (migration 005):
+ * spelled differently, SQLite would scan every submission of the customer since the message arrived.
+ */
+export const FIND_MAIL_SUBMISSIONS_SQL = `SELECT id, json_extract(meta, '$.mail_part') AS part FROM submissions
+  WHERE json_extract(meta, '$.mail_id') = ? AND customer_id = ? AND received_at >= ? ORDER BY received_at, id`;
+
 export function sqliteMail(db: Database.Database, now: () => number = Date.now): MailStore {
   const q = statementCache(db);
   const iso = (ms = 0): string => new Date(now() + ms).toISOString();
@@ -168,9 +176,7 @@ export function sqliteMail(db: Database.Database, now: () => number = Date.now):
     },
 
     async findMailSubmissions(customerId, mailId, since) {
-      const rows = q(`SELECT id, json_extract(meta, '$.mail_part') AS part FROM submissions
-        WHERE received_at >= ? AND customer_id = ? AND json_extract(meta, '$.mail_id') = ? ORDER BY received_at, id`)
-        .all(isoIn(since, 'since'), customerId, mailId) as { id: string; part: unknown }[];
+      const rows = q(FIND_MAIL_SUBMISSIONS_SQL).all(mailId, customerId, isoIn(since, 'since')) as { id: string; part: unknown }[];
       return rows.flatMap((r) => (/^\d+$/.test(String(r.part)) ? [{ idx: Number(r.part), submissionId: r.id }] : []));
     },
 
