@@ -5,6 +5,7 @@
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import os from 'node:os';
@@ -37,6 +38,24 @@ void describe('SpoolWriter', () => {
     assert.equal(w.size, data.length);
     await w.close();
     assert.deepEqual(await readFile(w.file), data);
+  });
+
+  void it('takes a buffer again only once its bytes are on disk: every megabyte keeps its own bytes', async () => {
+    // Random bytes, unlike pattern(), differ from one megabyte to the next: a buffer refilled before its disk write
+    // ended would put the next megabyte's bytes in its place.
+    const data = randomBytes(8 * SPOOL_BUFFER_BYTES + 777);
+    for (const inFlight of [1, 64]) {
+      const w = await fresh();
+      const writes = new Set<Promise<void>>();
+      for (let at = 0; at < data.length; at += 32 * 1024) {
+        const p = w.write(data.subarray(at, at + 32 * 1024), at).finally(() => writes.delete(p));
+        writes.add(p);
+        if (writes.size >= inFlight) await Promise.race(writes);
+      }
+      await Promise.all(writes);
+      await w.close();
+      assert.ok((await readFile(w.file)).equals(data), `${inFlight} in flight: the file differs from what was written`);
+    }
   });
 
   void it('keeps what out-of-order and overlapping writes say, the later write winning', async () => {
