@@ -16,7 +16,6 @@ import { startService, type RunningService } from '../lib/service.ts';
 import { latencySummary } from '../lib/stats.ts';
 import type { BigUpload, BigUploadResult, SmallUploads, SmallUploadsResult, UploadTarget } from '../files/protocol.ts';
 import type { Benchmark, BenchContext, Metric } from '../lib/types.ts';
-import { channelWired, notYet } from './not-wired.ts';
 
 const BIG_BYTES = 50 * 2 ** 20;
 const BIG_LINES_PER_ORDER = 10;
@@ -98,9 +97,6 @@ export function fileBenchmark(protocol: 'sftp' | 'ftp'): Benchmark {
     description: `${upper}: a 50 MiB order file vs OpenSSH sftp-server; ${SESSIONS} sessions of small order files, upload-close → registered`,
     byDefault: true,
     async run(ctx: BenchContext) {
-      if (!channelWired('src/channels/files/index.ts', 'startFileChannels')) {
-        return notYet(`channel files (${upper}) not wired`, 'src/channels/files/index.ts / startFileChannels in src/main.ts');
-      }
       const notes: string[] = [];
       const bigFile = path.join(ctx.tmpDir, 'ordini-50mib.csv');
       const bigOrders = writeOrderFile(bigFile, BIG_BYTES);

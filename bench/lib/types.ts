@@ -41,7 +41,7 @@ export interface BenchResult {
   notes: string[];
   /** Per-run raw details (status counts, latency percentiles, …) kept in the JSON only. */
   details?: unknown[];
-  /** Set when the benchmark could not run here (channel not wired, database unreachable). */
+  /** Set when the benchmark could not run here (e.g. the database is unreachable). */
   skipped?: string;
 }
 
