@@ -66,26 +66,33 @@ function serviceEnv(protocol: 'sftp' | 'ftp'): Record<string, string> {
 }
 
 /**
- * The big upload with the service under `node --cpu-prof` (not in the figures), summarised into the notes. Pass
- * `transfer` uploads to a temporary name (`.part`: stored, never judged), so its profile is the transfer alone;
- * pass `registration` uploads to a final name and waits for the file's orders, so judging dominates it.
+ * The profile passes of `--profile`. `transfer` uploads to a temporary name (`.part`: stored, never judged), so its
+ * profile is the transfer alone; `registration` uploads to a final name and waits for the file's orders, so judging
+ * dominates it.
  */
-async function profilePass(protocol: 'sftp' | 'ftp', ctx: BenchContext, bigFile: string, pass: 'transfer' | 'registration'): Promise<string[]> {
+const PROFILE_PASSES = {
+  transfer: { file: 'profile.csv.part', what: 'the transfer alone: the upload to a temporary name, never judged', waitRegistered: false },
+  registration: { file: 'profile.csv', what: 'upload then registration', waitRegistered: true },
+} as const;
+type ProfilePass = keyof typeof PROFILE_PASSES;
+
+/** The big upload with the service under `node --cpu-prof` (not in the figures), summarised into the notes. */
+async function profilePass(protocol: 'sftp' | 'ftp', ctx: BenchContext, bigFile: string, pass: ProfilePass): Promise<string[]> {
+  const { file, what, waitRegistered } = PROFILE_PASSES[pass];
   const dataDir = path.join(ctx.tmpDir, `service-profile-${pass}`);
   mkdirSync(dataDir);
   const profDir = path.join(ctx.tmpDir, `cpuprofile-${pass}`);
-  const name = pass === 'transfer' ? 'profile.csv.part' : 'profile.csv';
   let service: RunningService | undefined;
   try {
     service = await startService({ dataDir, trackFiles: true, waitForPorts: [protocol], env: serviceEnv(protocol), cpuProfDir: profDir });
-    ctx.progress(`profiling the service: 50 MiB by ${protocol.toUpperCase()}, ${pass === 'transfer' ? 'the transfer alone' : 'upload and registration'}`);
+    ctx.progress(`profiling the service: 50 MiB by ${protocol.toUpperCase()}, ${what}`);
     const target: UploadTarget = { protocol, port: service.ports[protocol]!, username: service.ftpUser!, password: service.ftpPassword! };
-    const res = await client<BigUploadResult>({ kind: 'big', target, localFile: bigFile, remotePath: `/ordini/${name}` }, 300_000);
-    if (pass === 'registration') await waitProcessed(service, [name], PROCESS_TIMEOUT_MS);
+    const res = await client<BigUploadResult>({ kind: 'big', target, localFile: bigFile, remotePath: `/ordini/${file}` }, 300_000);
+    if (waitRegistered) await waitProcessed(service, [file], PROCESS_TIMEOUT_MS);
     await service.stop();
     service = undefined;
     return [
-      `profile pass "${pass}" (not in the figures): ${(res.bytes / 2 ** 20 / res.seconds).toFixed(1)} MiB/s under the profiler, ${pass === 'transfer' ? 'the upload to a temporary name, never judged' : 'upload then registration'}`,
+      `profile pass "${pass}" (not in the figures): ${(res.bytes / 2 ** 20 / res.seconds).toFixed(1)} MiB/s under the profiler, ${what}`,
       ...summariseProfiles(profDir, ROOT, path.join(ROOT, 'bench/results', `${protocol}-${pass}.cpuprofile`)),
     ];
   } finally {
@@ -117,7 +124,7 @@ export function fileBenchmark(protocol: 'sftp' | 'ftp'): Benchmark {
       const details: unknown[] = [];
       try {
         if (ctx.profile) {
-          for (const pass of ['transfer', 'registration'] as const) notes.push(...await profilePass(protocol, ctx, bigFile, pass));
+          for (const pass of Object.keys(PROFILE_PASSES) as ProfilePass[]) notes.push(...await profilePass(protocol, ctx, bigFile, pass));
         }
         for (let run = 1; run <= ctx.runs; run++) {
           const step = (what: string) => ctx.progress(`${name} run ${run}/${ctx.runs}: ${what}`);

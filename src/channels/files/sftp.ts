@@ -286,7 +286,7 @@ export async function startSftpServer(deps: SftpDeps, opts: { host: string; port
   const server = new ssh2.Server({ hostKeys: [deps.hostKey.privateKey], ident: 'order-intake' }, (client, info) => {
     clients.add(client);
     // Each WRITE is answered by a status packet of a few dozen bytes; with Nagle's algorithm those waited for the
-    // client's ACKs, and a 50 MiB upload sent its data at 29 instead of 39 MiB/s (npm run bench -- sftp).
+    // client's ACKs, and a 50 MiB upload sent its data at 29 instead of 38 MiB/s (npm run bench -- sftp).
     // ssh2's server-side connection has setNoDelay (server.js), but its type declarations leave it out.
     (client as Connection & { setNoDelay(noDelay: boolean): void }).setNoDelay(true);
     client.on('close', () => clients.delete(client));
