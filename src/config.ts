@@ -1,7 +1,7 @@
 /**
  * Settings come from environment variables only, are validated once here, and the frozen result is passed
- * down by the composition root. No other module reads process.env. Every key is documented below and in the
- * README ("Settings").
+ * down by the composition root. No other module reads process.env. Every key is documented below; the operators'
+ * settings page (docs/operators/settings.md) is generated from these comments by `npm run docs`.
  */
 import path from 'node:path';
 import { IntakeError } from './errors.ts';
@@ -18,11 +18,11 @@ export interface Config {
   readonly host: string;
   /** INTAKE_HTTP_PORT: REST, SOAP, docs. Default 8080 */
   readonly httpPort: PortSetting;
-  /** INTAKE_SFTP_PORT. Default 2222 */
+  /** INTAKE_SFTP_PORT: SFTP channel (SSH). Default 2222 */
   readonly sftpPort: PortSetting;
-  /** INTAKE_FTP_PORT. Default 2121 */
+  /** INTAKE_FTP_PORT: FTP channel (explicit TLS when a certificate is set). Default 2121 */
   readonly ftpPort: PortSetting;
-  /** INTAKE_SMTP_PORT. Default 2525 */
+  /** INTAKE_SMTP_PORT: the embedded SMTP server receiving order e-mails. Default 2525 */
   readonly smtpPort: PortSetting;
   /** INTAKE_MAIL_DOMAIN: domain of the customers' order mailboxes. Default ordini.localhost */
   readonly mailDomain: string;

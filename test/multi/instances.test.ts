@@ -17,7 +17,7 @@ import { openPostgresStore } from '../../src/store/postgres.ts';
 import type { Store } from '../../src/store/store.ts';
 import { loggedPort, spawnServe, stopServe, type ServeProcess } from '../helpers/child.ts';
 import { order, tempDir, TEST_ARTICLES, waitFor } from '../helpers/service.ts';
-import { adminQuery, createSchema, SKIP_NO_PG, testDatabaseUrl } from '../store/pg-schema.ts';
+import { adminQuery, createSchema, PG_SKIP, testDatabaseUrl } from '../store/pg-schema.ts';
 
 interface Instance {
   serve: ServeProcess;
@@ -150,7 +150,7 @@ async function prepare(url: string): Promise<ProvisionedCustomer> {
   }
 }
 
-void describe('several instances on one PostgreSQL', { skip: testDatabaseUrl ? false : SKIP_NO_PG }, () => {
+void describe('several instances on one PostgreSQL', { skip: PG_SKIP }, () => {
   void it('registers every acknowledged order exactly once when one of three instances is SIGKILLed mid-way', { timeout: 240_000 }, async () => {
     const schema = await createSchema(testDatabaseUrl!, 'multi');
     const instances: Instance[] = [];

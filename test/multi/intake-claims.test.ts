@@ -13,7 +13,7 @@ import { openPostgresStore } from '../../src/store/postgres.ts';
 import { openSqliteStore } from '../../src/store/sqlite.ts';
 import type { Customer, Store } from '../../src/store/store.ts';
 import { waitFor } from '../helpers/service.ts';
-import { createSchema, SKIP_NO_PG, testDatabaseUrl } from '../store/pg-schema.ts';
+import { createSchema, PG_SKIP, testDatabaseUrl } from '../store/pg-schema.ts';
 
 const log = createLogger('silent');
 const ARTICLES = [{ codice_articolo: 'BV-STD', descrizione: 'Biglietti', unita_misura: 'PZ' }];
@@ -111,7 +111,7 @@ function shared(backend: Backend): void {
   });
 }
 
-void describe('claims between intakes: postgres', { skip: testDatabaseUrl ? false : SKIP_NO_PG }, () => {
+void describe('claims between intakes: postgres', { skip: PG_SKIP }, () => {
   shared(postgres);
 
   void it('takes over the work of an instance that died, once its claim lapses', async () => {

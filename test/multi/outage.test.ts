@@ -10,7 +10,7 @@ import nodemailer from 'nodemailer';
 import ssh2 from 'ssh2';
 import type { SFTPWrapper } from 'ssh2';
 import { order, startTestService, waitFor, type TestService } from '../helpers/service.ts';
-import { createSchema, SKIP_NO_PG, testDatabaseUrl } from '../store/pg-schema.ts';
+import { createSchema, PG_SKIP, testDatabaseUrl } from '../store/pg-schema.ts';
 import { startProxy } from './proxy.ts';
 
 async function health(t: TestService): Promise<{ status: number; body: { status: string; store: string } }> {
@@ -65,7 +65,7 @@ async function stateOf(t: TestService, key: string, ref: string): Promise<number
   return res.status;
 }
 
-void describe('PostgreSQL outage under a running service', { skip: testDatabaseUrl ? false : SKIP_NO_PG }, () => {
+void describe('PostgreSQL outage under a running service', { skip: PG_SKIP }, () => {
   void it('is unready and acknowledges nothing while the database is away, and recovers when it is back', async () => {
     const pgUrl = new URL(testDatabaseUrl!);
     const proxy = await startProxy(pgUrl.hostname, Number(pgUrl.port || 5432));

@@ -11,7 +11,7 @@ import { loggedPort } from '../helpers/child.ts';
 import { spawnServe, stopServe, waitForLine, type ServeProcess } from '../helpers/child.ts';
 import { order, tempDir } from '../helpers/service.ts';
 import { runCli } from '../cli/run.ts';
-import { adminQuery, createSchema, SKIP_NO_PG, testDatabaseUrl } from '../store/pg-schema.ts';
+import { adminQuery, createSchema, PG_SKIP, testDatabaseUrl } from '../store/pg-schema.ts';
 import { waitFor } from '../helpers/service.ts';
 
 async function post(p: ServeProcess, key: string, body: object): Promise<{ status: number; json: Record<string, unknown> }> {
@@ -23,7 +23,7 @@ async function post(p: ServeProcess, key: string, body: object): Promise<{ statu
 
 const demoOrder = (ref: string) => order('DEMO', ref, { righe: [{ codice_articolo: 'BV-STD', quantita: 10, unita_misura: 'PZ' }] });
 
-void describe('moving a running SQLite installation to PostgreSQL', { skip: testDatabaseUrl ? false : SKIP_NO_PG }, () => {
+void describe('moving a running SQLite installation to PostgreSQL', { skip: PG_SKIP }, () => {
   void it('db copy while running, stop, final db copy, serve on PostgreSQL: nothing lost, numbering goes on', async () => {
     const oldDir = tempDir();
     const newDir = tempDir();

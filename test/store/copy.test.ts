@@ -24,7 +24,7 @@ import { SPEC_TABLES } from '../../src/store/copy-list.ts';
 import { openPostgresStore } from '../../src/store/postgres.ts';
 import { openSqliteStore } from '../../src/store/sqlite.ts';
 import type { Store } from '../../src/store/store.ts';
-import { adminQuery, createSchema, SKIP_NO_PG, testDatabaseUrl, type TestSchema } from './pg-schema.ts';
+import { adminQuery, createSchema, PG_SKIP, testDatabaseUrl, type TestSchema } from './pg-schema.ts';
 import { waitFor } from '../helpers/service.ts';
 import { startSink } from '../channels/mail/helpers.ts';
 
@@ -186,7 +186,7 @@ async function withCopySetup(fn: (src: Installation, schema: TestSchema, target:
   }
 }
 
-void describe('db copy from SQLite to PostgreSQL', { skip: testDatabaseUrl ? false : SKIP_NO_PG }, () => {
+void describe('db copy from SQLite to PostgreSQL', { skip: PG_SKIP }, () => {
   void it('copies everything exactly, and a second run writes nothing', () => withCopySetup(async (src, schema, target) => {
     const progress: number[] = [];
     const first = await copySqliteToPostgres({ from: src.file, to: schema.url, pageSize: 2, onProgress: (p) => progress.push(p.done) });

@@ -2,10 +2,14 @@
 // time on one database never see each other's rows, and dropping the schema removes everything a test made.
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
+import { skipUnlessPresent } from '../helpers/required.ts';
 
 export const testDatabaseUrl = process.env.INTAKE_TEST_DATABASE_URL?.trim() || undefined;
 
 export const SKIP_NO_PG = 'set INTAKE_TEST_DATABASE_URL=postgres://… to run it';
+
+/** The `skip` option of a PostgreSQL test: false when the database is set; a failure in CI when it is not. */
+export const PG_SKIP = skipUnlessPresent(testDatabaseUrl ? undefined : SKIP_NO_PG);
 
 async function admin<T>(url: string, fn: (c: pg.Client) => Promise<T>): Promise<T> {
   const client = new pg.Client({ connectionString: url });

@@ -12,7 +12,7 @@ import { FIND_MAIL_SUBMISSIONS_SQL as PG_FIND_MAIL } from '../../src/store/postg
 import { FIND_MAIL_SUBMISSIONS_SQL as SQLITE_FIND_MAIL } from '../../src/store/sqlite-mail.ts';
 import { openSqliteStore } from '../../src/store/sqlite.ts';
 import { addCustomer, addSubmission, at } from './fixtures.ts';
-import { adminQuery, createSchema, SKIP_NO_PG, testDatabaseUrl } from './pg-schema.ts';
+import { adminQuery, createSchema, PG_SKIP, testDatabaseUrl } from './pg-schema.ts';
 
 /**
  * Submissions of one customer, few of them from e-mail: the shape of a busy customer's table, where a range scan
@@ -51,7 +51,7 @@ void describe('query plans', () => {
     }
   });
 
-  void it('postgres: the parts of one e-mail message are found through the mail id index', { skip: testDatabaseUrl ? false : SKIP_NO_PG }, async () => {
+  void it('postgres: the parts of one e-mail message are found through the mail id index', { skip: PG_SKIP }, async () => {
     const schema = await createSchema(testDatabaseUrl!);
     try {
       const store = await openPostgresStore(testDatabaseUrl!, { schema: schema.name, max: 2 });

@@ -6,7 +6,7 @@ import { describe, it } from 'node:test';
 import { openPostgresStore } from '../../src/store/postgres.ts';
 import type { Store } from '../../src/store/store.ts';
 import { addCustomer, addSubmission, at } from './fixtures.ts';
-import { adminQuery, createSchema, SKIP_NO_PG, testDatabaseUrl } from './pg-schema.ts';
+import { adminQuery, createSchema, PG_SKIP, testDatabaseUrl } from './pg-schema.ts';
 
 const LONG = 60_000;
 
@@ -34,7 +34,7 @@ async function withInstances(count: number, fn: (stores: Store[], schema: string
   }
 }
 
-void describe('claims and leases across PostgreSQL store instances', { skip: testDatabaseUrl ? false : SKIP_NO_PG }, () => {
+void describe('claims and leases across PostgreSQL store instances', { skip: PG_SKIP }, () => {
   void it('hands every submission to exactly one of several instances sweeping at once', () => withInstances(4, async (stores) => {
     const c = await addCustomer(stores[0]!, 'C001');
     const ids = await Promise.all(Array.from({ length: 200 }, (_, i) => addSubmission(stores[0]!, c, { receivedAt: at(i) })));

@@ -5,12 +5,12 @@ import path from 'node:path';
 import { describe, it } from 'node:test';
 import { importLookup } from '../../../src/connectors/lookup-csv.ts';
 import { rotateConnectorKey } from '../../../src/connectors/provision.ts';
-import { createSchema, SKIP_NO_PG, testDatabaseUrl } from '../../store/pg-schema.ts';
+import { createSchema, PG_SKIP, testDatabaseUrl } from '../../store/pg-schema.ts';
 import { call, startConnectorService } from './helpers.ts';
 
 const FIXTURES = path.resolve(import.meta.dirname, '../../fixtures/connectors/infra');
 
-void describe('connectors on PostgreSQL', { skip: testDatabaseUrl ? false : SKIP_NO_PG }, () => {
+void describe('connectors on PostgreSQL', { skip: PG_SKIP }, () => {
   void it('registers a JDF ticket with its site; a rotated key is refused, the new one reads the status', async () => {
     const schema = await createSchema(testDatabaseUrl!, 'conn');
     const t = await startConnectorService({ INTAKE_DATABASE_URL: schema.url });

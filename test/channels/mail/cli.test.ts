@@ -6,7 +6,7 @@ import { randomBytes } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { order } from '../../helpers/service.ts';
 import { runCli } from '../../cli/run.ts';
-import { dovecotMissing, startDovecot, type Dovecot } from './dovecot.ts';
+import { dovecotSkip, startDovecot, type Dovecot } from './dovecot.ts';
 import { startMail, type MailHarness } from './helpers.ts';
 
 const KEY = randomBytes(32).toString('hex');
@@ -58,7 +58,7 @@ void describe('order-intake e-mail commands', () => {
     assert.match(inline.stderr, /unknown option '--password'/);
   });
 
-  void describe('with a real IMAP server', { skip: dovecotMissing() }, () => {
+  void describe('with a real IMAP server', { skip: dovecotSkip() }, () => {
     let d: Dovecot;
     before(async () => {
       d = await startDovecot();

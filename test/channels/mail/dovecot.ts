@@ -7,6 +7,7 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { chmodSync, chownSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import path from 'node:path';
+import { skipUnlessPresent } from '../../helpers/required.ts';
 import { tempDir } from '../../helpers/service.ts';
 import { freePort } from './helpers.ts';
 
@@ -17,8 +18,13 @@ export interface Dovecot {
   stop(): Promise<void>;
 }
 
-/** Why Dovecot cannot run here, or undefined when it can (the tests are skipped with this reason). */
-export function dovecotMissing(): string | undefined {
+/** The `skip` option of a test that needs Dovecot: false when it can run; a failure in CI when it cannot. */
+export function dovecotSkip(): string | false {
+  return skipUnlessPresent(dovecotMissing());
+}
+
+/** Why Dovecot cannot run here, or undefined when it can. */
+function dovecotMissing(): string | undefined {
   if (spawnSync('dovecot', ['--version']).status !== 0) return 'dovecot is not installed (apt-get install dovecot-imapd)';
   if (process.getuid?.() !== 0) return 'the throw-away Dovecot needs root (it switches to its own users)';
   return undefined;

@@ -3,10 +3,10 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { order, waitFor } from '../../helpers/service.ts';
-import { createSchema, SKIP_NO_PG, testDatabaseUrl } from '../../store/pg-schema.ts';
+import { createSchema, PG_SKIP, testDatabaseUrl } from '../../store/pg-schema.ts';
 import { FAST_RETRY, startMail, startSink } from './helpers.ts';
 
-void describe('e-mail on PostgreSQL', { skip: testDatabaseUrl ? false : SKIP_NO_PG }, () => {
+void describe('e-mail on PostgreSQL', { skip: PG_SKIP }, () => {
   void it('answers each message once when two instances share the database', async () => {
     const schema = await createSchema(testDatabaseUrl!, 'mail');
     const sink = await startSink();

@@ -8,12 +8,13 @@ import { startTestService, type TestCustomer, type TestService } from '../../hel
 import { bodyOf, faultOf, post } from './helpers.ts';
 
 const run = promisify(execFile);
-const README = readFileSync(path.resolve(import.meta.dirname, '../../../README.md'), 'utf8');
+// The SOAP examples customers copy are in docs/customers/soap.md; each is run here against the real service.
+const PAGE = readFileSync(path.resolve(import.meta.dirname, '../../../docs/customers/soap.md'), 'utf8');
 
 /** The ```xml block that follows `<!-- example:NAME -->`, or every ```xml block. */
 function example(name: string): string {
-  const m = new RegExp(`<!-- example:${name} -->\\s*\`\`\`xml\\n([\\s\\S]*?)\`\`\``).exec(README);
-  assert.ok(m, `README.md has the ${name} example`);
+  const m = new RegExp(`<!-- example:${name} -->\\s*\`\`\`xml\\n([\\s\\S]*?)\`\`\``).exec(PAGE);
+  assert.ok(m, `docs/customers/soap.md has the ${name} example`);
   return m[1]!;
 }
 
@@ -26,7 +27,7 @@ before(async () => {
 });
 after(() => t.close());
 
-void describe('README.md examples', () => {
+void describe('docs/customers/soap.md examples', () => {
   void it('the InviaOrdine example, sent with curl as documented, gets a response shaped like the documented one', async () => {
     const request = example('invia-request').replace('YOUR_API_KEY', c1.apiKey);
     const { stdout } = await run('curl', [
@@ -44,7 +45,7 @@ void describe('README.md examples', () => {
   });
 
   void it('the documented fault is what an order without codice_cliente and with empty righe gets', async () => {
-    const fault = /```xml\n(<\?xml[^`]*?<soap:Fault>[\s\S]*?)```/.exec(README)?.[1];
+    const fault = /```xml\n(<\?xml[^`]*?<soap:Fault>[\s\S]*?)```/.exec(PAGE)?.[1];
     assert.ok(fault);
     const documented = bodyOf(fault).Fault as { faultstring: string };
     const request = example('invia-request').replace('YOUR_API_KEY', c1.apiKey)

@@ -1,0 +1,29 @@
+// The operators' reference pages are generated from the code (scripts/docs/reference.ts); a committed page that
+// differs from what the code gives now means a setting or a command changed without its documentation.
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { describe, it } from 'node:test';
+import { CLI_PAGE, SETTINGS_PAGE, cliPage, readSettings, settingsPage } from '../../scripts/docs/reference.ts';
+
+void describe('generated reference pages', () => {
+  it('docs/operators/settings.md is what src/config.ts documents (run `npm run docs`)', () => {
+    assert.equal(readFileSync(SETTINGS_PAGE, 'utf8'), settingsPage());
+  });
+
+  it('docs/operators/cli.md is what the order-intake program defines (run `npm run docs`)', () => {
+    assert.equal(readFileSync(CLI_PAGE, 'utf8'), cliPage());
+  });
+
+  it('every INTAKE_ variable that loadConfig reads is documented on Config', () => {
+    const source = readFileSync(new URL('../../src/config.ts', import.meta.url), 'utf8');
+    const read = new Set([...source.matchAll(/\b(INTAKE_[A-Z0-9_]+)\b/g)].map((m) => m[1]!));
+    const documented = new Set(readSettings().flatMap((s) => s.variable.split(' / ')));
+    const missing = [...read].filter((v) => !documented.has(v));
+    assert.deepEqual(missing, []);
+  });
+
+  it('a setting documented on Config appears in the page with its text', () => {
+    const page = settingsPage(readSettings('interface Config {\n /** INTAKE_EXAMPLE: what it does. Default 7 */\n readonly x: number;\n}'));
+    assert.match(page, /\| `INTAKE_EXAMPLE` \| what it does\. Default 7 \|/);
+  });
+});
