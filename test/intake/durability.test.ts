@@ -1,75 +1,155 @@
-// Which intake writes wait for the disk (WriteOptions in src/store/store.ts). The synchronous path (REST, SOAP)
-// answers after completeSubmission, so it may save and register without waiting, and completeSubmission must be
-// durable and come last; a channel that acknowledges receipt only (files, e-mail) needs a durable save first.
+// Durable before acknowledged, observed rather than assumed: the SQLite connection is instrumented so that every
+// commit is recorded with the synchronous mode it really ran under (FULL fsyncs the WAL; NORMAL does not). Because
+// the WAL is one file appended in commit order, a FULL commit makes every frame before it durable. So a write is
+// durable at a given instant exactly when a FULL commit happened at or after its own commit, before that instant.
+// The tests check that property at the instant each intake call resolves (when a channel would answer), and that
+// the synchronous path spends one fsync per request, not three.
 import assert from 'node:assert/strict';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import Database from 'better-sqlite3';
 import { createIntake, type Intake } from '../../src/intake/intake.ts';
 import { createLogger } from '../../src/log.ts';
 import { openSqliteStore } from '../../src/store/sqlite.ts';
 import { DEFAULT_UNITS } from '../../src/catalog/units.ts';
-import type { Store, WriteOptions } from '../../src/store/store.ts';
+import type { Store } from '../../src/store/store.ts';
 import type { Principal } from '../../src/intake/types.ts';
 import { order, TEST_ARTICLES } from '../helpers/service.ts';
 
-/** Every write of the intake path, with whether it asked to be durable. */
-const writes: { what: string; durable: boolean }[] = [];
-const durable = (opts?: WriteOptions) => opts?.durable !== false;
+/** What the connection did, in order: a commit (with whether it fsynced) or a store call settling. */
+type Event = { kind: 'commit'; durable: boolean } | { kind: 'settled'; what: string };
+const events: Event[] = [];
 
+// Instrument better-sqlite3 before the store opens its connection: track the synchronous mode set with exec or
+// pragma, and record a commit whenever a writing statement leaves the connection outside a transaction (COMMIT,
+// or a write in autocommit mode).
+const proto = Database.prototype as unknown as {
+  exec(sql: string): unknown; pragma(sql: string, o?: unknown): unknown; prepare(sql: string): Database.Statement;
+};
+let synchronousFull = true;
+const trackMode = (sql: string) => {
+  const m = /synchronous\s*=\s*(\w+)/i.exec(sql);
+  if (m) synchronousFull = ['full', '2', 'extra', '3'].includes(m[1]!.toLowerCase());
+};
+const { exec, pragma, prepare } = proto;
+proto.exec = function (this: Database.Database, sql: string) {
+  trackMode(sql);
+  return exec.call(this, sql);
+};
+proto.pragma = function (this: Database.Database, sql: string, o?: unknown) {
+  trackMode(sql);
+  return pragma.call(this, sql, o);
+};
+proto.prepare = function (this: Database.Database, sql: string) {
+  const stmt = prepare.call(this, sql);
+  const control = /^\s*(BEGIN|SAVEPOINT|RELEASE|ROLLBACK|PRAGMA)\b/i.test(sql);
+  if (stmt.reader || control) return stmt;
+  const run = stmt.run.bind(stmt);
+  const inTransaction = () => this.inTransaction;
+  Object.defineProperty(stmt, 'run', {
+    value: (...args: unknown[]) => {
+      const result = run(...args);
+      if (!inTransaction()) events.push({ kind: 'commit', durable: synchronousFull });
+      return result;
+    },
+  });
+  return stmt;
+};
+
+let dir: string;
 let store: Store;
 let intake: Intake;
 let principal: Principal;
 
 before(async () => {
-  const real = await openSqliteStore(':memory:');
+  dir = await mkdtemp(path.join(tmpdir(), 'intake-durability-'));
+  const real = await openSqliteStore(path.join(dir, 'intake.sqlite'));
   await real.migrate();
   await real.upsertUnits(DEFAULT_UNITS);
   await real.upsertArticles(TEST_ARTICLES);
   const c = await real.createCustomer({ id: 'cust-1', code: 'C001', name: 'Uno', mailbox: 'c001-x@ordini.test' });
   principal = { customerId: c.id, customerCode: c.code };
+  // Record when each intake write settles, to know which commit held it.
+  const settled = <K extends 'saveSubmission' | 'registerOrders' | 'completeSubmission'>(what: K) =>
+    (async (...args: unknown[]) => {
+      const r = await (real[what] as (...a: unknown[]) => Promise<unknown>)(...args);
+      events.push({ kind: 'settled', what });
+      return r;
+    }) as Store[K];
   store = Object.setPrototypeOf({
-    saveSubmission: (s: Parameters<Store['saveSubmission']>[0], opts?: WriteOptions) => {
-      writes.push({ what: 'save', durable: durable(opts) });
-      return real.saveSubmission(s, opts);
-    },
-    registerOrders: (items: Parameters<Store['registerOrders']>[0], opts?: WriteOptions) => {
-      writes.push({ what: 'register', durable: durable(opts) });
-      return real.registerOrders(items, opts);
-    },
-    completeSubmission: (...args: Parameters<Store['completeSubmission']>) => {
-      writes.push({ what: 'complete', durable: true });
-      return real.completeSubmission(...args);
-    },
+    saveSubmission: settled('saveSubmission'),
+    registerOrders: settled('registerOrders'),
+    completeSubmission: settled('completeSubmission'),
   }, real) as Store;
   intake = createIntake({ store, timeZone: 'Europe/Rome', log: createLogger('silent') });
 });
-after(() => store.close());
+after(async () => {
+  await store.close();
+  await rm(dir, { recursive: true, force: true });
+  Object.assign(proto, { exec, pragma, prepare });
+});
+
+/**
+ * Checks, over the events since `from`, that each settled write was committed and that a durable commit came at
+ * or after the commit that held it; returns the writes settled and the number of fsyncing commits.
+ */
+function observe(from: number): { writes: string[]; fsyncs: number } {
+  const slice = events.slice(from);
+  const writes: string[] = [];
+  slice.forEach((e, i) => {
+    if (e.kind !== 'settled') return;
+    writes.push(e.what);
+    // The commit that held this write is the last one before it settled.
+    const held = slice.slice(0, i).map((x) => x.kind).lastIndexOf('commit');
+    assert.ok(held >= 0, `${e.what} settled without a commit`);
+    const durableAfter = slice.slice(held).some((x) => x.kind === 'commit' && x.durable);
+    assert.ok(durableAfter, `${e.what} is not on disk yet when the call returns`);
+  });
+  return { writes, fsyncs: slice.filter((e) => e.kind === 'commit' && e.durable).length };
+}
 
 const rest = (ref: string) => ({
   principal, channel: 'rest' as const, mediaType: 'application/json', singleOrder: true, raw: Buffer.from(JSON.stringify(order('C001', ref))),
 });
 
-void describe('durability of the intake writes', () => {
-  void it('submit: save and register share the fsync of the outcome, which is durable and last', async () => {
-    writes.length = 0;
+void describe('durability of the intake writes, observed at the connection', () => {
+  void it('submit (REST, SOAP): everything is fsynced when it returns, with one fsync for the request', async () => {
+    const from = events.length;
     const { outcome } = await intake.submit(rest('D-1'));
     assert.equal(outcome.esito, 'ok');
-    assert.deepEqual(writes, [
-      { what: 'save', durable: false }, { what: 'register', durable: false }, { what: 'complete', durable: true },
-    ]);
+    const seen = observe(from);
+    assert.deepEqual(seen.writes, ['saveSubmission', 'registerOrders', 'completeSubmission']);
+    assert.equal(seen.fsyncs, 1, 'save and register share the fsync of the outcome');
   });
 
-  void it('submitInBackground: the save is durable before it resolves (the channel acknowledges then)', async () => {
-    writes.length = 0;
+  void it('submitInBackground (files, e-mail): the submission is fsynced before it resolves, judged later', async () => {
+    const from = events.length;
     const s = await intake.submitInBackground({ ...rest('D-2'), channel: 'ftp', fileName: 'd.json', singleOrder: false });
-    assert.deepEqual(writes, [{ what: 'save', durable: true }]);
+    assert.deepEqual(observe(from).writes, ['saveSubmission']);
     await intake.idle();
-    assert.deepEqual(writes.slice(1), [{ what: 'register', durable: false }, { what: 'complete', durable: true }]);
+    assert.deepEqual(observe(from).writes, ['saveSubmission', 'registerOrders', 'completeSubmission']);
     assert.equal((await store.getSubmission(s.id))?.state, 'processed');
   });
 
-  void it('receive alone is durable', async () => {
-    writes.length = 0;
+  void it('receive alone is fsynced when it resolves', async () => {
+    const from = events.length;
     await intake.receive(rest('D-3'));
-    assert.deepEqual(writes, [{ what: 'save', durable: true }]);
+    assert.deepEqual(observe(from), { writes: ['saveSubmission'], fsyncs: 1 });
+  });
+
+  void it('the probe catches an intake whose save is not durable', async () => {
+    // Guard against a probe that cannot fail: the same intake over a store that quietly drops durability.
+    const lax = Object.setPrototypeOf({
+      saveSubmission: async (sub: Parameters<Store['saveSubmission']>[0]) => {
+        const r = await store.saveSubmission(sub, { durable: false });
+        return r;
+      },
+    }, store) as Store;
+    const careless = createIntake({ store: lax, timeZone: 'Europe/Rome', log: createLogger('silent') });
+    const from = events.length;
+    await careless.receive(rest('D-4'));
+    assert.throws(() => observe(from), /saveSubmission is not on disk yet/);
   });
 });
