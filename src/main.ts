@@ -87,7 +87,8 @@ export async function startService(config: Config, log: Logger): Promise<Service
       for (const stop of stops.reverse()) await stop();
       await recovery;
       await intake.stop();
-      await store.stopInstance(holder);
+      // The database may be gone: the instance is then found gone by the next instance's sweep, as after a crash.
+      await store.stopInstance(holder).catch((err: unknown) => log.warn({ err }, 'could not unregister the instance'));
       await store.close();
       log.info('stopped');
     },
