@@ -36,4 +36,4 @@ export interface InstanceStore {
 export const NOTHING_FREED: FreedWork = Object.freeze({ instances: [], submissions: 0, messages: 0, replies: 0, leases: 0 }) as FreedWork;
 
 /** A registered instance found gone is kept (marked) this long before its row goes: see migration 006. */
-export const GONE_ROW_KEEP_MS = 60 * 60_000;
+export const GONE_ROW_KEEP_MS = 10 * 60_000;
