@@ -54,9 +54,23 @@ export async function soap(httpPort: number, key: string, body: ReturnType<typeo
   }
 }
 
+/** A connector (service-x-key) hands one JSON order to a production site: synchronous, 201 with its outcome. */
+export async function connector(httpPort: number, key: string, site: string, body: object): Promise<Sent> {
+  const refs = [(body as { riferimento_ordine: string }).riferimento_ordine];
+  try {
+    const res = await fetch(`http://127.0.0.1:${httpPort}/api/v1/connettori/${site}/ordini`, {
+      method: 'POST', body: JSON.stringify(body), signal: AbortSignal.timeout(60_000), headers: { 'content-type': 'application/json', 'service-x-key': key },
+    });
+    await res.arrayBuffer();
+    return { channel: 'connector', refs, acked: res.status === 201 };
+  } catch {
+    return { channel: 'connector', refs, acked: false };
+  }
+}
+
 /**
  * One SFTP upload on its own connection. The instance may die at any step (before the session is ready, before the
- * subsystem opens, mid-write), and ssh2 then calls no callback at all: the closed connection, or 30 s, is the answer.
+ * subsystem opens, mid-write), and ssh2 then calls no callback at all: the closed connection, or 60 s, is the answer (generous: a busy instance is slow to shake hands).
  */
 export function sftpUpload(port: number, c: ProvisionedCustomer, name: string, refs: string[], content = JSON.stringify(refs.map((r) => order('C001', r)))): Promise<Sent> {
   return new Promise((resolve) => {
@@ -69,7 +83,7 @@ export function sftpUpload(port: number, c: ProvisionedCustomer, name: string, r
       conn.end();
       resolve({ channel: 'sftp', refs, acked });
     };
-    const timer = setTimeout(() => finish(false), 30_000);
+    const timer = setTimeout(() => finish(false), 60_000);
     conn.on('error', () => finish(false));
     conn.on('close', () => finish(false));
     conn.on('ready', () => conn.sftp((err, sftp) => {
@@ -77,7 +91,7 @@ export function sftpUpload(port: number, c: ProvisionedCustomer, name: string, r
       // The close status is the acknowledgement: writeFile calls back only after it.
       sftp.writeFile(`/ordini/${name}`, content, (e) => finish(!e));
     }));
-    conn.connect({ host: '127.0.0.1', port, username: c.ftpUser, password: c.ftpPassword, readyTimeout: 10_000, tryKeyboard: false });
+    conn.connect({ host: '127.0.0.1', port, username: c.ftpUser, password: c.ftpPassword, readyTimeout: 30_000, tryKeyboard: false });
   });
 }
 

@@ -1,21 +1,32 @@
 // The takeover after a crash, timed: three `order-intake serve` processes on one PostgreSQL database with the
-// default lease (30 s) and sweep (5 s); one of them is busy with heavy work of every channel (REST async, SOAP,
-// SFTP, FTP, SMTP) when it is killed with SIGKILL. Its claims die with its database session, so everything it had
-// received and not judged must be judged by a survivor within 10 s of the kill (a lease-based takeover would take
-// 30 s for submissions and, before issue 21, 300 s for e-mail): each once, every acknowledged order registered once,
-// every number unique. The takeover times are printed per channel. A graceful stop (SIGTERM) of an instance holding
-// e-mail waiting to be derived hands it back at once, with nothing left in its name.
+// default lease (30 s) and sweep (5 s). One of them is killed with SIGKILL while it holds, claimed in its name and
+// not judged, a submission of every channel: IMAP (a real Dovecot, when it can run here), SMTP, SFTP, FTP, REST
+// async, and SOAP and connector calls still waiting for their answer. (A SHARE lock the test holds on `orders` keeps
+// its judgements waiting, so this does not depend on the machine's speed.) Its claims die with its database
+// session, so a survivor must judge all of it within 10 s of the kill (a lease-based takeover would take 30 s, and
+// before issue 21 e-mail waited 300 s): each once, every acknowledged order registered once, every number unique.
+// The takeover times are printed per channel. A graceful stop (SIGTERM) of an instance holding e-mail waiting to be
+// derived hands it back at once, with nothing left in its name.
 // Skipped, visibly, without INTAKE_TEST_DATABASE_URL.
 import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
 import { rmSync } from 'node:fs';
+import { ImapFlow } from 'imapflow';
+import pg from 'pg';
+import MailComposer from 'nodemailer/lib/mail-composer/index.js';
+import { v7 as uuidv7 } from 'uuid';
+import { sealSecret } from '../../src/channels/mail/secret-box.ts';
+import { addConnector } from '../../src/connectors/provision.ts';
+import { addSite } from '../../src/connectors/sites.ts';
 import { describe, it } from 'node:test';
 import { DEFAULT_UNITS } from '../../src/catalog/units.ts';
 import { provisionCustomer, type ProvisionedCustomer } from '../../src/customers/provision.ts';
 import { openPostgresStore } from '../../src/store/postgres.ts';
-import { loggedPort, spawnServe, stopServe, type ServeProcess } from '../helpers/child.ts';
+import { loggedPort, spawnServe, stopServe, waitForLine, type ServeProcess } from '../helpers/child.ts';
 import { order, tempDir, TEST_ARTICLES, waitFor } from '../helpers/service.ts';
 import { adminQuery, createSchema, SKIP_NO_PG, testDatabaseUrl } from '../store/pg-schema.ts';
-import { ftpUpload, heavy, rest, sftpUpload, smtpSend, soap, type Sent } from './clients.ts';
+import { dovecotMissing, startDovecot, type Dovecot } from '../channels/mail/dovecot.ts';
+import { connector, ftpUpload, heavy, rest, sftpUpload, smtpSend, soap, type Sent } from './clients.ts';
 
 interface Instance {
   serve: ServeProcess;
@@ -25,20 +36,48 @@ interface Instance {
 }
 
 /** The defaults, spelled out: the takeover must not depend on short leases. */
+const SECRET_KEY = randomBytes(32).toString('base64');
 const SETTINGS = {
   INTAKE_SFTP_PORT: '0', INTAKE_FTP_PORT: '0', INTAKE_SMTP_PORT: '0', INTAKE_MAIL_DOMAIN: 'ordini.test',
-  INTAKE_CLAIM_LEASE_MS: '30000', INTAKE_SWEEP_INTERVAL_MS: '5000',
+  INTAKE_CLAIM_LEASE_MS: '30000', INTAKE_SWEEP_INTERVAL_MS: '5000', INTAKE_SECRET_KEY: SECRET_KEY,
+  // The IMAP mailbox list is checked every 2 s, so a survivor watches the victim's mailbox soon after the kill.
+  INTAKE_IMAP_POLL_SECONDS: '2',
 };
+const imapMissing = dovecotMissing();
+
+/** A message with one heavy order attached, appended to the watched mailbox as a customer's mail server would. */
+async function appendOrder(d: Dovecot, ref: string, lines: number): Promise<void> {
+  const raw = await new MailComposer({
+    from: 'Ufficio acquisti <acquisti@cliente.it>', to: 'ordini@cliente-pec.it', subject: `Ordine ${ref}`, messageId: `<${ref}@cliente.it>`,
+    attachments: [{ filename: `${ref}.json`, content: JSON.stringify(heavy(ref, lines)) }],
+  }).compile().build();
+  const c = new ImapFlow({ host: '127.0.0.1', port: d.port, secure: false, auth: { user: d.user, pass: d.password }, logger: false });
+  await c.connect();
+  try {
+    await c.append('INBOX', raw);
+  } finally {
+    await c.logout();
+  }
+}
 /** The promise of issue 21: judged within 10 s of the kill, a survivor being there. */
 const TAKEOVER_MS = 10_000;
 
-async function prepare(url: string): Promise<ProvisionedCustomer> {
+async function prepare(url: string, d?: Dovecot): Promise<ProvisionedCustomer & { connectorKey: string }> {
   const store = await openPostgresStore(url);
   try {
     await store.migrate();
     await store.upsertUnits(DEFAULT_UNITS);
     await store.upsertArticles(TEST_ARTICLES);
-    return await provisionCustomer(store, { code: 'C001', name: 'Cliente C001' }, 'ordini.test');
+    const c = await provisionCustomer(store, { code: 'C001', name: 'Cliente C001' }, 'ordini.test');
+    await addSite(store, { code: 'VR', name: 'Verona' });
+    const { key } = await addConnector(store, { customer: 'C001', name: 'ERP', sites: 'VR', format: 'json' });
+    if (d) {
+      await store.setImapAccount({
+        id: uuidv7(), customerId: c.customer.id, host: '127.0.0.1', port: d.port, tls: false, username: d.user,
+        passwordEnc: sealSecret(SECRET_KEY, d.password, c.customer.id), folder: 'INBOX', processedFolder: 'Elaborati',
+      });
+    }
+    return { ...c, connectorKey: key };
   } finally {
     await store.close();
   }
@@ -58,47 +97,79 @@ async function stopOrKill(serve: ServeProcess): Promise<void> {
   clearTimeout(timer);
 }
 
-const fileOf = (refs: string[]) => JSON.stringify(refs.map((r) => heavy(r, 1500)));
 
 void describe('takeover after a crash on PostgreSQL', { skip: testDatabaseUrl ? false : SKIP_NO_PG }, () => {
   void it('judges everything a SIGKILLed instance held, of every channel, within 10 s, once', { timeout: 240_000 }, async () => {
     const schema = await createSchema(testDatabaseUrl!, 'takeover');
     const dirs: string[] = [];
     const instances: Instance[] = [];
+    let d: Dovecot | undefined;
+    let locker: pg.Client | undefined;
     try {
-      const c = await prepare(schema.url);
-      for (let i = 0; i < 3; i++) instances.push(await start(schema.url, dirs));
-      const [a, b, victim] = instances as [Instance, Instance, Instance];
+      if (!imapMissing) d = await startDovecot();
+      else console.log(`IMAP left out: ${imapMissing}`);
+      const c = await prepare(schema.url, d);
+      // The victim starts first and alone, so it is the one watching the IMAP mailbox.
+      const victim = await start(schema.url, dirs);
+      if (d) await waitForLine(victim.serve, /watching IMAP mailbox/, 20_000);
+      const [a, b] = [await start(schema.url, dirs), await start(schema.url, dirs)];
+      instances.push(a, b, victim);
       const key = c.apiKey;
       const port = victim.serve.httpPort;
-
-      // Everything to the victim at once; it is killed as soon as the asynchronous channels have acknowledged theirs,
-      // with the synchronous ones (SOAP, REST) still waiting for their outcome.
-      const pendingSync = [
-        ...Array.from({ length: 3 }, (_, k) => soap(port, key, heavy(`SO-${k}`))),
-        ...Array.from({ length: 3 }, (_, k) => rest(port, key, heavy(`RS-${k}`), [`RS-${k}`])),
-      ];
-      const acked = await Promise.all([
-        ...Array.from({ length: 12 }, (_, k) => rest(port, key, heavy(`RA-${k}`), [`RA-${k}`], true)),
-        ...Array.from({ length: 3 }, (_, k) => sftpUpload(victim.sftpPort, c, `sftp-${k}.json`, [`SF-${k}-1`, `SF-${k}-2`], fileOf([`SF-${k}-1`, `SF-${k}-2`]))),
-        ...Array.from({ length: 3 }, (_, k) => ftpUpload(victim.ftpPort, c, `ftp-${k}.json`, [`FT-${k}-1`, `FT-${k}-2`], fileOf([`FT-${k}-1`, `FT-${k}-2`]))),
-        ...Array.from({ length: 4 }, (_, k) => smtpSend(victim.smtpPort, c, [`EM-${k}-1`, `EM-${k}-2`], (r) => heavy(r, 1500))),
-      ]);
-      assert.deepEqual(acked.filter((s) => !s.acked).map((s) => s.refs), [], 'the victim acknowledged every asynchronous hand-over');
       const [victimRow] = await adminQuery<{ id: string }>(testDatabaseUrl!, `SELECT id FROM ${schema.name}.instances WHERE pid = $1`, [victim.serve.proc.pid]);
       assert.ok(victimRow, 'the victim registered itself as a live instance');
+      /** Waits until the victim holds, claimed and unjudged, a submission that came by `channel`. */
+      const held = (channel: string) => waitFor(async () => (await adminQuery<{ n: number }>(testDatabaseUrl!,
+        `SELECT count(*)::int AS n FROM ${schema.name}.submissions WHERE state = 'received' AND claimed_by = $1 AND channel = $2`,
+        [victimRow.id, channel]))[0]!.n > 0 ? true : undefined, 30_000, `the victim to hold ${channel} work`);
+
+      // The victim must die holding work of every channel, whatever the machine's speed: while the test holds a SHARE
+      // lock on orders, receiving works (acknowledgements go out) but registering waits, so what the victim takes stays
+      // claimed and unjudged, the synchronous calls (SOAP, connectors) unanswered. Each waiting judgement holds one of
+      // its ten pooled connections, so one hand-over per channel, one after the other. The lock is let go right after
+      // the kill; the backends of the dead process then fail on their closed sockets, uncommitted.
+      locker = new pg.Client({ connectionString: testDatabaseUrl });
+      await locker.connect();
+      await locker.query('BEGIN');
+      await locker.query(`LOCK TABLE ${schema.name}.orders IN SHARE MODE`);
+      const acked: Sent[] = [];
+      const channels: string[] = [];
+      if (d) {
+        await appendOrder(d, 'IM-0', 20);
+        await held('imap');
+        acked.push({ channel: 'imap', refs: ['IM-0'], acked: true });
+        channels.push('imap');
+      }
+      const steps: [string, () => Promise<Sent>][] = [
+        ['email', () => smtpSend(victim.smtpPort, c, ['EM-0'], (r) => heavy(r, 20))],
+        ['sftp', () => sftpUpload(victim.sftpPort, c, 'sftp-0.json', ['SF-0'])],
+        ['ftp', () => ftpUpload(victim.ftpPort, c, 'ftp-0.json', ['FT-0'], JSON.stringify([heavy('FT-0', 20)]))],
+        ['rest', () => rest(port, key, heavy('RA-0', 20), ['RA-0'], true)],
+      ];
+      for (const [channel, send] of steps) {
+        acked.push(await send());
+        await held(channel);
+        channels.push(channel);
+      }
+      assert.deepEqual(acked.filter((s) => !s.acked).map((s) => s.refs), [], 'the victim acknowledged every asynchronous hand-over');
+      // Synchronous: answered only with the outcome, so these stay in flight until the kill.
+      const pendingSync = [soap(port, key, heavy('SO-0', 20)), connector(port, c.connectorKey, 'VR', heavy('CO-0', 20))];
+      for (const channel of ['soap', 'connector']) {
+        await held(channel);
+        channels.push(channel);
+      }
       const killedAt = Date.now();
       victim.serve.proc.kill('SIGKILL');
       await victim.serve.exited;
-
-      // What it left: submissions not judged (each with its channel) and messages not derived.
       const leftSubs = await adminQuery<{ id: string; channel: string; claimed_by: string | null }>(testDatabaseUrl!,
         `SELECT id, channel, claimed_by FROM ${schema.name}.submissions WHERE state = 'received'`);
-      const leftMail = await adminQuery<{ id: string }>(testDatabaseUrl!, `SELECT id FROM ${schema.name}.mail_messages WHERE state = 'received'`);
-      const heldChannels = new Set(leftSubs.map((s) => s.channel));
-      for (const ch of ['rest', 'sftp', 'ftp']) assert.ok(heldChannels.has(ch), `the victim died holding ${ch} work (held: ${[...heldChannels].join(', ')})`);
-      assert.ok(leftMail.length > 0 || heldChannels.has('email'), 'the victim died holding e-mail');
-      assert.ok(leftSubs.some((s) => s.claimed_by === victimRow.id), 'with claims in its name, whose lease has 30 s to run');
+      const leftMail = await adminQuery<{ id: string; source: string }>(testDatabaseUrl!, `SELECT id, source FROM ${schema.name}.mail_messages WHERE state = 'received'`);
+      await locker.query('COMMIT');
+      await locker.end();
+      locker = undefined;
+      const claimedSubs = leftSubs.filter((s) => s.claimed_by === victimRow.id).length;
+      assert.ok(claimedSubs > 0, 'it died with claims in its name, whose lease has 30 s to run');
+      console.log(`left by the victim: ${leftSubs.length} submissions (${claimedSubs} claimed in its name), ${leftMail.length} messages`);
       const sync = await Promise.all(pendingSync);
 
       // Every left submission judged, every left message derived (its parts judged, its reply queued).
@@ -106,20 +177,34 @@ void describe('takeover after a crash on PostgreSQL', { skip: testDatabaseUrl ? 
       const judged = await waitFor(async () => {
         const rows = await adminQuery<{ id: string; channel: string; processed_at: string | null }>(testDatabaseUrl!,
           `SELECT id, channel, processed_at FROM ${schema.name}.submissions WHERE id = ANY($1::text[])`, [leftSubs.map((s) => s.id)]);
-        const mail = await adminQuery<{ id: string; done_at: Date | null }>(testDatabaseUrl!,
-          `SELECT id, done_at FROM ${schema.name}.mail_messages WHERE id = ANY($1::text[])`, [leftMail.map((m) => m.id)]);
+        const mail = await adminQuery<{ id: string; source: string; done_at: Date | null }>(testDatabaseUrl!,
+          `SELECT id, source, done_at FROM ${schema.name}.mail_messages WHERE id = ANY($1::text[])`, [leftMail.map((m) => m.id)]);
         return rows.every((r) => r.processed_at) && mail.every((m) => m.done_at) ? { rows, mail } : undefined;
       }, 60_000, 'everything the victim left to be judged');
       const times = new Map<string, number[]>();
       for (const r of judged.rows) times.set(r.channel, [...(times.get(r.channel) ?? []), timeOf(r.processed_at!)]);
-      if (judged.mail.length > 0) times.set('email (message derived, reply queued)', judged.mail.map((m) => timeOf(m.done_at!)));
+      for (const m of judged.mail) {
+        const k = `${m.source} message (derived, reply queued)`;
+        times.set(k, [...(times.get(k) ?? []), timeOf(m.done_at!)]);
+      }
       const report = [...times].map(([ch, ms]) => `${ch}: ${ms.length} taken over, slowest ${Math.max(...ms)} ms after the kill`);
       console.log(`takeover after SIGKILL (lease 30 s, sweep 5 s):\n  ${report.join('\n  ')}`);
+      for (const ch of channels) assert.ok(times.has(ch), `${ch} work taken over`);
+      assert.equal(channels.length, d ? 7 : 6, 'every channel');
+      assert.deepEqual(sync.filter((s) => s.acked), [], 'no synchronous call was answered by the victim: each was held when it died');
       for (const [ch, ms] of times) assert.ok(Math.max(...ms) <= TAKEOVER_MS, `${ch} judged within ${TAKEOVER_MS} ms of the kill: ${ms.join(', ')}`);
 
       // The survivors still work, and nothing was judged twice or numbered twice.
       const after = await Promise.all([rest(a.serve.httpPort, key, order('C001', 'P-a'), ['P-a']), rest(b.serve.httpPort, key, order('C001', 'P-b'), ['P-b'])]);
       const all: Sent[] = [...acked, ...sync, ...after];
+      if (d) {
+        // The victim's mailbox is watched again by a survivor (its lease was freed with the victim).
+        await appendOrder(d, 'IM-after', 3);
+        all.push({ channel: 'imap', refs: ['IM-after'], acked: true });
+        await waitFor(async () => (await adminQuery<{ n: number }>(testDatabaseUrl!,
+          `SELECT count(*)::int AS n FROM ${schema.name}.mail_messages WHERE source = 'imap' AND state = 'done'`))[0]!.n === 2 ? true : undefined,
+        30_000, 'a survivor to watch the mailbox and answer a new message');
+      }
       await waitFor(async () => (await adminQuery<{ n: number }>(testDatabaseUrl!,
         `SELECT (SELECT count(*) FROM ${schema.name}.submissions WHERE state = 'received') + (SELECT count(*) FROM ${schema.name}.mail_messages WHERE state = 'received') AS n`))[0]!.n == 0 ? true : undefined,
       30_000, 'nothing left unprocessed');
@@ -139,8 +224,10 @@ void describe('takeover after a crash on PostgreSQL', { skip: testDatabaseUrl ? 
         `SELECT mail_id, count(*)::int AS n FROM ${schema.name}.mail_replies GROUP BY mail_id HAVING count(*) <> 1`);
       assert.deepEqual(replies, [], 'one reply per message');
     } finally {
+      await locker?.end().catch(() => undefined);
       for (const i of instances) await stopOrKill(i.serve);
       for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+      await d?.stop();
       await schema.drop();
     }
   });
