@@ -77,16 +77,18 @@ export interface Config {
    */
   readonly imapPollSeconds: number;
   /**
-   * INTAKE_CLAIM_LEASE_MS: how long an instance's claim on a submission lasts unless renewed (it renews every third of
-   * it), and so how long the work of an instance that died waits before another instance takes it over. The e-mail
-   * pipeline holds a message it is deriving for ten times this, because that claim is not renewed and a large message
-   * takes a while. Default 30000. At least 1000: a shorter lease is lost to an ordinary pause of a busy process
-   * (garbage collection, a large order judged), and the same work would then be judged twice.
+   * INTAKE_CLAIM_LEASE_MS: how long an instance's claim on a submission or an e-mail message lasts unless renewed (it
+   * renews every third of it). The work of an instance that died is taken over at the next sweep, whatever this is (its
+   * claims die with its database session, see docs/operators/crash-recovery.md); the lease only bounds the wait for
+   * the work of an instance that hangs with its session open. Default 30000. At least 1000: a shorter lease is lost to
+   * an ordinary pause of a busy process (garbage collection, a large order judged), and the same work would then be
+   * judged twice.
    */
   readonly claimLeaseMs: number;
   /**
-   * INTAKE_SWEEP_INTERVAL_MS: how often an instance looks for received work no one holds (left by a crash, or by an
-   * instance whose claims lapsed), for submissions and e-mail messages alike. Default 5000. At least 100: each look
+   * INTAKE_SWEEP_INTERVAL_MS: how often an instance looks for received work no one holds (left by a crash, by an
+   * instance that is gone, or by one whose claims lapsed), for submissions and e-mail messages alike, and so the
+   * longest wait before work left by an instance that died is taken over. Default 5000. At least 100: each look
    * is a query per instance, and looking more often only loads the database.
    */
   readonly sweepIntervalMs: number;

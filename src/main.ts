@@ -13,6 +13,7 @@ import { registerSoapRoutes } from './channels/soap/routes.ts';
 import { startFileChannels } from './channels/files/index.ts';
 import { startMailChannels } from './channels/mail/index.ts';
 import { createIntake, type Intake } from './intake/intake.ts';
+import { defaultHolder } from './intake/claims.ts';
 import { seedDemoIfEmpty } from './seed/demo.ts';
 import { openStore } from './store/open.ts';
 import type { Config } from './config.ts';
@@ -40,7 +41,12 @@ export async function startService(config: Config, log: Logger): Promise<Service
   const store = await openStore(config);
   log.info({ store: store.kind, dataDir: config.databaseUrl ? undefined : config.dataDir }, 'store ready');
   const demo = await seedDemoIfEmpty(store, config.mailDomain);
-  const intake = createIntake({ store, timeZone: config.timeZone, log, claimLeaseMs: config.claimLeaseMs, sweepIntervalMs: config.sweepIntervalMs });
+  // One name for this process on every claim and lease it takes, registered as a live instance: what it holds is
+  // freed as soon as it is gone (docs/development/claims.md).
+  const holder = defaultHolder();
+  await store.startInstance(holder);
+  log.info({ instance: holder }, 'instance registered');
+  const intake = createIntake({ store, timeZone: config.timeZone, log, claimLeaseMs: config.claimLeaseMs, sweepIntervalMs: config.sweepIntervalMs, holder });
   const auth = createAuthenticator(store);
   const ports: Record<string, number> = {};
   const stops: (() => Promise<void>)[] = [];
@@ -63,7 +69,7 @@ export async function startService(config: Config, log: Logger): Promise<Service
   Object.assign(ports, files.ports);
   stops.push(() => files.close());
 
-  const mail = await startMailChannels({ config, intake, store, log });
+  const mail = await startMailChannels({ config, intake, store, log, holder });
   Object.assign(ports, mail.ports);
   stops.push(() => mail.close());
 
@@ -81,6 +87,8 @@ export async function startService(config: Config, log: Logger): Promise<Service
       for (const stop of stops.reverse()) await stop();
       await recovery;
       await intake.stop();
+      // The database may be gone: the instance is then found gone by the next instance's sweep, as after a crash.
+      await store.stopInstance(holder).catch((err: unknown) => log.warn({ err }, 'could not unregister the instance'));
       await store.close();
       log.info('stopped');
     },

@@ -38,6 +38,11 @@ export interface ServiceOptions {
   /** Keep the times of `file received` and `submission processed` per file name (file channel benchmarks). */
   trackFiles?: boolean;
   startTimeoutMs?: number;
+  /**
+   * Wait for the demo customer's API key, printed only when the service seeds an empty database (default true);
+   * false for a service started on a database already seeded (a restart, a second instance): apiKey is then ''.
+   */
+  requireApiKey?: boolean;
 }
 
 /** Lines kept for a diagnostic when the service fails; the rest of the log is only counted. */
@@ -97,7 +102,7 @@ export async function startService(opts: ServiceOptions): Promise<RunningService
       fail(`the service exited with ${code} while starting`);
     });
     const check = () => {
-      if (apiKey && wanted.every((c) => ports[c] !== undefined)) {
+      if ((apiKey || opts.requireApiKey === false) && wanted.every((c) => ports[c] !== undefined)) {
         clearTimeout(timer);
         resolve();
       }
@@ -145,7 +150,7 @@ export async function startService(opts: ServiceOptions): Promise<RunningService
   return {
     proc,
     ports,
-    apiKey: apiKey!,
+    apiKey: apiKey ?? '',
     ftpUser,
     ftpPassword,
     recentLines: () => [...lines],

@@ -4,8 +4,10 @@
  * Before judging a submission an instance claims it in the store for a lease, and renews the lease while the
  * work runs, so two instances never judge the same submission at once. A sweeper claims, every few seconds,
  * whatever was received and is held by no one: work left by a crash or a restart, and the work of an instance
- * that died, whose claims simply stop being renewed and lapse. Registration stays idempotent underneath, so
- * even a claim lost to a stalled process cannot register an order twice.
+ * that died. A registered instance's claims die with it: each sweep first frees what instances found gone held
+ * (store.reapInstances, see docs/development/claims.md), so their work is taken over at the next sweep, not after
+ * the lease; the lease remains the backstop for a process that hangs while its session stays open. Registration
+ * stays idempotent underneath, so even a claim lost to a stalled process cannot register an order twice.
  */
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
@@ -45,6 +47,8 @@ export interface Claims {
   claimBatch(): Promise<string[]>;
   /** Stop renewing and give back what is still held, for another instance to take at once. */
   release(): Promise<void>;
+  /** Free what instances found gone held (theirs is free for this sweep and any other instance's). */
+  reap(): Promise<void>;
 }
 
 export function createClaims(store: Store, log: Logger, holder: string, leaseMs: number): Claims {
@@ -113,6 +117,13 @@ export function createClaims(store: Store, log: Logger, holder: string, leaseMs:
       track();
       await store.releaseClaims(holder);
     },
+    async reap() {
+      const freed = await store.reapInstances();
+      if (freed.instances.length > 0) {
+        log.warn({ instances: freed.instances, submissions: freed.submissions, messages: freed.messages, replies: freed.replies, leases: freed.leases },
+          'instances gone (process ended without a stop): their claims are free and their work is taken over now');
+      }
+    },
   };
 }
 
@@ -139,6 +150,7 @@ export function createSweeper(deps: {
 
   async function drain(): Promise<number> {
     let total = 0;
+    await claims.reap();
     while (!stopped) {
       const ids = await claims.claimBatch();
       if (ids.length === 0) break;

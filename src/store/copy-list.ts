@@ -18,7 +18,7 @@ export const MAIL_TABLES: readonly TableSpec[] = [
     columns: ['id', 'customer_id', 'source', 'envelope_from', 'recipients', 'message_id', 'raw', 'sha256', 'remote',
       'imap_account_id', 'imap_uidvalidity', 'imap_uid', 'received_at', 'state', 'done_at', 'result'],
     // The claim of the instance deriving it: no instance of the target holds anything yet.
-    targetOnly: ['claimed_until'],
+    targetOnly: ['claimed_by', 'claimed_until'],
     same: ['customer_id', 'sha256'],
     // received → done is the only change, and done is final.
     update: {
@@ -40,6 +40,8 @@ export const MAIL_TABLES: readonly TableSpec[] = [
     columns: ['id', 'mail_id', 'customer_id', 'recipient', 'subject', 'raw', 'state', 'attempts', 'next_attempt_at', 'last_error',
       'created_at', 'sent_at'],
     same: ['mail_id', 'customer_id', 'recipient', 'subject'],
+    // The sender holding it: no instance of the target holds anything yet.
+    targetOnly: ['claimed_by'],
     // The outbox's progress follows the source, but a reply the target has sent is never made pending again.
     update: {
       set: `state = excluded.state, attempts = excluded.attempts, next_attempt_at = excluded.next_attempt_at,

@@ -44,6 +44,8 @@ export interface NewMailMessage {
   receivedAt: string;
   /** The receiving instance derives the message itself: recovery elsewhere leaves it alone for this long. */
   claimMs?: number;
+  /** Who holds that claim (the instance's holder name), so it is freed if that instance dies (instances.ts). */
+  claimBy?: string;
 }
 
 /** What finishing a message decided: the reply queued, or why there is none. */
@@ -55,7 +57,7 @@ export interface MailResult {
   noReply?: string;
 }
 
-export interface MailMessage extends Omit<NewMailMessage, 'claimMs'> {
+export interface MailMessage extends Omit<NewMailMessage, 'claimMs' | 'claimBy'> {
   state: MailState;
   doneAt?: string;
   result?: MailResult;
@@ -128,7 +130,11 @@ export interface MailStore {
   /** Messages received and not finished whose claim (if any) has run out, oldest first. */
   pendingMailIds(limit: number): Promise<string[]>;
   /** Take a received message for `leaseMs`; false when it is finished or another claim on it still runs. */
-  claimMail(id: string, leaseMs: number): Promise<boolean>;
+  claimMail(id: string, leaseMs: number, holder?: string): Promise<boolean>;
+  /** Extend `holder`'s claims among `ids` by `leaseMs`; resolves with the ids it still holds (finished or lost: not). */
+  renewMailClaims(holder: string, ids: readonly string[], leaseMs: number): Promise<string[]>;
+  /** Give back `holder`'s claims on the messages `ids` not yet finished (graceful stop); resolves with how many. */
+  releaseMailClaims(holder: string, ids: readonly string[]): Promise<number>;
   mailParts(mailId: string): Promise<MailPart[]>;
   /** Record the submission holding part `idx`; returns the one recorded (an earlier record wins). */
   addMailPart(mailId: string, idx: number, submissionId: string): Promise<string>;
@@ -146,7 +152,7 @@ export interface MailStore {
    * Pending replies that are due, taken for `leaseMs` (their next attempt moves past the lease, so no other
    * instance takes them meanwhile; a sender that dies leaves them due again), attempts counted, oldest due first.
    */
-  claimDueReplies(leaseMs: number, limit: number): Promise<MailReply[]>;
+  claimDueReplies(leaseMs: number, limit: number, holder?: string): Promise<MailReply[]>;
   markReplySent(id: string): Promise<void>;
   /** Record a failed attempt: tried again in `retryInMs`, or given up (state failed) when it is undefined. */
   markReplyFailed(id: string, error: string, retryInMs?: number): Promise<void>;

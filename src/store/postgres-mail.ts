@@ -8,7 +8,7 @@ import type pg from 'pg';
 import type { PoolClient } from 'pg';
 import { pgCode, withTransaction } from './postgres-tx.ts';
 import { IntakeError } from '../errors.ts';
-import { checkLeaseMs } from './work.ts';
+import { checkLabel, checkLeaseMs, claimIds } from './work.ts';
 import { cleanText, isoIn, limitOf } from './rows.ts';
 import {
   checkImapAccount, checkMailMessage, MAIL_COLUMNS, REPLY_COLUMNS, toImapAccount, toMailMessage, toMailSummary, toReply,
@@ -33,12 +33,14 @@ export function postgresMail(pool: pg.Pool): MailStore {
     checkMailMessage(m);
     const res = await c.query(
       `INSERT INTO mail_messages (id, customer_id, source, envelope_from, recipients, message_id, raw, sha256, remote,
-         imap_account_id, imap_uidvalidity, imap_uid, received_at, claimed_until)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, CASE WHEN $14::bigint IS NULL THEN NULL ELSE ${after('$14')} END)
+         imap_account_id, imap_uidvalidity, imap_uid, received_at, claimed_until, claimed_by)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, CASE WHEN $14::bigint IS NULL THEN NULL ELSE ${after('$14')} END,
+         CASE WHEN $14::bigint IS NULL THEN NULL ELSE $15 END)
        ${onConflict === 'nothing' ? 'ON CONFLICT DO NOTHING' : ''}`,
       [m.id, m.customerId, m.source, cleanText(m.envelopeFrom), JSON.stringify(m.recipients), cleanText(m.messageId), m.raw,
         m.sha256, cleanText(m.remote), m.imap?.accountId ?? null, m.imap?.uidValidity ?? null, m.imap?.uid ?? null,
-        isoIn(m.receivedAt, 'receivedAt'), m.claimMs === undefined ? null : checkLeaseMs(m.claimMs, 'claimMs')],
+        isoIn(m.receivedAt, 'receivedAt'), m.claimMs === undefined ? null : checkLeaseMs(m.claimMs, 'claimMs'),
+        m.claimBy === undefined ? null : checkLabel(m.claimBy, 'holder')],
     );
     return res.rowCount ?? 0;
   }
@@ -97,13 +99,36 @@ export function postgresMail(pool: pg.Pool): MailStore {
       return (rows as { id: string }[]).map((r) => r.id);
     },
 
-    async claimMail(id, leaseMs) {
+    async claimMail(id, leaseMs, holder) {
       const res = await pool.query(
-        `UPDATE mail_messages SET claimed_until = ${after('$2')} WHERE id = $1 AND state = 'received'
+        `UPDATE mail_messages SET claimed_until = ${after('$2')}, claimed_by = $3 WHERE id = $1 AND state = 'received'
            AND (claimed_until IS NULL OR claimed_until <= now())`,
-        [id, checkLeaseMs(leaseMs)],
+        [id, checkLeaseMs(leaseMs), holder === undefined ? null : checkLabel(holder, 'holder')],
       );
       return res.rowCount === 1;
+    },
+
+    async renewMailClaims(holder, ids, leaseMs) {
+      const list = claimIds(ids);
+      if (list.length === 0) return [];
+      const { rows } = await pool.query<{ id: string }>(
+        `UPDATE mail_messages SET claimed_until = ${after('$3')}
+         WHERE id = ANY($1::text[]) AND claimed_by = $2 AND state = 'received' RETURNING id`,
+        [list, checkLabel(holder, 'holder'), checkLeaseMs(leaseMs)],
+      );
+      const kept = new Set(rows.map((r) => r.id));
+      return list.filter((id) => kept.has(id));
+    },
+
+    async releaseMailClaims(holder, ids) {
+      const list = claimIds(ids);
+      if (list.length === 0) return 0;
+      const res = await pool.query(
+        `UPDATE mail_messages SET claimed_until = NULL, claimed_by = NULL
+         WHERE id = ANY($1::text[]) AND claimed_by = $2 AND state = 'received'`,
+        [list, checkLabel(holder, 'holder')],
+      );
+      return res.rowCount ?? 0;
     },
 
     async mailParts(mailId) {
@@ -127,7 +152,7 @@ export function postgresMail(pool: pg.Pool): MailStore {
     async finishMail(id, result, reply) {
       return tx(async (c) => {
         const done = await c.query(
-          `UPDATE mail_messages SET state = 'done', done_at = now(), result = $2, claimed_until = NULL
+          `UPDATE mail_messages SET state = 'done', done_at = now(), result = $2, claimed_until = NULL, claimed_by = NULL
            WHERE id = $1 AND state = 'received'`,
           [id, JSON.stringify(result)],
         );
@@ -166,39 +191,39 @@ export function postgresMail(pool: pg.Pool): MailStore {
       return (rows as ReplyRow[]).map(toReplySummary);
     },
 
-    async claimDueReplies(leaseMs, limit) {
+    async claimDueReplies(leaseMs, limit, holder) {
       const { rows } = await pool.query(
         `WITH due AS (
            SELECT id FROM mail_replies WHERE state = 'pending' AND next_attempt_at <= now()
            ORDER BY next_attempt_at, id COLLATE "C" LIMIT $2 FOR UPDATE SKIP LOCKED
          )
-         UPDATE mail_replies r SET next_attempt_at = ${after('$1')}, attempts = r.attempts + 1
+         UPDATE mail_replies r SET next_attempt_at = ${after('$1')}, attempts = r.attempts + 1, claimed_by = $3
          FROM due WHERE r.id = due.id
          RETURNING r.id, r.mail_id, r.customer_id, r.recipient, r.subject, r.state, r.attempts, r.next_attempt_at,
            r.last_error, r.created_at, r.sent_at, r.raw`,
-        [checkLeaseMs(leaseMs), limitOf(limit)],
+        [checkLeaseMs(leaseMs), limitOf(limit), holder === undefined ? null : checkLabel(holder, 'holder')],
       );
       // RETURNING follows no order; the caller is promised the oldest first.
       return (rows as ReplyRow[]).map(toReply).sort((a, b) => a.createdAt.localeCompare(b.createdAt) || (a.id < b.id ? -1 : 1));
     },
 
     async markReplySent(id) {
-      await pool.query(`UPDATE mail_replies SET state = 'sent', sent_at = now(), last_error = NULL WHERE id = $1`, [id]);
+      await pool.query(`UPDATE mail_replies SET state = 'sent', sent_at = now(), last_error = NULL, claimed_by = NULL WHERE id = $1`, [id]);
     },
 
     async markReplyFailed(id, error, retryInMs) {
       if (retryInMs === undefined) {
-        await pool.query(`UPDATE mail_replies SET state = 'failed', last_error = $2 WHERE id = $1 AND state = 'pending'`, [id, cleanText(error)]);
+        await pool.query(`UPDATE mail_replies SET state = 'failed', last_error = $2, claimed_by = NULL WHERE id = $1 AND state = 'pending'`, [id, cleanText(error)]);
       } else {
         await pool.query(
-          `UPDATE mail_replies SET next_attempt_at = ${after('$3')}, last_error = $2 WHERE id = $1 AND state = 'pending'`,
+          `UPDATE mail_replies SET next_attempt_at = ${after('$3')}, last_error = $2, claimed_by = NULL WHERE id = $1 AND state = 'pending'`,
           [id, cleanText(error), checkLeaseMs(retryInMs, 'retryInMs')],
         );
       }
     },
 
     async retryReply(id) {
-      const res = await pool.query(`UPDATE mail_replies SET state = 'pending', next_attempt_at = now() WHERE id = $1 AND state <> 'sent'`, [id]);
+      const res = await pool.query(`UPDATE mail_replies SET state = 'pending', next_attempt_at = now(), claimed_by = NULL WHERE id = $1 AND state <> 'sent'`, [id]);
       return res.rowCount === 1;
     },
 

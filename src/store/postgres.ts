@@ -13,6 +13,7 @@ import { checkKnown, migrationsDir, readMigrations } from './migrate.ts';
 import { postgresWork } from './postgres-work.ts';
 import { postgresMail } from './postgres-mail.ts';
 import { postgresConnectors } from './postgres-connectors.ts';
+import { postgresInstances } from './postgres-instances.ts';
 import {
   attemptRows, checkCatalog, checkItem, chunks, decide, DEFAULT_LIMIT, isoIn, lastWins, limitOf,
   linesByOrder, lowerMailbox, MAX_PENDING_BATCH, newSubmissionRow, nowIso, numeroOrdine, SUBMISSION_COLUMNS, toAttempt, toCredential,
@@ -60,17 +61,19 @@ export async function openPostgresStore(url: string, opts: PostgresStoreOptions 
   if (schema !== undefined && !SCHEMA_NAME.test(schema)) {
     throw new Error(`PostgreSQL schema name "${schema}" must be lower-case letters, digits and underscores (at most 63)`);
   }
-  const pool = new pg.Pool({
+  const connection = {
     connectionString: url,
-    max: opts.max ?? 10,
     // A database that does not answer must surface as an error, not as a request that waits forever.
     connectionTimeoutMillis: 10_000,
     keepAlive: true,
     application_name: 'order-intake',
     // Set at connection start-up, so no query can ever run on a pooled connection with another search_path.
     ...(schema === undefined ? {} : { options: `-c search_path=${schema}` }),
-  });
+  };
+  const pool = new pg.Pool({ ...connection, max: opts.max ?? 10 });
   pool.on('error', (err) => opts.onError?.(err));
+  // The instance's own session (postgres-instances.ts), outside the pool and with the pool's settings.
+  const { closeSession, ...instances } = postgresInstances(pool, () => new pg.Client(connection), opts.onError);
   let closed = false;
 
   const tx = <T>(fn: (c: PoolClient) => Promise<T>): Promise<T> => withTransaction(pool, fn);
@@ -211,6 +214,7 @@ export async function openPostgresStore(url: string, opts: PostgresStoreOptions 
     ...postgresWork(pool),
     ...postgresMail(pool),
     ...postgresConnectors(pool),
+    ...instances,
 
     async migrate() {
       const list = await readMigrations(migrationsDir('postgres'));
@@ -242,6 +246,7 @@ export async function openPostgresStore(url: string, opts: PostgresStoreOptions 
     async close() {
       if (closed) return;
       closed = true;
+      await closeSession();
       await pool.end();
     },
 

@@ -10,7 +10,7 @@
  */
 import type Database from 'better-sqlite3';
 import { IntakeError } from '../errors.ts';
-import { checkLeaseMs } from './work.ts';
+import { checkLabel, checkLeaseMs, claimIds } from './work.ts';
 import { cleanText, isoIn, limitOf } from './rows.ts';
 import {
   checkMailMessage, checkImapAccount, MAIL_COLUMNS, REPLY_COLUMNS, toImapAccount, toMailMessage, toMailSummary, toReply,
@@ -33,6 +33,17 @@ export function sqliteMail(db: Database.Database, now: () => number = Date.now):
   /** Message or reply id → end of its claim (epoch ms). */
   const mailClaims = new Map<string, number>();
   const replyClaims = new Map<string, number>();
+  /** Message id → its claim's holder: whose renewals and release count. */
+  const mailHolders = new Map<string, string>();
+  const setMailClaim = (id: string, until: number, holder = ''): void => {
+    mailClaims.set(id, until);
+    mailHolders.set(id, holder);
+  };
+  const dropMailClaim = (id: string): void => {
+    mailClaims.delete(id);
+    mailHolders.delete(id);
+  };
+  const isReceived = (id: string): boolean => q(`SELECT 1 FROM mail_messages WHERE id = ? AND state = 'received'`).get(id) !== undefined;
   const held = (claims: Map<string, number>, id: string): boolean => (claims.get(id) ?? 0) > now();
   const prune = (claims: Map<string, number>): void => {
     const at = now();
@@ -51,7 +62,7 @@ export function sqliteMail(db: Database.Database, now: () => number = Date.now):
   }
 
   function claimOnSave(list: readonly NewMailMessage[]): void {
-    for (const m of list) if (m.claimMs !== undefined) mailClaims.set(m.id, now() + checkLeaseMs(m.claimMs, 'claimMs'));
+    for (const m of list) if (m.claimMs !== undefined) setMailClaim(m.id, now() + checkLeaseMs(m.claimMs, 'claimMs'), m.claimBy);
   }
 
   const saveAll = db.transaction((list: readonly NewMailMessage[]) => {
@@ -70,7 +81,7 @@ export function sqliteMail(db: Database.Database, now: () => number = Date.now):
     const at = iso();
     const done = q(`UPDATE mail_messages SET state = 'done', done_at = ?, result = ? WHERE id = ? AND state = 'received'`)
       .run(at, result, id).changes;
-    mailClaims.delete(id);
+    dropMailClaim(id);
     if (done === 0) {
       if (!q('SELECT 1 FROM mail_messages WHERE id = ?').get(id)) throw new IntakeError('NOT_FOUND', `mail message ${id} not found`);
       return false;
@@ -157,11 +168,39 @@ export function sqliteMail(db: Database.Database, now: () => number = Date.now):
       return rows.map((r) => r.id).filter((id) => !mailClaims.has(id)).slice(0, n);
     },
 
-    async claimMail(id, leaseMs) {
+    async claimMail(id, leaseMs, holder) {
       const ttl = checkLeaseMs(leaseMs);
-      if (held(mailClaims, id) || !q(`SELECT 1 FROM mail_messages WHERE id = ? AND state = 'received'`).get(id)) return false;
-      mailClaims.set(id, now() + ttl);
+      if (holder !== undefined) checkLabel(holder, 'holder');
+      if (held(mailClaims, id) || !isReceived(id)) return false;
+      setMailClaim(id, now() + ttl, holder);
       return true;
+    },
+
+    async renewMailClaims(holder, ids, leaseMs) {
+      checkLabel(holder, 'holder');
+      const ttl = checkLeaseMs(leaseMs);
+      const kept: string[] = [];
+      for (const id of claimIds(ids)) {
+        if (mailHolders.get(id) !== holder || !mailClaims.has(id)) continue;
+        if (!isReceived(id)) {
+          dropMailClaim(id);
+          continue;
+        }
+        mailClaims.set(id, now() + ttl);
+        kept.push(id);
+      }
+      return kept;
+    },
+
+    async releaseMailClaims(holder, ids) {
+      checkLabel(holder, 'holder');
+      let n = 0;
+      for (const id of claimIds(ids)) {
+        if (mailHolders.get(id) !== holder || !mailClaims.has(id)) continue;
+        if (held(mailClaims, id) && isReceived(id)) n++;
+        dropMailClaim(id);
+      }
+      return n;
     },
 
     async mailParts(mailId) {

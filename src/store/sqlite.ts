@@ -12,6 +12,7 @@ import type { Outcome, RegisteredOrder, StoredSubmission, SubmissionState } from
 import { checkKnown, migrationsDir, readMigrations, type Migration } from './migrate.ts';
 import { sqliteWork } from './sqlite-work.ts';
 import { sqliteMail } from './sqlite-mail.ts';
+import { sqliteInstances } from './sqlite-instances.ts';
 import { sqliteConnectors } from './sqlite-connectors.ts';
 import { statementCache } from './sqlite-statements.ts';
 import { sqliteWriter } from './sqlite-writer.ts';
@@ -146,6 +147,7 @@ export async function openSqliteStore(file: string): Promise<Store> {
     ...work,
     ...sqliteMail(db),
     ...sqliteConnectors(db),
+    ...sqliteInstances(db),
 
     async migrate() {
       const list = await readMigrations(migrationsDir('sqlite'));

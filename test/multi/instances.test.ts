@@ -4,7 +4,9 @@
 // it has acknowledged (250 after DATA) and not yet derived included. Afterwards every acknowledged order is
 // registered exactly once, every numero_ordine is unique, every submission was judged once, every acknowledged
 // message was derived once with exactly one reply queued, and nothing is left unprocessed. The instances run with
-// short leases (INTAKE_CLAIM_LEASE_MS, INTAKE_SWEEP_INTERVAL_MS) so that the takeover does not take minutes.
+// short leases (INTAKE_CLAIM_LEASE_MS, INTAKE_SWEEP_INTERVAL_MS), so that a survivor stalled past its lease loses
+// claims too and the lease backstop is exercised alongside the session-based takeover (takeover.test.ts times that
+// one with the default lease).
 // Skipped, visibly, without INTAKE_TEST_DATABASE_URL.
 import assert from 'node:assert/strict';
 import { rmSync } from 'node:fs';
@@ -26,9 +28,8 @@ interface Instance {
 }
 
 /**
- * Claims lapse after 3 s (renewed every second while the work runs): long enough that a busy survivor never loses
- * one, short enough that the takeover of the victim's work is quick. A message being derived is held ten times as
- * long (its claim is not renewed), so the victim's e-mail is taken over after 30 s.
+ * Claims lapse after 3 s (renewed every second while the work runs, messages' too): long enough that a busy survivor
+ * rarely loses one, short enough to exercise the lease as well. The victim's claims are freed with its session.
  */
 const LEASE_MS = 3000;
 const SETTINGS = {
@@ -206,8 +207,7 @@ void describe('several instances on one PostgreSQL', { skip: PG_SKIP }, () => {
         assert.ok(left[0]!.n > 0, 'the victim died holding work, so the takeover is exercised');
         assert.ok(leftMail[0]!.n > 0, 'the victim died holding e-mail it had acknowledged, so its takeover is exercised');
 
-        // The victim's claims lapse after the lease and a survivor's sweeper takes them over; its messages after
-        // ten leases.
+        // The victim's claims are freed with its session and a survivor's sweeper takes them over.
         store = await openPostgresStore(schema.url);
         const customerId = c.customer.id;
         await waitFor(async () => ((await store!.listSubmissions({ state: 'received', limit: 10 })).length === 0

@@ -102,6 +102,30 @@ export function mailContract(makeStore: StoreFactory): void {
       assert.equal(await store.claimMail('nope', 1000), false);
     }));
 
+    void it('renews a holder\'s claims on messages like submission claims, and gives them back on request', () => withStore(makeStore, async (store) => {
+      const a = await addCustomer(store, 'A001');
+      const saved = mail(a, { receivedAt: at(1), claimMs: 300, claimBy: 'inst-a' });
+      const swept = mail(a, { receivedAt: at(2) });
+      const done = mail(a, { receivedAt: at(3), claimMs: 60_000, claimBy: 'inst-a' });
+      await store.saveMailMessages([saved, swept, done]);
+      assert.equal(await store.claimMail(swept.id, 300, 'inst-a'), true);
+      assert.equal(await store.finishMail(done.id, { esito: 'nessun_ordine', submissions: [] }), true);
+      assert.deepEqual(await store.renewMailClaims('inst-b', [saved.id, swept.id], 60_000), [], 'only the holder renews');
+      assert.deepEqual(await store.renewMailClaims('inst-a', [saved.id, swept.id, done.id, 'nope'], 60_000), [saved.id, swept.id],
+        'a finished message is no longer held');
+      // Renewed for a minute: still held well after the 300 ms they were taken for.
+      const other = mail(a, { receivedAt: at(4), claimMs: 1 });
+      await store.saveMailMessages([other]);
+      await until(async () => ((await store.pendingMailIds(10)).includes(other.id) ? true : undefined), 'the 1 ms claim to run out');
+      assert.deepEqual(await store.pendingMailIds(10), [other.id], 'renewed claims outlive their first lease');
+      assert.equal(await store.releaseMailClaims('inst-b', [saved.id]), 0, 'another holder cannot give them back');
+      assert.equal(await store.releaseMailClaims('inst-a', [saved.id]), 1);
+      assert.deepEqual(await store.pendingMailIds(10), [saved.id, other.id], 'a message given back is pending at once');
+      assert.equal(await store.claimMail(saved.id, 60_000, 'inst-b'), true);
+      await assert.rejects(store.renewMailClaims('', [saved.id], 1000), isCode('VALIDATION'));
+      await assert.rejects(store.releaseMailClaims('inst-a', [saved.id, 3 as unknown as string]), isCode('VALIDATION'));
+    }));
+
     void it('records parts once and finds derived submissions not yet recorded', () => withStore(makeStore, async (store) => {
       const a = await addCustomer(store, 'A001');
       const b = await addCustomer(store, 'B001');

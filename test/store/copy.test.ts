@@ -115,7 +115,7 @@ async function useEmail(src: Installation): Promise<MailFacts> {
   const { store, intake } = src;
   const pipeline = createPipeline({
     store, intake, log, mailDomain: 'ordini.test', timeZone: 'Europe/Rome', maxFileBytes: 1024 * 1024, onReplyQueued: () => undefined,
-    deriveLeaseMs: 60_000,
+    claimMs: 60_000, holder: 'copy-test',
   });
   const ids = [randomUUID(), randomUUID(), randomUUID()];
   const raws = await Promise.all([
@@ -308,7 +308,7 @@ void describe('db copy from SQLite to PostgreSQL', { skip: PG_SKIP }, () => {
     const targetIntake = createIntake({ store: target, timeZone: 'Europe/Rome', log });
     const pipeline = createPipeline({
       store: target, intake: targetIntake, log, mailDomain: 'ordini.test', timeZone: 'Europe/Rome', maxFileBytes: 1024 * 1024,
-      onReplyQueued: () => undefined, deriveLeaseMs: 60_000,
+      onReplyQueued: () => undefined, claimMs: 60_000, holder: 'copy-test',
     });
     assert.equal(await pipeline.sweep(), 1);
     assert.equal((await target.getMailMessage(facts.pendingMail))?.state, 'done');
@@ -321,7 +321,7 @@ void describe('db copy from SQLite to PostgreSQL', { skip: PG_SKIP }, () => {
     await copySqliteToPostgres({ from: src.file, to: schema.url });
     const pipeline = createPipeline({
       store: src.store, intake: src.intake, log, mailDomain: 'ordini.test', timeZone: 'Europe/Rome', maxFileBytes: 1024 * 1024,
-      onReplyQueued: () => undefined, deriveLeaseMs: 60_000,
+      onReplyQueued: () => undefined, claimMs: 60_000, holder: 'copy-test',
     });
     assert.equal(await pipeline.sweep(), 1);
     await src.store.markReplySent(facts.queuedReply);
@@ -374,9 +374,12 @@ void describe('db copy from SQLite to PostgreSQL', { skip: PG_SKIP }, () => {
       const pgColumns = new Map<string, string[]>();
       for (const r of pgRows) pgColumns.set(r.table_name, [...(pgColumns.get(r.table_name) ?? []), r.column_name]);
       assert.deepEqual([...pgColumns.keys()].sort(), tables, 'the same tables');
-      // Claims of running instances: SQLite keeps them in the process (leases: each engine its own clock).
-      const claims: Record<string, string[]> = { submissions: ['claimed_by', 'lease_until'], mail_messages: ['claimed_until'] };
-      for (const t of tables.filter((name) => name !== 'leases')) {
+      // Claims of running instances: SQLite keeps them in the process (leases: each engine its own clock; instances:
+      // each engine its own way of telling a live process).
+      const claims: Record<string, string[]> = {
+        submissions: ['claimed_by', 'lease_until'], mail_messages: ['claimed_by', 'claimed_until'], mail_replies: ['claimed_by'],
+      };
+      for (const t of tables.filter((name) => name !== 'leases' && name !== 'instances')) {
         assert.deepEqual(pgColumns.get(t), [...sqliteColumns.get(t)!, ...(claims[t] ?? [])].sort(), `columns of ${t}`);
       }
       for (const spec of SPEC_TABLES) {

@@ -24,7 +24,7 @@ export interface ImapDeps {
   pollSeconds: number;
   holder: string;
   onStored: (ids: string[]) => void;
-  /** How long a stored message stays held by this instance (see MAIL_LIMITS.deriveLeaseFactor). */
+  /** How long a stored message stays held by this instance unless renewed (INTAKE_CLAIM_LEASE_MS; the pipeline renews it). */
   claimMs: number;
 }
 
@@ -106,7 +106,7 @@ function watch(deps: ImapDeps, account: ImapAccount, password: string): Watcher 
             id, customerId: account.customerId, source: 'imap', recipients: [], messageId, raw,
             sha256: createHash('sha256').update(raw).digest('hex'), remote: account.host,
             imap: { accountId: account.id, uidValidity, uid: meta.uid }, receivedAt: new Date().toISOString(),
-            claimMs: deps.claimMs,
+            claimMs: deps.claimMs, claimBy: deps.holder,
           });
           if (saved === 'stored') {
             log.info({ mail: id, uid: meta.uid, bytes: raw.length }, 'IMAP message stored');

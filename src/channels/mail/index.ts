@@ -11,7 +11,6 @@ import type { Intake } from '../../intake/intake.ts';
 import type { Logger } from '../../log.ts';
 import type { Store } from '../../store/store.ts';
 import { startImapWatchers, type ImapWatchers } from './imap.ts';
-import { MAIL_LIMITS } from './limits.ts';
 import { startOutbox, type RetryPolicy } from './outbox.ts';
 import { createPipeline } from './pipeline.ts';
 import { startSmtpServer, type RunningSmtp } from './smtp.ts';
@@ -23,6 +22,8 @@ export interface MailChannelsDeps {
   log: Logger;
   /** Test hook: faster reply retries. */
   replyRetry?: RetryPolicy;
+  /** This instance's name on its claims and leases (main.ts registers it as a live instance); default: a new one. */
+  holder?: string;
 }
 
 export interface MailChannels {
@@ -35,13 +36,14 @@ export interface MailChannels {
 export async function startMailChannels(deps: MailChannelsDeps): Promise<MailChannels> {
   const { config, store, intake } = deps;
   const log = deps.log.child({ channel: 'mail' });
-  // Names this instance in the leases it takes (reply sender, IMAP mailboxes).
-  const holder = `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`;
+  // Names this instance in the claims and leases it takes (messages, replies, reply sender, IMAP mailboxes).
+  const holder = deps.holder ?? `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`;
   const outbox = startOutbox({ store, log, relay: config.smtpRelay, holder, retry: deps.replyRetry });
-  const deriveLeaseMs = config.claimLeaseMs * MAIL_LIMITS.deriveLeaseFactor;
+  // Renewed while the message waits and is derived, like a submission's claim: no long fixed hold.
+  const claimMs = config.claimLeaseMs;
   const pipeline = createPipeline({
     store, intake, log, mailDomain: config.mailDomain, timeZone: config.timeZone, maxFileBytes: config.maxFileBytes,
-    onReplyQueued: () => outbox.kick(), deriveLeaseMs,
+    onReplyQueued: () => outbox.kick(), claimMs, holder,
   });
   const onStored = (ids: string[]) => ids.forEach((id) => pipeline.start(id));
 
@@ -53,22 +55,23 @@ export async function startMailChannels(deps: MailChannelsDeps): Promise<MailCha
     clearInterval(sweeper.timer);
     await smtp?.close();
     await imap?.close();
+    // Messages not yet started are handed back at once, for another instance to derive; those under way finish.
+    await pipeline.stop();
     await sweeping;
-    await pipeline.idle();
     await outbox.close();
   };
   const ports: MailChannels['ports'] = {};
   try {
     if (config.smtpPort !== 'off') {
       smtp = await startSmtpServer({
-        store, log, host: config.host, port: config.smtpPort, maxMailBytes: config.maxMailBytes, onStored, claimMs: deriveLeaseMs,
+        store, log, host: config.host, port: config.smtpPort, maxMailBytes: config.maxMailBytes, onStored, claimMs, holder,
         tls: config.tlsCertFile && config.tlsKeyFile ? { certFile: config.tlsCertFile, keyFile: config.tlsKeyFile } : undefined,
       });
       ports.smtp = smtp.port;
       log.info({ channel: 'smtp', port: smtp.port, domain: config.mailDomain }, `SMTP listening on port ${smtp.port} for @${config.mailDomain}`);
     }
     imap = startImapWatchers({
-      store, log, secretKey: config.secretKey, maxMailBytes: config.maxMailBytes, pollSeconds: config.imapPollSeconds, holder, onStored, claimMs: deriveLeaseMs,
+      store, log, secretKey: config.secretKey, maxMailBytes: config.maxMailBytes, pollSeconds: config.imapPollSeconds, holder, onStored, claimMs,
     });
   } catch (err) {
     await close();
@@ -77,7 +80,12 @@ export async function startMailChannels(deps: MailChannelsDeps): Promise<MailCha
 
   // Messages stored and not finished before the last stop (or crash) are finished now, and then regularly.
   const sweep = () => {
-    sweeping = sweeping.then(() => pipeline.sweep()).then(
+    // The sweep first frees what instances found gone held, so their messages are taken over in this round.
+    sweeping = sweeping.then(async () => {
+      const freed = await store.reapInstances();
+      if (freed.instances.length > 0) log.warn({ ...freed }, 'instances gone (process ended without a stop): their claims are free and their work is taken over now');
+      return pipeline.sweep();
+    }).then(
       (n) => n > 0 && log.info({ finished: n }, 'finished mail messages left unprocessed'),
       (err: unknown) => log.error({ err }, 'mail sweep failed'),
     );

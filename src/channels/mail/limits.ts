@@ -29,13 +29,6 @@ export const MAIL_LIMITS = {
   zipRatio: 200,
   /** Messages derived at once by this instance: each holds its message and order files in memory. */
   deriveConcurrency: 4,
-  /**
-   * How long an instance holds a message it is deriving (stored → parts → judged → reply queued), as a multiple of
-   * INTAKE_CLAIM_LEASE_MS (default 30 s, so 5 min). Deriving takes seconds, but this claim is not renewed and a
-   * large message may take minutes; a holder that died leaves the message to another instance (or its own restart)
-   * after this.
-   */
-  deriveLeaseFactor: 10,
   /** Messages picked up per recovery round: bounds memory when a long outage left many behind. */
   recoveryBatch: 100,
   // Messages left unfinished (an internal error, an instance that died) are looked for every INTAKE_SWEEP_INTERVAL_MS.
@@ -46,7 +39,10 @@ export const MAIL_LIMITS = {
   replyRetryFirstMs: 30_000,
   replyRetryMaxMs: 60 * 60_000,
   replyGiveUpMs: 5 * 24 * 60 * 60_000,
-  /** While a reply is being handed to the relay no other sender takes it; a send lasts seconds, not minutes. */
+  /**
+   * While a reply is being handed to the relay no other sender takes it; a send lasts seconds, not minutes. A sender
+   * that dies has its replies freed at the next sweep (they name it); this lease is the backstop for one that hangs.
+   */
   replySendLeaseMs: 5 * 60_000,
   /** Replies handed to the relay per round; the rest wait for the next round a moment later. */
   replyBatch: 20,

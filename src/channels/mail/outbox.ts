@@ -108,9 +108,9 @@ export function startOutbox(deps: OutboxDeps): Outbox {
 
   async function round(): Promise<void> {
     if (!(await store.acquireLease(LEASE, holder, LEASE_MS))) return;
-    for (let batch = await store.claimDueReplies(MAIL_LIMITS.replySendLeaseMs, MAIL_LIMITS.replyBatch);
+    for (let batch = await store.claimDueReplies(MAIL_LIMITS.replySendLeaseMs, MAIL_LIMITS.replyBatch, holder);
       batch.length > 0 && !closed;
-      batch = await store.claimDueReplies(MAIL_LIMITS.replySendLeaseMs, MAIL_LIMITS.replyBatch)) {
+      batch = await store.claimDueReplies(MAIL_LIMITS.replySendLeaseMs, MAIL_LIMITS.replyBatch, holder)) {
       const queue = [...batch];
       const senders = Array.from({ length: Math.min(RELAY_CONNECTIONS, queue.length) }, async () => {
         for (let r = queue.shift(); r !== undefined && !closed; r = queue.shift()) await send(r);

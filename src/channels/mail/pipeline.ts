@@ -31,8 +31,10 @@ export interface PipelineDeps {
   maxFileBytes: number;
   /** Called when a reply was queued (the sender sends it at once). */
   onReplyQueued: () => void;
-  /** How long a sweep holds a message it derives (see MAIL_LIMITS.deriveLeaseFactor). */
-  deriveLeaseMs: number;
+  /** How long a claim on a message lasts unless renewed (INTAKE_CLAIM_LEASE_MS); renewed every third of it. */
+  claimMs: number;
+  /** This instance's name on its claims. */
+  holder: string;
 }
 
 export interface Pipeline {
@@ -42,6 +44,11 @@ export interface Pipeline {
   sweep(): Promise<number>;
   /** Resolves when no message is being derived (graceful stop, tests). */
   idle(): Promise<void>;
+  /**
+   * Graceful stop: no new message is started, those waiting are handed back at once (their claims released, for
+   * another instance to take at its next sweep), and it resolves when those under way are finished.
+   */
+  stop(): Promise<void>;
 }
 
 /** How far back the adoption of an unrecorded part looks before the message's arrival: instances' clocks differ. */
@@ -57,6 +64,36 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
   const { store, intake, log } = deps;
   const running = new Map<string, Promise<void>>();
   const queue: string[] = [];
+  /** Messages this instance holds a claim on (waiting or being derived): renewed until finished or given back. */
+  const held = new Set<string>();
+  let renewing: NodeJS.Timeout | undefined;
+  let stopped = false;
+
+  async function renew(): Promise<void> {
+    const ids = [...held];
+    if (ids.length === 0) return;
+    const kept = new Set(await store.renewMailClaims(deps.holder, ids, deps.claimMs));
+    for (const id of ids) {
+      if (kept.has(id) || !held.has(id)) continue;
+      // Finished (by this instance or, after a stall past the lease, by another): nothing more to hold.
+      held.delete(id);
+      const waiting = queue.indexOf(id);
+      if (waiting >= 0) queue.splice(waiting, 1);
+    }
+  }
+
+  /** Renew while something is held, like a submission's claim (src/intake/claims.ts). */
+  function track(): void {
+    if (held.size > 0 && !renewing) {
+      renewing = setInterval(() => {
+        renew().catch((err: unknown) => log.warn({ err }, 'could not renew mail claims; retrying'));
+      }, Math.max(1, Math.floor(deps.claimMs / 3)));
+      renewing.unref();
+    } else if (held.size === 0 && renewing) {
+      clearInterval(renewing);
+      renewing = undefined;
+    }
+  }
 
   async function derive(m: MailMessage): Promise<MailResult | undefined> {
     const customer = await store.getCustomer(m.customerId);
@@ -131,6 +168,9 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
       if (running.has(id)) continue;
       const p = finish(id).catch(() => undefined).finally(() => {
         running.delete(id);
+        // Finished, or failed and left to the next sweep (which claims it afresh): either way no longer held.
+        held.delete(id);
+        track();
         pump();
       });
       running.set(id, p);
@@ -139,6 +179,14 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
 
   return {
     start(id) {
+      if (stopped) {
+        // Stored while stopping: handed back at once rather than derived.
+        store.releaseMailClaims(deps.holder, [id]).catch(() => undefined);
+        return;
+      }
+      // Stored by this instance with its claim: held from now on.
+      held.add(id);
+      track();
       if (!queue.includes(id) && !running.has(id)) queue.push(id);
       pump();
     },
@@ -148,15 +196,21 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
       const tried = new Set<string>();
       for (;;) {
         const ids = (await store.pendingMailIds(MAIL_LIMITS.recoveryBatch + tried.size)).filter((id) => !tried.has(id) && !running.has(id));
-        if (ids.length === 0) return total;
+        if (ids.length === 0 || stopped) return total;
         for (const id of ids) {
+          if (stopped) return total;
           tried.add(id);
-          if (!(await store.claimMail(id, deps.deriveLeaseMs))) continue;
+          if (!(await store.claimMail(id, deps.claimMs, deps.holder))) continue;
+          held.add(id);
+          track();
           try {
             await finish(id);
             total++;
           } catch {
             // logged in finish(); left for the next sweep
+          } finally {
+            held.delete(id);
+            track();
           }
         }
       }
@@ -167,6 +221,21 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
         if (running.size === 0) pump();
         await Promise.all([...running.values()]);
       }
+    },
+
+    async stop() {
+      stopped = true;
+      const waiting = queue.splice(0);
+      for (const id of waiting) held.delete(id);
+      track();
+      if (waiting.length > 0) {
+        const n = await store.releaseMailClaims(deps.holder, waiting).catch((err: unknown) => {
+          log.warn({ err }, 'could not hand back waiting mail messages; their claims lapse instead');
+          return 0;
+        });
+        log.info({ messages: n }, 'handed back mail messages not yet started');
+      }
+      await Promise.all([...running.values()]);
     },
   };
 }

@@ -29,8 +29,10 @@ export interface SmtpDeps {
   tls?: { certFile: string; keyFile: string };
   /** Messages were stored (and are held by this instance): derive them. */
   onStored: (ids: string[]) => void;
-  /** How long a stored message stays held by this instance (see MAIL_LIMITS.deriveLeaseFactor). */
+  /** How long a stored message stays held by this instance unless renewed (INTAKE_CLAIM_LEASE_MS; the pipeline renews it). */
   claimMs: number;
+  /** This instance's name on that claim, so it is freed as soon as the instance is gone. */
+  holder: string;
 }
 
 export interface RunningSmtp {
@@ -97,7 +99,7 @@ export async function startSmtpServer(deps: SmtpDeps): Promise<RunningSmtp> {
     const mailFrom = session.envelope.mailFrom;
     const list: NewMailMessage[] = [...customers.values()].map(({ customer, addresses }) => ({
       id: uuidv7(), customerId: customer.id, source: 'smtp', envelopeFrom: mailFrom ? mailFrom.address : '', recipients: addresses,
-      messageId: headerMessageId(raw), raw, sha256, remote: session.remoteAddress, receivedAt, claimMs: deps.claimMs,
+      messageId: headerMessageId(raw), raw, sha256, remote: session.remoteAddress, receivedAt, claimMs: deps.claimMs, claimBy: deps.holder,
     }));
     await store.saveMailMessages(list);
     const ids = list.map((m) => m.id);
