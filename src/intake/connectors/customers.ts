@@ -38,7 +38,8 @@ export async function customerResolver(store: Store, connector: Connector): Prom
   async function ours(code: string): Promise<ConnectorCustomer | undefined> {
     if (!connector.allCustomers) return byCode.get(code.toUpperCase());
     if (!cache.has(code)) {
-      const c = await store.getCustomerByCode(code);
+      // Codes are unique ignoring case and usually written upper case (C001).
+      const c = await store.getCustomerByCode(code) ?? await store.getCustomerByCode(code.toUpperCase());
       cache.set(code, c && { id: c.id, code: c.code });
     }
     return cache.get(code);

@@ -52,6 +52,8 @@ export interface JmfRequestInfo {
   senderId?: string;
   /** JMF Version / XJMF Version attribute, echoed. */
   version?: string;
+  /** ResubmitQueueEntry / CommandResubmitQueueEntry: ResubmissionParams/@QueueEntryID, the order to replace. */
+  queueEntryId?: string;
 }
 
 export interface ConnectorDecoded {
