@@ -14,8 +14,11 @@ type Tenants = Pick<ConnectorStore, 'replaceConnectorCustomerIds' | 'connectorCu
 /** Rows per INSERT: each statement stays well under the parameter limit. */
 const BATCH = 1_000;
 
-/** The customers a connector ($1) is bound to, as a condition on `col` (a customer id). */
-const BOUND = (col: string) => `(EXISTS (SELECT 1 FROM connectors c WHERE c.id = $1 AND c.all_customers)
+/**
+ * The customers a connector ($1) is bound to, as a condition on `col` (a customer id). Bound to all: every customer,
+ * but not another connector's unattributed owner (unattributedOwner), which is no customer.
+ */
+const BOUND = (col: string) => `((EXISTS (SELECT 1 FROM connectors c WHERE c.id = $1 AND c.all_customers) AND ${col} IN (SELECT id FROM customers))
   OR ${col} IN (SELECT customer_id FROM connector_customers WHERE connector_id = $1))`;
 
 export function postgresConnectorTenants(pool: pg.Pool): Tenants {

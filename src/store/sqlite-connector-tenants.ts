@@ -11,8 +11,11 @@ import { statementCache } from './sqlite-statements.ts';
 type Tenants = Pick<ConnectorStore, 'replaceConnectorCustomerIds' | 'connectorCustomerIds' | 'setConnectorProductKey'
   | 'saveOrderTickets' | 'orderTicket' | 'connectorOrderOwners' | 'connectorLatestAttempt'>;
 
-/** The customers a connector is bound to, as a condition on `col` (a customer id); `?` is the connector id. */
-const BOUND = (col: string) => `(EXISTS (SELECT 1 FROM connectors c WHERE c.id = ? AND c.all_customers = 1)
+/**
+ * The customers a connector is bound to, as a condition on `col` (a customer id); `?` is the connector id. Bound to
+ * all: every customer, but not another connector's unattributed owner (unattributedOwner), which is no customer.
+ */
+const BOUND = (col: string) => `((EXISTS (SELECT 1 FROM connectors c WHERE c.id = ? AND c.all_customers = 1) AND ${col} IN (SELECT id FROM customers))
   OR ${col} IN (SELECT customer_id FROM connector_customers WHERE connector_id = ?))`;
 
 export function sqliteConnectorTenants(db: Database.Database): Tenants {

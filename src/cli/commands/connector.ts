@@ -81,9 +81,9 @@ export function registerConnectorCommands(program: Command): void {
         else if (list.length === 0) println('no connectors');
         else {
           printTable(
-            ['ID', 'CLIENTE', 'CLIENTI', 'NAME', 'FORMAT', 'SITES', 'ALLOW IPS', 'KEY ID', 'STATE', 'CREATED'],
-            list.map((c) => [c.id, c.customerCode, boundText(c), c.name, c.format, c.sites.join(','), c.allowIps.join(',') || 'any', c.keyId,
-              c.revokedAt ? `revoked ${c.revokedAt}` : 'active', c.createdAt]),
+            ['ID', 'CLIENTE', 'NAME', 'FORMAT', 'SITES', 'ALLOW IPS', 'KEY ID', 'STATE', 'CREATED', 'CLIENTI'],
+            list.map((c) => [c.id, c.customerCode, c.name, c.format, c.sites.join(','), c.allowIps.join(',') || 'any', c.keyId,
+              c.revokedAt ? `revoked ${c.revokedAt}` : 'active', c.createdAt, boundText(c)]),
           );
         }
       });

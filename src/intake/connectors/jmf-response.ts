@@ -98,10 +98,12 @@ export function renderJmfResponse(
     : { contentType: `${JMF_MEDIA_TYPE}; charset=UTF-8`, body: jmfDocument(req, code, content(result)) };
 }
 
-/** What this service answers: SubmitQueueEntry, and the queries a controller sends to learn that. */
+/**
+ * What this service answers: SubmitQueueEntry, and the queries a controller sends to learn that. ResubmitQueueEntry
+ * is answered (channels/connectors/resubmit.ts) but not carried out, so it is not announced.
+ */
 const SUPPORTED = [
   { type: 'SubmitQueueEntry', family: 'Command' },
-  { type: 'ResubmitQueueEntry', family: 'Command' },
   { type: 'KnownMessages', family: 'Query' },
   { type: 'SubmissionMethods', family: 'Query' },
 ] as const;
