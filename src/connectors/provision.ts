@@ -8,6 +8,7 @@ import { generateConnectorKey, hashConnectorKey } from '../auth/secrets.ts';
 import { requireCustomerByCode } from '../customers/find.ts';
 import { IntakeError } from '../errors.ts';
 import { CONNECTOR_FORMATS, compileMapping, type ConnectorFormat } from '../intake/connectors/index.ts';
+import { parseProductKeyTemplate } from '../intake/connectors/product-key-template.ts';
 import type { Connector, NewConnectorKey } from '../store/connectors.ts';
 import type { Store } from '../store/store.ts';
 import { parseAllowList } from './ip-allow.ts';
@@ -51,10 +52,44 @@ function newKey(): { key: NewConnectorKey; token: string } {
   return { key: { credentialId: uuidv7(), keyId, secretHash: hashConnectorKey(token) }, token };
 }
 
+/** A product key template is checked before it is stored, like a mapping. */
+export function checkProductKey(format: ConnectorFormat, template: string): string {
+  if (format !== 'jdf' && format !== 'xjdf') {
+    throw new IntakeError('VALIDATION', `a ${format} connector has no tickets: product keys are for jdf and xjdf connectors`);
+  }
+  parseProductKeyTemplate(template);
+  return template.trim();
+}
+
+/**
+ * Who a connector belongs to and whose orders it may bring: `--customer C` alone (one customer, as before), or
+ * `--customers C001,C002` / `--customers all` (a printer's prepress or MIS). The owner is `--customer`, else the
+ * first of `--customers`; bound to all, the owner must be named, since its raw submissions are filed there.
+ */
+async function bindings(store: Store, input: { customer?: string; customers?: string }): Promise<{ ownerId: string; customerIds: string[]; all: boolean }> {
+  const list = input.customers?.trim();
+  if (list === undefined || list === '') {
+    if (!input.customer) throw new IntakeError('VALIDATION', 'name the customer (--customer C001) or the customers (--customers C001,C002 or all)');
+    const owner = await requireCustomerByCode(store, input.customer);
+    return { ownerId: owner.id, customerIds: [owner.id], all: false };
+  }
+  if (list.toLowerCase() === 'all') {
+    if (!input.customer) {
+      throw new IntakeError('VALIDATION', "a connector bound to all customers still belongs to one account: name it with --customer (e.g. the printer's own code); what the connector sends is filed there");
+    }
+    return { ownerId: (await requireCustomerByCode(store, input.customer)).id, customerIds: [], all: true };
+  }
+  const codes = [...new Set(list.split(',').map((c) => c.trim()).filter(Boolean))];
+  const ids: string[] = [];
+  for (const code of codes) ids.push((await requireCustomerByCode(store, code)).id);
+  const ownerId = input.customer ? (await requireCustomerByCode(store, input.customer)).id : ids[0]!;
+  return { ownerId, customerIds: [...new Set([...ids])], all: false };
+}
+
 export async function addConnector(store: Store, input: {
-  customer: string; name: string; sites: string; format: string; allowIps?: string; mapping?: string;
+  customer?: string; customers?: string; name: string; sites: string; format: string; allowIps?: string; mapping?: string; productKey?: string;
 }): Promise<IssuedConnector> {
-  const customer = await requireCustomerByCode(store, input.customer);
+  const bound = await bindings(store, input);
   const name = typeof input.name === 'string' ? input.name.trim() : '';
   if (name.length === 0 || name.length > MAX_CONNECTOR_NAME) {
     throw new IntakeError('VALIDATION', `connector name must be 1 to ${MAX_CONNECTOR_NAME} characters`);
@@ -71,8 +106,12 @@ export async function addConnector(store: Store, input: {
     throw new IntakeError('VALIDATION', `a ${format} connector reads tickets, not mapped data: mappings are for json and xml connectors`);
   }
   const mapping = input.mapping === undefined ? undefined : checkMapping(input.mapping);
+  const productKey = input.productKey === undefined ? undefined : checkProductKey(format, input.productKey);
   const { key, token } = newKey();
-  const connector = await store.createConnector({ id: uuidv7(), customerId: customer.id, name, format, sites, allowIps, mapping, key });
+  const connector = await store.createConnector({
+    id: uuidv7(), customerId: bound.ownerId, customerIds: bound.customerIds, allCustomers: bound.all,
+    name, format, sites, allowIps, mapping, key, ...(productKey === undefined ? {} : { productKey }),
+  });
   return { connector, key: token };
 }
 
@@ -102,5 +141,13 @@ export async function setMapping(store: Store, id: string, text: string): Promis
     throw new IntakeError('VALIDATION', `connector ${c.id} reads ${c.format}: mappings are for json and xml connectors`);
   }
   await store.setConnectorMapping(c.id, checkMapping(text));
+  return requireConnector(store, c.id);
+}
+
+/** Set (or, with `auto`, clear) the product key template of a jdf/xjdf connector. */
+export async function setProductKey(store: Store, id: string, template: string): Promise<Connector> {
+  const c = await requireConnector(store, id);
+  const auto = template.trim().toLowerCase() === 'auto';
+  await store.setConnectorProductKey(c.id, auto ? undefined : checkProductKey(c.format, template));
   return requireConnector(store, c.id);
 }

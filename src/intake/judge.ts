@@ -5,7 +5,9 @@
  */
 import { v7 as uuidv7 } from 'uuid';
 import { IntakeError, isIntakeError } from '../errors.ts';
-import { decodeConnectorSubmission } from './connectors/submission.ts';
+import { explainLines } from './connectors/lines.ts';
+import { decodeConnectorSubmission, type ConnectorOrder } from './connectors/submission.ts';
+import { serialiseDetails } from './connectors/ticket-details.ts';
 import { arraySource, openOrdersYielding, type OrderSource } from './formats/index.ts';
 import { contentHash, yearIn } from './register.ts';
 import { validateBusiness, validateStructure, type Catalog } from './validate.ts';
@@ -43,16 +45,17 @@ const yieldToEventLoop = () => new Promise<void>((resolve) => setImmediate(resol
  * The order candidates, in file order, and the production site they belong to (connectors name one; other
  * channels none). A CSV file is checked whole here and its orders read as they are judged.
  */
-async function decode(store: Store, s: StoredSubmission): Promise<{ source: OrderSource; site?: string }> {
-  const { source, site } = s.connectorId === undefined
+async function decode(store: Store, s: StoredSubmission, timeZone: string): Promise<{ source: OrderSource; site?: string; connector?: ConnectorOrder[] }> {
+  const { source, site, connector } = s.connectorId === undefined
     ? {
       source: await openOrdersYielding(
         { raw: s.raw, mediaType: s.mediaType, fileName: s.fileName, charset: s.charset },
         { maxOrders: MAX_ORDERS_PER_FILE, yieldNow: yieldToEventLoop },
       ),
       site: s.site,
+      connector: undefined,
     }
-    : await decodeConnectorSubmission(store, s).then(({ candidates, site }) => ({ source: arraySource(candidates), site }));
+    : await decodeConnectorSubmission(store, s, timeZone).then(({ candidates, site, orders }) => ({ source: arraySource(candidates), site, connector: orders }));
   if (s.singleOrder && source.count > 1) {
     throw new IntakeError('TOO_MANY_ORDERS', [
       `the request holds ${source.count} orders: send one order per request (files with several orders can be sent by e-mail or FTP/SFTP)`,
@@ -61,7 +64,7 @@ async function decode(store: Store, s: StoredSubmission): Promise<{ source: Orde
   if (source.count > MAX_ORDERS_PER_FILE) {
     throw new IntakeError('NOT_PARSEABLE', [`a file must not hold more than ${MAX_ORDERS_PER_FILE} orders`]);
   }
-  return { source, site };
+  return { source, site, ...(connector ? { connector } : {}) };
 }
 
 async function loadCatalog(store: Store, orders: Order[]): Promise<Catalog> {
@@ -91,6 +94,8 @@ interface FileState {
    */
   seen: Map<string, { index: number; hash: string }>;
   repeats: { index: number; of: number }[];
+  /** Connector submissions: each order's customer, product keys and ticket details (see connectors/submission.ts). */
+  connector?: ConnectorOrder[];
 }
 
 /** Stage A, stage B and registration of consecutive orders starting at file position `first`. */
@@ -108,7 +113,17 @@ async function judgeBatch(f: FileState, first: number, candidates: readonly unkn
   const items: { index: number; item: RegisterItem }[] = [];
   for (const { index, order } of valid) {
     const base = { index, codice_cliente: order.codice_cliente, riferimento_ordine: order.riferimento_ordine, sito_produzione: site };
-    const b = validateBusiness(order, f.principal, catalog);
+    const co = f.connector?.[index];
+    if (co?.forbidden !== undefined) {
+      outcomes[index] = {
+        ...base, esito: 'errore', code: 'FORBIDDEN_CUSTOMER', errori: [{ campo: 'codice_cliente', messaggio: co.forbidden }],
+        message: [`codice_cliente "${order.codice_cliente}" does not belong to the authenticated customer`],
+      };
+      continue;
+    }
+    // A connector's order belongs to the customer its ticket named (one of those the connector is bound to).
+    const principal = co?.customer ? { customerId: co.customer.id, customerCode: co.customer.code } : f.principal;
+    const b = validateBusiness(order, principal, catalog);
     if (b.kind === 'forbidden') {
       outcomes[index] = {
         ...base, esito: 'errore', code: 'FORBIDDEN_CUSTOMER', errori: b.errori,
@@ -117,11 +132,13 @@ async function judgeBatch(f: FileState, first: number, candidates: readonly unkn
       continue;
     }
     if (b.kind === 'errors') {
-      outcomes[index] = { ...base, esito: 'errore', code: 'BUSINESS', errori: b.errori };
+      outcomes[index] = { ...base, esito: 'errore', code: 'BUSINESS', errori: explainLines(b.errori, co?.notes?.lineKeys) };
       continue;
     }
     const hash = contentHash(order);
-    const earlier = f.seen.get(order.riferimento_ordine);
+    // The identity is (customer, reference): a connector serving several customers may bring the same reference twice.
+    const identity = `${order.codice_cliente}\u0000${order.riferimento_ordine}`;
+    const earlier = f.seen.get(identity);
     if (earlier) {
       if (earlier.hash === hash) f.repeats.push({ index, of: earlier.index });
       else outcomes[index] = {
@@ -130,12 +147,12 @@ async function judgeBatch(f: FileState, first: number, candidates: readonly unkn
       };
       continue;
     }
-    f.seen.set(order.riferimento_ordine, { index, hash });
+    f.seen.set(identity, { index, hash });
     items.push({
       index,
       item: {
         id: (s.singleOrder && s.reservedOrderId) || uuidv7(),
-        customerId: s.customerId, submissionId: s.id, channel: s.channel, site,
+        customerId: principal.customerId, submissionId: s.id, channel: s.channel, site,
         year: f.year, contentHash: hash, order, registeredAt: f.now.toISOString(),
       },
     });
@@ -144,6 +161,7 @@ async function judgeBatch(f: FileState, first: number, candidates: readonly unkn
   // One transaction per batch: a crash between batches leaves the earlier ones registered by this submission,
   // and judging it again answers "created" for them, so the outcome is the same.
   const results = items.length ? await deps.store.registerOrders(items.map((i) => i.item)) : [];
+  await keepTickets(f, items, results);
   results.forEach((r, k) => {
     const { index, item } = items[k]!;
     const base = { index, codice_cliente: item.order.codice_cliente, riferimento_ordine: item.order.riferimento_ordine, sito_produzione: site };
@@ -158,6 +176,21 @@ async function judgeBatch(f: FileState, first: number, candidates: readonly unkn
   });
 }
 
+/**
+ * What the tickets said beyond the order (intents, comments, artwork), kept with the orders they made. Saved after
+ * the batch is registered and before the outcome is recorded: a crash in between judges the submission again,
+ * which answers "created" for the same orders and saves them then (an order keeps the first details it got).
+ */
+async function keepTickets(f: FileState, items: { index: number; item: RegisterItem }[], results: { status: string; id_ordine: string }[]): Promise<void> {
+  if (!f.connector) return;
+  const rows: { orderId: string; details: string }[] = [];
+  results.forEach((r, k) => {
+    const notes = f.connector?.[items[k]!.index]?.notes;
+    if (notes && r.status !== 'conflict') rows.push({ orderId: r.id_ordine, details: serialiseDetails(notes.details) });
+  });
+  if (rows.length > 0) await f.deps.store.saveOrderTickets(rows);
+}
+
 export async function judge(deps: JudgeDeps, s: StoredSubmission): Promise<Outcome> {
   // A channel that acknowledges receipt (SFTP CLOSE, FTP 226, SMTP 250) sends it in the same turn of the event
   // loop that handed the submission over: this lets it out before a large file's judging begins. REST and SOAP
@@ -165,8 +198,9 @@ export async function judge(deps: JudgeDeps, s: StoredSubmission): Promise<Outco
   if (!s.singleOrder) await yieldToEventLoop();
   let source: OrderSource;
   let site: string | undefined;
+  let connector: ConnectorOrder[] | undefined;
   try {
-    ({ source, site } = await decode(deps.store, s));
+    ({ source, site, connector } = await decode(deps.store, s, deps.timeZone));
   } catch (e) {
     if (isIntakeError(e)) return fileError(s.id, e);
     throw e;
@@ -174,7 +208,7 @@ export async function judge(deps: JudgeDeps, s: StoredSubmission): Promise<Outco
   const now = deps.now();
   const f: FileState = {
     deps, s, principal: principalOf(s), site, now, year: yearIn(now, deps.timeZone),
-    outcomes: new Array(source.count), seen: new Map(), repeats: [],
+    outcomes: new Array(source.count), seen: new Map(), repeats: [], ...(connector ? { connector } : {}),
   };
   let batch: unknown[] = [];
   let first = 0;
@@ -194,6 +228,10 @@ export async function judge(deps: JudgeDeps, s: StoredSubmission): Promise<Outco
     outcomes[index] = o.esito === 'ok' ? { ...o, index, duplicate: true } : { ...o, index };
   }
   for (const o of outcomes) if (o && o.sito_produzione === undefined) delete o.sito_produzione;
+  outcomes.forEach((o, i) => {
+    const owner = connector?.[i]?.attemptOwner;
+    if (o && owner !== undefined) o.customerId = owner;
+  });
   const esito = outcomes.length > 0 && outcomes.every((o) => o.esito === 'ok') ? 'ok' : 'errore';
   return { submissionId: s.id, esito, orders: outcomes };
 }

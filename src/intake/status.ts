@@ -73,6 +73,11 @@ export async function statusById(store: Store, customerId: string, id: string): 
   return s ? fromSubmission(store, customerId, s) : undefined;
 }
 
+/** The view of a recorded attempt that registered nothing (the connector path's scoped lookups use it too). */
+export function attemptStatus(a: OrderAttempt): OrderStatus {
+  return refused(a.outcome, a.channel, a.receivedAt);
+}
+
 /** By the customer's own reference: the registered order, else the latest refusal of that reference. */
 export async function statusByRef(store: Store, customerId: string, ref: string): Promise<OrderStatus | undefined> {
   const order = await store.getOrderByRef(customerId, ref);

@@ -127,6 +127,11 @@ export interface OrderOutcome {
   message?: string[];
   /** Stage B errors (shape B). */
   errori?: FieldError[];
+  /**
+   * Internal, never rendered: the customer (id) this order's attempt is filed under when it is not the
+   * submission's, i.e. for connectors bound to several customers (see unattributedOwner in store/connectors.ts).
+   */
+  customerId?: string;
 }
 
 /** What became of a submission. `esito` is ok only when every order is ok. */

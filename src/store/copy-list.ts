@@ -90,16 +90,18 @@ export const CONNECTOR_TABLES: readonly TableSpec[] = [
     table: 'connectors',
     what: 'connector (same id, another customer)',
     key: ['id'],
-    columns: ['id', 'customer_id', 'name', 'format', 'credential_id', 'allow_ips', 'mapping', 'created_at', 'revoked_at'],
+    columns: ['id', 'customer_id', 'name', 'format', 'credential_id', 'allow_ips', 'mapping', 'created_at', 'revoked_at',
+      'all_customers', 'product_key'],
+    bool: ['all_customers'],
     same: ['customer_id'],
-    // A rotation changes credential_id, a revocation sets revoked_at, `mapping set` replaces the mapping. JSON is
-    // compared as the text that was written (PostgreSQL's json keeps it as given).
+    // A rotation changes credential_id, a revocation sets revoked_at, `mapping set` replaces the mapping, `product-key`
+    // the product key. JSON is compared as the text that was written (PostgreSQL's json keeps it as given).
     update: {
       set: `name = excluded.name, format = excluded.format, credential_id = excluded.credential_id, allow_ips = excluded.allow_ips,
-        mapping = excluded.mapping, revoked_at = excluded.revoked_at`,
+        mapping = excluded.mapping, revoked_at = excluded.revoked_at, all_customers = excluded.all_customers, product_key = excluded.product_key`,
       where: `(connectors.name, connectors.format, connectors.credential_id, connectors.allow_ips::text, connectors.mapping,
-        connectors.revoked_at) IS DISTINCT FROM (excluded.name, excluded.format, excluded.credential_id, excluded.allow_ips::text,
-        excluded.mapping, excluded.revoked_at)`,
+        connectors.revoked_at, connectors.all_customers, connectors.product_key) IS DISTINCT FROM (excluded.name, excluded.format,
+        excluded.credential_id, excluded.allow_ips::text, excluded.mapping, excluded.revoked_at, excluded.all_customers, excluded.product_key)`,
     },
   },
   {
@@ -124,4 +126,34 @@ export const CONNECTOR_TABLES: readonly TableSpec[] = [
   },
 ];
 
-export const SPEC_TABLES: readonly TableSpec[] = [...MAIL_TABLES, ...CONNECTOR_TABLES];
+/** Migration 009: the customers a connector serves, its customer table, and what tickets said, kept with orders. */
+export const CIP4_TABLES: readonly TableSpec[] = [
+  {
+    table: 'connector_customers',
+    what: 'connector customer binding',
+    key: ['connector_id', 'customer_id'],
+    columns: ['connector_id', 'customer_id'],
+    same: [],
+    mirror: { parent: 'connectors', parentKey: 'id', column: 'connector_id' },
+  },
+  {
+    table: 'connector_customer_ids',
+    what: 'connector customer table row',
+    key: ['connector_id', 'external_id'],
+    columns: ['connector_id', 'external_id', 'customer_id'],
+    same: [],
+    update: { set: 'customer_id = excluded.customer_id', where: 'connector_customer_ids.customer_id IS DISTINCT FROM excluded.customer_id' },
+    // `connector customers import` replaces a connector's whole table: ids dropped in the source go in the target too.
+    mirror: { parent: 'connectors', parentKey: 'id', column: 'connector_id' },
+  },
+  {
+    table: 'order_tickets',
+    what: 'ticket details (same order, other details)',
+    key: ['order_id'],
+    columns: ['order_id', 'details'],
+    // An order keeps the first details it got (saveOrderTickets): different ones under the same order are a clash.
+    same: ['details'],
+  },
+];
+
+export const SPEC_TABLES: readonly TableSpec[] = [...MAIL_TABLES, ...CONNECTOR_TABLES, ...CIP4_TABLES];

@@ -6,11 +6,12 @@ import type pg from 'pg';
 import type { PoolClient } from 'pg';
 import { IntakeError } from '../errors.ts';
 import {
-  CONNECTOR_SELECT, sitesByConnector, toConnector, toLookupRow, toSite, upperSite,
+  CONNECTOR_SELECT, customersByConnector, sitesByConnector, toConnector, toLookupRow, toSite, upperSite,
   type Connector, type ConnectorLookupRow, type ConnectorRow, type ConnectorStore, type NewConnectorKey,
 } from './connectors.ts';
 import { pgCode, withTransaction } from './postgres-tx.ts';
 import { chunks, isoIn, nowIso } from './rows.ts';
+import { postgresConnectorTenants } from './postgres-connector-tenants.ts';
 
 /** Lookup rows per INSERT: a big table goes in a few statements, each well under the parameter limit. */
 const LOOKUP_BATCH = 1_000;
@@ -25,7 +26,13 @@ export function postgresConnectors(pool: pg.Pool): ConnectorStore {
       links.push(...(await c.query('SELECT connector_id, site_code FROM connector_sites WHERE connector_id = ANY($1::text[])', [part])).rows);
     }
     const bySite = sitesByConnector(links);
-    return rows.map((r) => toConnector(r, bySite.get(r.id) ?? []));
+    const bound: { connector_id: string; id: string; code: string }[] = [];
+    for (const part of chunks(rows.map((r) => r.id))) {
+      bound.push(...(await c.query(`SELECT cc.connector_id, cu.id, cu.code FROM connector_customers cc JOIN customers cu ON cu.id = cc.customer_id
+        WHERE cc.connector_id = ANY($1::text[])`, [part])).rows);
+    }
+    const byCustomer = customersByConnector(bound);
+    return rows.map((r) => toConnector(r, bySite.get(r.id) ?? [], byCustomer.get(r.id) ?? []));
   }
 
   async function read(c: PoolClient | pg.Pool, id: string): Promise<Connector | undefined> {
@@ -44,6 +51,8 @@ export function postgresConnectors(pool: pg.Pool): ConnectorStore {
   }
 
   return {
+    ...postgresConnectorTenants(pool),
+
     async createSite(s) {
       const site = { code: upperSite(s.code), name: s.name, createdAt: isoIn(s.createdAt ?? nowIso(), 'createdAt') };
       try {
@@ -67,8 +76,9 @@ export function postgresConnectors(pool: pg.Pool): ConnectorStore {
 
     async createConnector(n) {
       return tx(async (c) => {
-        if ((await c.query('SELECT 1 FROM customers WHERE id = $1', [n.customerId])).rowCount === 0) {
-          throw new IntakeError('NOT_FOUND', `customer ${n.customerId} not found`);
+        const customerIds = n.allCustomers ? [] : [...new Set(n.customerIds ?? [n.customerId])];
+        for (const id of [n.customerId, ...customerIds]) {
+          if ((await c.query('SELECT 1 FROM customers WHERE id = $1', [id])).rowCount === 0) throw new IntakeError('NOT_FOUND', `customer ${id} not found`);
         }
         const sites = [...new Set(n.sites.map(upperSite))];
         const { rows: found } = await c.query('SELECT code FROM sites WHERE code = ANY($1::text[])', [sites]);
@@ -78,15 +88,16 @@ export function postgresConnectors(pool: pg.Pool): ConnectorStore {
         const at = isoIn(n.createdAt ?? nowIso(), 'createdAt');
         await insertKey(c, n.customerId, n.key, at);
         try {
-          await c.query(`INSERT INTO connectors (id, customer_id, name, format, credential_id, allow_ips, mapping, created_at)
-            VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`, [n.id, n.customerId, n.name, n.format, n.key.credentialId,
-            JSON.stringify(n.allowIps), n.mapping ?? null, at]);
+          await c.query(`INSERT INTO connectors (id, customer_id, name, format, credential_id, allow_ips, mapping, created_at, all_customers, product_key)
+            VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`, [n.id, n.customerId, n.name, n.format, n.key.credentialId,
+            JSON.stringify(n.allowIps), n.mapping ?? null, at, n.allCustomers === true, n.productKey ?? null]);
         } catch (e) {
           if (pgCode(e) === '23505') throw new IntakeError('CONFLICT', `a connector with id ${n.id} already exists`);
           if (pgCode(e) === '23514') throw new IntakeError('VALIDATION', `connector format "${n.format}" is not known`);
           throw e;
         }
         await c.query('INSERT INTO connector_sites (connector_id, site_code) SELECT $1, unnest($2::text[])', [n.id, sites]);
+        await c.query('INSERT INTO connector_customers (connector_id, customer_id) SELECT $1, unnest($2::text[])', [n.id, customerIds]);
         return (await read(c, n.id))!;
       });
     },

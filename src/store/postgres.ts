@@ -429,15 +429,15 @@ export async function openPostgresStore(url: string, opts: PostgresStoreOptions 
            DELETE FROM order_attempts WHERE submission_id = $1 AND idx <> ALL ($5::int[])
          ), ins AS (
            INSERT INTO order_attempts (submission_id, idx, customer_id, riferimento_ordine, esito, outcome, received_at, channel)
-           SELECT upd.id, t.idx, upd.customer_id, t.ref, t.esito, t.outcome::json, upd.received_at, upd.channel
-           FROM upd, unnest($5::int[], $6::text[], $7::text[], $8::text[]) AS t(idx, ref, esito, outcome)
+           SELECT upd.id, t.idx, COALESCE(t.customer, upd.customer_id), t.ref, t.esito, t.outcome::json, upd.received_at, upd.channel
+           FROM upd, unnest($5::int[], $6::text[], $7::text[], $8::text[], $9::text[]) AS t(idx, ref, esito, outcome, customer)
            ON CONFLICT (submission_id, idx) DO UPDATE SET customer_id = excluded.customer_id,
              riferimento_ordine = excluded.riferimento_ordine, esito = excluded.esito, outcome = excluded.outcome,
              received_at = excluded.received_at, channel = excluded.channel
          )
          SELECT id FROM upd`,
         [id, state, JSON.stringify(outcome), at, attempts.map((a) => a.idx), attempts.map((a) => a.riferimento),
-          attempts.map((a) => a.esito), attempts.map((a) => a.json)],
+          attempts.map((a) => a.esito), attempts.map((a) => a.json), attempts.map((a) => a.customer ?? null)],
       );
       if (rows.length === 0) throw new IntakeError('NOT_FOUND', `submission ${id} not found`);
     },

@@ -175,11 +175,12 @@ export function decide(existing: ExistingOrder, item: RegisterItem): RegisterRes
 }
 
 /** One order_attempts row per judged order that names a reference (what GET ?riferimento_ordine= shows). */
-export function attemptRows(outcome: Outcome): { idx: number; riferimento: string; esito: string; json: string }[] {
-  const rows: { idx: number; riferimento: string; esito: string; json: string }[] = [];
+export function attemptRows(outcome: Outcome): { idx: number; riferimento: string; esito: string; json: string; customer?: string }[] {
+  const rows: { idx: number; riferimento: string; esito: string; json: string; customer?: string }[] = [];
   outcome.orders.forEach((o, i) => {
     if (typeof o.riferimento_ordine === 'string' && o.riferimento_ordine !== '') {
-      rows.push({ idx: i, riferimento: o.riferimento_ordine, esito: o.esito, json: JSON.stringify(o) });
+      // A multi-customer connector's order is filed under its own customer (OrderOutcome.customerId).
+      rows.push({ idx: i, riferimento: o.riferimento_ordine, esito: o.esito, json: JSON.stringify(o), ...(o.customerId ? { customer: o.customerId } : {}) });
     }
   });
   return rows;

@@ -6,11 +6,12 @@
 import type Database from 'better-sqlite3';
 import { IntakeError } from '../errors.ts';
 import {
-  CONNECTOR_SELECT, sitesByConnector, toConnector, toLookupRow, toSite, upperSite,
+  CONNECTOR_SELECT, customersByConnector, sitesByConnector, toConnector, toLookupRow, toSite, upperSite,
   type Connector, type ConnectorLookupRow, type ConnectorRow, type ConnectorStore, type NewConnector, type NewConnectorKey,
 } from './connectors.ts';
 import { chunks, isoIn, nowIso } from './rows.ts';
 import { statementCache } from './sqlite-statements.ts';
+import { sqliteConnectorTenants } from './sqlite-connector-tenants.ts';
 
 export function sqliteConnectors(db: Database.Database): ConnectorStore {
   const q = statementCache(db);
@@ -21,7 +22,12 @@ export function sqliteConnectors(db: Database.Database): ConnectorStore {
     const s = q('SELECT connector_id, site_code FROM connector_sites WHERE connector_id IN (SELECT value FROM json_each(?))');
     for (const part of chunks(rows.map((r) => r.id))) links.push(...(s.all(JSON.stringify(part)) as typeof links));
     const bySite = sitesByConnector(links);
-    return rows.map((r) => toConnector(r, bySite.get(r.id) ?? []));
+    const bound: { connector_id: string; id: string; code: string }[] = [];
+    const cs = q(`SELECT cc.connector_id, cu.id, cu.code FROM connector_customers cc JOIN customers cu ON cu.id = cc.customer_id
+      WHERE cc.connector_id IN (SELECT value FROM json_each(?))`);
+    for (const part of chunks(rows.map((r) => r.id))) bound.push(...(cs.all(JSON.stringify(part)) as typeof bound));
+    const byCustomer = customersByConnector(bound);
+    return rows.map((r) => toConnector(r, bySite.get(r.id) ?? [], byCustomer.get(r.id) ?? []));
   }
 
   function read(id: string): Connector | undefined {
@@ -43,16 +49,19 @@ export function sqliteConnectors(db: Database.Database): ConnectorStore {
   }
 
   const create = db.transaction((c: NewConnector): Connector => {
-    if (!q('SELECT 1 FROM customers WHERE id = ?').get(c.customerId)) throw new IntakeError('NOT_FOUND', `customer ${c.customerId} not found`);
+    const customerIds = c.allCustomers ? [] : [...new Set(c.customerIds ?? [c.customerId])];
+    for (const id of [c.customerId, ...customerIds]) {
+      if (!q('SELECT 1 FROM customers WHERE id = ?').get(id)) throw new IntakeError('NOT_FOUND', `customer ${id} not found`);
+    }
     const sites = [...new Set(c.sites.map(upperSite))];
     const missing = sites.filter((s) => !q('SELECT 1 FROM sites WHERE code = ?').get(s));
     if (missing.length > 0) throw new IntakeError('NOT_FOUND', `unknown production site: ${missing.join(', ')}`);
     const at = isoIn(c.createdAt ?? nowIso(), 'createdAt');
     insertKey(c.customerId, c.key, at);
     try {
-      q(`INSERT INTO connectors (id, customer_id, name, format, credential_id, allow_ips, mapping, created_at)
-        VALUES (?, ?, ?, ?, ?, ?, ?, ?)`).run(c.id, c.customerId, c.name, c.format, c.key.credentialId,
-        JSON.stringify(c.allowIps), c.mapping ?? null, at);
+      q(`INSERT INTO connectors (id, customer_id, name, format, credential_id, allow_ips, mapping, created_at, all_customers, product_key)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`).run(c.id, c.customerId, c.name, c.format, c.key.credentialId,
+        JSON.stringify(c.allowIps), c.mapping ?? null, at, c.allCustomers ? 1 : 0, c.productKey ?? null);
     } catch (e) {
       const code = (e as { code?: string }).code;
       if (code === 'SQLITE_CONSTRAINT_PRIMARYKEY') throw new IntakeError('CONFLICT', `a connector with id ${c.id} already exists`);
@@ -61,6 +70,8 @@ export function sqliteConnectors(db: Database.Database): ConnectorStore {
     }
     const link = q('INSERT INTO connector_sites (connector_id, site_code) VALUES (?, ?)');
     for (const s of sites) link.run(c.id, s);
+    const bind = q('INSERT INTO connector_customers (connector_id, customer_id) VALUES (?, ?)');
+    for (const id of customerIds) bind.run(c.id, id);
     return read(c.id)!;
   });
 
@@ -103,6 +114,8 @@ export function sqliteConnectors(db: Database.Database): ConnectorStore {
   });
 
   return {
+    ...sqliteConnectorTenants(db),
+
     async createSite(s) {
       const site = { code: upperSite(s.code), name: s.name, createdAt: isoIn(s.createdAt ?? nowIso(), 'createdAt') };
       try {

@@ -102,7 +102,7 @@ export async function openSqliteStore(file: string): Promise<Store> {
     const ins = q(`INSERT INTO order_attempts (submission_id, idx, customer_id, riferimento_ordine, esito, outcome,
       received_at, channel) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`);
     for (const a of attemptRows(outcome)) {
-      ins.run(id, a.idx, sub.customer_id, a.riferimento, a.esito, a.json, sub.received_at, sub.channel);
+      ins.run(id, a.idx, a.customer ?? sub.customer_id, a.riferimento, a.esito, a.json, sub.received_at, sub.channel);
     }
   };
 

@@ -43,7 +43,8 @@ export function connectorsContract(makeStore: StoreFactory): void {
       const n = connector(c, { sites: ['mi', 'VR', 'VR'], allowIps: ['10.0.0.0/8', '2001:db8::/32'], mapping: '$' });
       const made = await store.createConnector(n);
       assert.deepEqual(made, {
-        id: n.id, customerId: c.id, customerCode: 'C001', name: 'Switch Verona', format: 'xjdf', sites: ['MI', 'VR'],
+        id: n.id, customerId: c.id, customerCode: 'C001', customers: [{ id: c.id, code: 'C001' }], allCustomers: false,
+        name: 'Switch Verona', format: 'xjdf', sites: ['MI', 'VR'],
         allowIps: ['10.0.0.0/8', '2001:db8::/32'], mapping: '$', keyId: n.key.keyId, createdAt: at(1),
       });
       assert.deepEqual(await store.getConnector(n.id), made);

@@ -4,6 +4,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { IntakeError } from '../../src/errors.ts';
 import type { Store } from '../../src/store/store.ts';
+import { connectorCustomersContract } from './contract-connector-customers.ts';
 import { connectorsContract } from './contract-connectors.ts';
 import { mailContract } from './contract-mail.ts';
 import { ordersContract } from './contract-orders.ts';
@@ -245,5 +246,6 @@ export function storeContract(name: string, makeStore: StoreFactory): void {
     workContract(makeStore);
     mailContract(makeStore);
     connectorsContract(makeStore);
+    connectorCustomersContract(makeStore);
   });
 }

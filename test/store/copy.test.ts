@@ -142,11 +142,15 @@ async function useEmail(src: Installation): Promise<MailFacts> {
   await store.createSite({ code: 'VR', name: 'Verona' });
   const made = await store.createConnector({
     id: randomUUID(), customerId: src.customerId, name: 'Switch Verona', format: 'json', sites: ['VR'], allowIps: ['10.0.0.0/8'],
-    mapping: '$', key: { credentialId: randomUUID(), keyId: 'k1', secretHash: 'sha256$x' },
+    mapping: '$', key: { credentialId: randomUUID(), keyId: 'k1', secretHash: 'sha256$x' }, productKey: '{@DescriptiveName}',
   });
   await store.replaceConnectorLookup(made.id, [
     { productKey: 'biglietti', codice_articolo: 'BV-STD' }, { productKey: 'volantini', codice_articolo: 'VOL-A4', unita_misura: 'PZ' },
   ]);
+  // Migration 009: the connector's customer table, and a ticket's details kept with an order.
+  await store.replaceConnectorCustomerIds(made.id, [{ externalId: 'MIS-0042', customerId: src.customerId }]);
+  const [order] = await store.listOrders({ customerId: src.customerId, limit: 1 });
+  await store.saveOrderTickets([{ orderId: order!.id_ordine, details: JSON.stringify({ formato: 'xjdf', file: ['http://example.org/a.pdf'] }) }]);
   return { pendingMail: ids[2]!, queuedReply: due[1]!.id, connectorId: made.id };
 }
 
@@ -164,6 +168,8 @@ async function mailSnapshot(store: Store, customerId: string) {
     sites: await store.listSites(),
     connectors,
     lookups: await Promise.all(connectors.map((c) => store.connectorLookup(c.id))),
+    customerTables: await Promise.all(connectors.map((c) => store.connectorCustomerIds(c.id))),
+    tickets: await Promise.all((await store.listOrders({ customerId, limit: 100 })).map((o) => store.orderTicket(customerId, o.id_ordine))),
   };
 }
 
@@ -277,6 +283,7 @@ void describe('db copy from SQLite to PostgreSQL', { skip: PG_SKIP }, () => {
     assert.deepEqual(rows, {
       customers: 2, credentials: 5, articles: 2, units: DEFAULT_UNITS.length, submissions: 8, orders: 6, order_sequences: 1,
       mail_messages: 3, mail_parts: 3, mail_replies: 2, imap_accounts: 1, sites: 1, connectors: 1, connector_sites: 1, connector_lookup: 2,
+      connector_customers: 1, connector_customer_ids: 1, order_tickets: 1,
     });
     assert.deepEqual(written(first), rows);
     assert.equal(progress.at(-1), Object.values(rows).reduce((a, b) => a + b, 0), 'the progress counts the e-mail and connector rows too');

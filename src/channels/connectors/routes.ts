@@ -3,7 +3,8 @@
  *
  *   POST /api/v1/connettori/ordini          the site comes from the payload, else the key's only site
  *   POST /api/v1/connettori/{sito}/ordini   for flows that cannot name the site inside the payload
- *   GET  /api/v1/connettori/ordini/{id}     and ?riferimento_ordine=: the REST status views, for the key's customer
+ *   GET  /api/v1/connettori/ordini/{id}     and ?riferimento_ordine=[&codice_cliente=]: the REST status views, for the
+ *                                           customers the connector is bound to, with what the ticket said
  *
  * Before the body is read: the key (401), the source address (403), the site in the path (403 FORBIDDEN_SITE)
  * and the media type (415). Nothing is stored for a refused request. JMF/XJMF queries (KnownMessages, …) are
@@ -18,11 +19,12 @@ import { ERROR_CATALOG } from '../../errors.ts';
 import {
   answerJmfQuery, isJmfContentType, JMF_RETURN_CODES, readJmfRequest, renderJmfResponse, type JmfRequestInfo,
 } from '../../intake/connectors/index.ts';
+import { connectorStatusById, connectorStatusByRef } from '../../intake/connector-status.ts';
 import type { Intake } from '../../intake/intake.ts';
-import { statusById, statusByRef } from '../../intake/status.ts';
 import type { Store } from '../../store/store.ts';
 import { errorBody } from '../http-server.ts';
 import { renderConnectorOutcome, renderJmfOutcome } from './render.ts';
+import { answerResubmit, isResubmit } from './resubmit.ts';
 
 export interface ConnectorRouteDeps {
   intake: Intake;
@@ -107,6 +109,10 @@ export function registerConnectorRoutes(app: FastifyInstance, deps: ConnectorRou
     // An unreadable message is answered in the dialect its Content-Type announced.
     const kind = jmf?.kind ?? (/vnd\.cip4-xjmf\+xml/i.test(header ?? '') ? 'xjmf' : 'jmf');
 
+    if (jmf && isResubmit(jmf)) {
+      const a = await answerResubmit(deps.store, caller.connector, jmf);
+      return reply.code(200).header('content-type', a.contentType).send(a.body);
+    }
     if (jmf && !SUBMIT_MESSAGES.has(jmf.messageType)) {
       const a = answerJmfQuery(jmf) ?? renderJmfResponse(jmf, {
         ok: false, returnCode: JMF_RETURN_CODES.notImplemented, text: [`${jmf.messageType} is not supported here: send SubmitQueueEntry (JMF) or CommandSubmitQueueEntry (XJMF)`],
@@ -141,18 +147,22 @@ export function registerConnectorRoutes(app: FastifyInstance, deps: ConnectorRou
   app.post<{ Params: { sito: string } }>('/api/v1/connettori/:sito/ordini', { onRequest }, submit);
 
   app.get<{ Params: { id: string } }>('/api/v1/connettori/ordini/:id', { onRequest: authenticate }, async (req, reply) => {
-    const view = await statusById(deps.store, req.connectorCaller!.principal.customerId, req.params.id);
+    const view = await connectorStatusById(deps.store, req.connectorCaller!.connector, req.params.id);
     if (!view) return reply.code(404).send(errorBody(404, `Order ${req.params.id.slice(0, 100)} not found`));
     return view;
   });
 
-  app.get<{ Querystring: { riferimento_ordine?: string } }>('/api/v1/connettori/ordini', { onRequest: authenticate }, async (req, reply) => {
+  app.get<{ Querystring: { riferimento_ordine?: string; codice_cliente?: string } }>('/api/v1/connettori/ordini', { onRequest: authenticate }, async (req, reply) => {
     const ref = req.query.riferimento_ordine;
     if (typeof ref !== 'string' || ref.trim() === '') {
       return reply.code(400).send(errorBody(400, ['riferimento_ordine should not be empty', 'riferimento_ordine must be a string']));
     }
-    const view = await statusByRef(deps.store, req.connectorCaller!.principal.customerId, ref.trim());
-    if (!view) return reply.code(404).send(errorBody(404, `No order with riferimento_ordine "${ref.slice(0, 100)}"`));
-    return view;
+    const codice = typeof req.query.codice_cliente === 'string' && req.query.codice_cliente.trim() !== '' ? req.query.codice_cliente.trim() : undefined;
+    const found = await connectorStatusByRef(deps.store, req.connectorCaller!.connector, ref.trim(), codice);
+    if (found.kind === 'ambiguous') {
+      return reply.code(409).send(errorBody(409, `More than one order has riferimento_ordine "${ref.slice(0, 100)}" (customers ${found.codes.join(', ')}): add codice_cliente`));
+    }
+    if (found.kind === 'none') return reply.code(404).send(errorBody(404, `No order with riferimento_ordine "${ref.slice(0, 100)}"`));
+    return found.view;
   });
 }

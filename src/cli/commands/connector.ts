@@ -2,15 +2,23 @@ import { readFile } from 'node:fs/promises';
 import type { Command } from 'commander';
 import { requireCustomerByCode } from '../../customers/find.ts';
 import { importLookup } from '../../connectors/lookup-csv.ts';
-import { addConnector, revokeConnector, rotateConnectorKey, setMapping, type IssuedConnector } from '../../connectors/provision.ts';
+import { importCustomerTable } from '../../connectors/customers-csv.ts';
+import { addConnector, requireConnector, revokeConnector, rotateConnectorKey, setMapping, setProductKey, type IssuedConnector } from '../../connectors/provision.ts';
 import { testMapping } from '../../connectors/test-mapping.ts';
 import type { Connector } from '../../store/connectors.ts';
 import { withStore } from '../context.ts';
 import { clean, printFields, printJson, printTable, println } from '../output.ts';
 
+/** Whose orders a connector may bring, as typed: `all` or the codes. */
+function boundText(c: Connector): string {
+  return c.allCustomers ? 'all' : c.customers.map((b) => b.code).join(',');
+}
+
 function asJson(c: Connector): Record<string, unknown> {
   return {
-    id: c.id, codice_cliente: c.customerCode, nome: c.name, formato: c.format, siti: c.sites, allow_ips: c.allowIps,
+    id: c.id, codice_cliente: c.customerCode, clienti: c.allCustomers ? 'all' : c.customers.map((b) => b.code),
+    ...(c.productKey === undefined ? {} : { chiave_prodotto: c.productKey }),
+    nome: c.name, formato: c.format, siti: c.sites, allow_ips: c.allowIps,
     key_id: c.keyId, mapping: c.mapping !== undefined, created_at: c.createdAt, ...(c.revokedAt ? { revoked_at: c.revokedAt } : {}),
   };
 }
@@ -22,6 +30,7 @@ function printIssued(i: IssuedConnector, verb: string): void {
   printFields([
     ['service-x-key', i.key],
     ['Format', c.format],
+    ['Customers', c.allCustomers ? 'all' : c.customers.map((b) => b.code).join(', ')],
     ['Production sites', c.sites.join(', ')],
     ['Allowed source addresses', c.allowIps.length ? c.allowIps.join(', ') : 'any'],
   ]);
@@ -36,18 +45,23 @@ export function registerConnectorCommands(program: Command): void {
   connector
     .command('add')
     .description('create a connector and print its service-x-key (once)')
-    .requiredOption('--customer <code>', 'customer code (codice_cliente)')
+    .option('--customer <code>', 'customer code (codice_cliente); with --customers: the account that owns the key')
+    .option('--customers <codes>', "customers whose orders it may bring: comma-separated codes, or all (a printer's prepress or MIS)")
     .requiredOption('--name <name>', 'what the connector is, e.g. "Switch Verona"')
     .requiredOption('--sites <codes>', 'bound production sites, comma-separated (e.g. VR,MI)')
     .requiredOption('--format <format>', 'jdf (JDF/JMF), xjdf (XJDF/XJMF), json or xml')
     .option('--allow-ip <cidrs>', 'source addresses allowed, comma-separated CIDR blocks (default: any)')
     .option('--mapping <file>', 'JSONata mapping for json/xml connectors')
+    .option('--product-key <template>', 'how a ticket product becomes its lookup key, e.g. "{@DescriptiveName}||{MediaIntent/@MediaQuality}" (default: auto)')
     .option('--json', 'print JSON')
-    .action(async (opts: { customer: string; name: string; sites: string; format: string; allowIp?: string; mapping?: string; json?: boolean }) => {
+    .action(async (opts: {
+      customer?: string; customers?: string; name: string; sites: string; format: string; allowIp?: string; mapping?: string; productKey?: string; json?: boolean;
+    }) => {
       const mapping = opts.mapping === undefined ? undefined : await readFile(opts.mapping, 'utf8');
       await withStore(async (store) => {
         const issued = await addConnector(store, {
-          customer: opts.customer, name: opts.name, sites: opts.sites, format: opts.format, allowIps: opts.allowIp, mapping,
+          customer: opts.customer, customers: opts.customers, name: opts.name, sites: opts.sites, format: opts.format,
+          allowIps: opts.allowIp, mapping, productKey: opts.productKey,
         });
         if (opts.json) printJson({ ...asJson(issued.connector), service_x_key: issued.key });
         else printIssued(issued, 'is active');
@@ -67,9 +81,9 @@ export function registerConnectorCommands(program: Command): void {
         else if (list.length === 0) println('no connectors');
         else {
           printTable(
-            ['ID', 'CLIENTE', 'NAME', 'FORMAT', 'SITES', 'ALLOW IPS', 'KEY ID', 'STATE', 'CREATED'],
+            ['ID', 'CLIENTE', 'NAME', 'FORMAT', 'SITES', 'ALLOW IPS', 'KEY ID', 'STATE', 'CREATED', 'CLIENTI'],
             list.map((c) => [c.id, c.customerCode, c.name, c.format, c.sites.join(','), c.allowIps.join(',') || 'any', c.keyId,
-              c.revokedAt ? `revoked ${c.revokedAt}` : 'active', c.createdAt]),
+              c.revokedAt ? `revoked ${c.revokedAt}` : 'active', c.createdAt, boundText(c)]),
           );
         }
       });
@@ -105,6 +119,44 @@ export function registerConnectorCommands(program: Command): void {
       await withStore(async (store) => {
         const n = await importLookup(store, id, file);
         println(`imported ${n} lookup rows from ${file}; the previous table is replaced`);
+      });
+    });
+
+  const customers = connector.command('customers').description("a connector's customer table: the sender's customer ids → codice_cliente");
+  customers
+    .command('import <id> <file>')
+    .description('replace the customer table from a CSV file (id_esterno;codice_cliente); every customer must be bound to the connector')
+    .action(async (id: string, file: string) => {
+      await withStore(async (store) => {
+        const n = await importCustomerTable(store, id, file);
+        println(`imported ${n} customer rows from ${file}; the previous table is replaced`);
+      });
+    });
+  customers
+    .command('list <id>')
+    .description('show the customer table and whose orders the connector may bring')
+    .option('--json', 'print JSON')
+    .action(async (id: string, opts: { json?: boolean }) => {
+      await withStore(async (store) => {
+        const c = await requireConnector(store, id);
+        const rows = await store.connectorCustomerIds(c.id);
+        if (opts.json) {
+          printJson({ clienti: c.allCustomers ? 'all' : c.customers.map((b) => b.code), tabella: rows.map((r) => ({ id_esterno: r.externalId, codice_cliente: r.customerCode })) });
+          return;
+        }
+        println(`Connector ${c.id} (${c.name}) may bring orders of: ${c.allCustomers ? 'all customers' : boundText(c)}`);
+        if (rows.length === 0) println('no customer table: tickets must name our codice_cliente, or none (connectors bound to one customer)');
+        else printTable(['ID_ESTERNO', 'CODICE_CLIENTE'], rows.map((r) => [r.externalId, r.customerCode]));
+      });
+    });
+
+  connector
+    .command('product-key <id> <template>')
+    .description('set how a ticket product becomes its lookup key ("auto": ExternalID/ProductID, ProductType, DescriptiveName)')
+    .action(async (id: string, template: string) => {
+      await withStore(async (store) => {
+        const c = await setProductKey(store, id, template);
+        println(`product key of connector ${c.id} (${c.name}): ${c.productKey ?? 'auto'}`);
       });
     });
 

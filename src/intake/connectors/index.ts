@@ -13,8 +13,9 @@ import { decodeText, printable } from '../formats/text.ts';
 import { decodeJdf } from './jdf.ts';
 import { jmfInfo, JMF_MEDIA_TYPE, submissionParams, XJMF_MEDIA_TYPE } from './jmf.ts';
 import { ordersWithSite, runMapping } from './mapping.ts';
-import { parseMediaType, partForCid, readRelatedParts, rootPartPeek, type MimePart } from './multipart.ts';
-import type { DecodedTicket, TicketContext } from './ticket.ts';
+import { parseMediaType, partForCid, partForLocation, readRelatedParts, rootPartPeek, type MimePart } from './multipart.ts';
+import type { Alternative } from './product-key-template.ts';
+import type { DecodedTicket, TicketContext, TicketNotes } from './ticket.ts';
 import { decodeXjdf } from './xjdf.ts';
 import { attr, readPlain, readTree, type XmlRoot } from './xml-tree.ts';
 
@@ -36,6 +37,8 @@ export interface ConnectorProfile {
   lookup: ReadonlyMap<string, ArticleLookup>;
   /** JSONata expression for json/xml formats. */
   mapping?: string;
+  /** The connector's product key template, parsed (product-key-template.ts); unset: the built-in keys. */
+  productKey?: readonly Alternative[];
 }
 
 export type PayloadKind = 'jdf' | 'xjdf' | 'jmf' | 'xjmf' | 'json' | 'xml';
@@ -49,6 +52,8 @@ export interface JmfRequestInfo {
   senderId?: string;
   /** JMF Version / XJMF Version attribute, echoed. */
   version?: string;
+  /** ResubmitQueueEntry / CommandResubmitQueueEntry: ResubmissionParams/@QueueEntryID, the order to replace. */
+  queueEntryId?: string;
 }
 
 export interface ConnectorDecoded {
@@ -58,6 +63,8 @@ export interface ConnectorDecoded {
   /** A production site named inside the payload, if any. The caller checks it against the key's sites. */
   site?: string;
   jmf?: JmfRequestInfo;
+  /** JDF/XJDF: one per candidate, what the judge needs beyond it (product keys, details, defaulted date). */
+  notes?: TicketNotes[];
 }
 
 export interface ConnectorInput {
@@ -135,7 +142,7 @@ export async function decodeConnectorPayload(input: ConnectorInput): Promise<Con
   }
   const charset = params.get('charset');
   if (profile.format === 'json' || profile.format === 'xml') return decodeErp(input, charset);
-  const ctx: TicketContext = { lookup: profile.lookup, receivedAt: input.receivedAt };
+  const ctx: TicketContext = { lookup: profile.lookup, receivedAt: input.receivedAt, ...(profile.productKey ? { productKey: profile.productKey } : {}) };
   if (base === MULTIPART_RELATED) {
     const parts = await readRelatedParts(raw, input.contentType ?? '');
     return decodeCip4(readTree(parts.root.content, parts.root.charset, 'JMF'), profile.format, ctx, parts.others);
@@ -161,7 +168,7 @@ function wrongRoot(root: XmlRoot, format: 'jdf' | 'xjdf'): never {
 async function decodeCip4(root: XmlRoot, format: 'jdf' | 'xjdf', ctx: TicketContext, parts: MimePart[] | undefined): Promise<ConnectorDecoded> {
   if (root.name === TICKET_ROOT[format]) {
     const t = decodeTicket(root, format, ctx);
-    return { kind: format, candidates: [t.candidate], ...(t.site === undefined ? {} : { site: t.site }) };
+    return { kind: format, candidates: [t.candidate], notes: [t.notes], ...(t.site === undefined ? {} : { site: t.site }) };
   }
   if (root.name !== MESSAGE_ROOT[format]) wrongRoot(root, format);
   const jmf = jmfInfo(root);
@@ -177,15 +184,17 @@ async function decodeCip4(root: XmlRoot, format: 'jdf' | 'xjdf', ctx: TicketCont
     throw new IntakeError('NOT_PARSEABLE', `the submitted ticket must be a <${TICKET_ROOT[format]}>, not <${printable(ticket.name)}>`);
   }
   const t = decodeTicket(ticket, format, ctx);
-  return { kind: format === 'jdf' ? 'jmf' : 'xjmf', candidates: [t.candidate], jmf, ...(t.site === undefined ? {} : { site: t.site }) };
+  return { kind: format === 'jdf' ? 'jmf' : 'xjmf', candidates: [t.candidate], notes: [t.notes], jmf, ...(t.site === undefined ? {} : { site: t.site }) };
 }
 
-const SEND_IN_PACKAGE = 'send the ticket in the same multipart/related request and reference it as cid:<Content-ID>';
+const SEND_IN_PACKAGE = 'send the ticket in the same multipart/related request, as the part with that Content-ID (cid:) or Content-Location';
 
 /**
- * Where the ticket of a submission is. Only `cid:` is followed: fetching an http(s), ftp or file URL a sender
- * names would let anyone make this service reach hosts and files on their behalf (SSRF). A package with the
- * JMF and exactly one other part and no URL is read as that part, which is what some workflows send.
+ * Where the ticket of a submission is: a part of the same multipart/related package, named by `cid:<Content-ID>`
+ * (RFC 2392) or by a Content-Location equal to the URL (RFC 2557: how CIP4's own sample names it, an http URL).
+ * Nothing is ever fetched: fetching an http(s), ftp or file URL a sender names would let anyone make this service
+ * reach hosts and files on their behalf (SSRF). A package with the JMF and exactly one other part and no URL is
+ * read as that part, which is what some workflows send.
  */
 function ticketPart(url: string | undefined, parts: MimePart[] | undefined): MimePart {
   if (url === undefined) {
@@ -193,8 +202,10 @@ function ticketPart(url: string | undefined, parts: MimePart[] | undefined): Mim
     throw new IntakeError('NOT_PARSEABLE', `QueueSubmissionParams has no URL; ${SEND_IN_PACKAGE}`);
   }
   if (!/^cid:/i.test(url)) {
+    const located = parts && partForLocation(url, parts);
+    if (located) return located;
     const scheme = /^([a-z][a-z0-9+.-]*):/i.exec(url)?.[1];
-    throw new IntakeError('NOT_PARSEABLE', `tickets are not fetched from ${scheme ? `${printable(scheme)}: URLs` : `"${printable(url)}"`}; ${SEND_IN_PACKAGE}`);
+    throw new IntakeError('NOT_PARSEABLE', `tickets are not fetched from ${scheme ? `${printable(scheme)}: URLs` : `"${printable(url)}"`} (${printable(url, 120)}); ${SEND_IN_PACKAGE}`);
   }
   if (parts === undefined) throw new IntakeError('NOT_PARSEABLE', `the URL ${printable(url)} names a MIME part, but the request is not multipart/related; ${SEND_IN_PACKAGE}`);
   const part = partForCid(url, parts);

@@ -13,9 +13,10 @@
  *   link's PartAmount, or the Component's @Amount), article through the lookup from @ProductID, ProductType,
  *   DescriptiveName.
  */
-import { resolveArticle } from './product-key.ts';
-import { amount, line } from './ticket-fields.ts';
-import { ticketOrder, type DecodedTicket, type TicketContext } from './ticket.ts';
+import { candidateKeys } from './product-key-template.ts';
+import { builtInKeys, resolveKeys } from './product-key.ts';
+import { artworkOf, commentsOf, productEntry } from './ticket-details.ts';
+import { ticketLine, ticketOrder, type DecodedTicket, type TicketContext } from './ticket.ts';
 import { attr, child, children, descendants, type XNode } from './xml-tree.ts';
 
 type Resources = ReadonlyMap<string, XNode>;
@@ -107,18 +108,40 @@ function deliveryDate(root: XNode, resources: Resources): string | undefined {
   return undefined;
 }
 
+/** JDF keeps intents as resources linked from the product node: `<ColorIntentLink rRef>` → the ColorIntent. */
+function jdfIntents(node: XNode, resources: Resources): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const name of Object.keys(child(node, 'ResourceLinkPool') ?? {})) {
+    const m = /^(.+Intent)Link$/.exec(name);
+    if (!m) continue;
+    const r = links(node, m[1]!, resources).find((l) => l.resource)?.resource;
+    if (r) out[m[1]!] = r;
+  }
+  return out;
+}
+
 export function decodeJdf(root: XNode, ctx: TicketContext): DecodedTicket {
   const resources = resourcesById(root);
   const customer = customerInfo(root, resources);
   const created = children(child(root, 'AuditPool'), 'Created').map((c) => attr(c, 'TimeStamp')).find((t) => t !== undefined);
-  const righe = finalProducts(root, resources).map((p) => {
+  const products = finalProducts(root, resources);
+  const articles = products.map((p) => {
     const component = outputComponent(p, resources)?.resource;
-    const article = resolveArticle({
+    return resolveKeys(candidateKeys(ctx.productKey, p, builtInKeys({
       identifier: attr(p, 'ProductID') ?? attr(component, 'ProductID'),
       productType: attr(component, 'ProductType') ?? attr(p, 'ProductType'),
       descriptiveName: attr(p, 'DescriptiveName') ?? attr(component, 'DescriptiveName'),
-    }, ctx.lookup);
-    return line(article.codice_articolo, amount(amountOf(p, resources)), article.unita_misura);
+    })), ctx.lookup);
   });
-  return ticketOrder(root, { customer, created, delivery: deliveryDate(root, resources), righe }, ctx);
+  const righe = products.map((p, i) => ticketLine(articles[i]!, amountOf(p, resources)));
+  const prodotti = products.map((p, i) => productEntry(p, {
+    riga: i, quantita: amountOf(p, resources), intenti: jdfIntents(p, resources),
+    ...(articles[i]!.productKey === undefined ? {} : { chiave_prodotto: articles[i]!.productKey }),
+  }));
+  const jobId = attr(root, 'JobID');
+  return ticketOrder(root, {
+    customer, created, delivery: deliveryDate(root, resources), righe,
+    lineKeys: articles.map((a) => ({ ...(a.productKey === undefined ? {} : { key: a.productKey }), mapped: a.mapped })),
+    details: { formato: 'jdf', ...(jobId === undefined ? {} : { job_id: jobId }), prodotti, commenti: commentsOf(root), file: artworkOf(root) },
+  }, ctx);
 }

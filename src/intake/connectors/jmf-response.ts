@@ -17,6 +17,8 @@ export const JMF_RETURN_CODES = {
   invalidParameters: 6,
   insufficientParameters: 7,
   deviceNotAvailable: 8,
+  /** JDF 1.x 105: the QueueEntryID names no queue entry (what a controller answers for an unknown entry). */
+  queueEntryNotFound: 105,
 } as const;
 
 const JDF_NS = 'http://www.CIP4.org/JDFSchema_1_1';
@@ -46,11 +48,15 @@ const now = (): string => new Date().toISOString();
 
 export type JmfResult = { ok: true; queueEntryId: string; text?: string } | { ok: false; returnCode: number; text: string[] };
 
-/** The body of a response: QueueEntry on success, a Notification with one Comment per text otherwise. */
+/**
+ * The body of a response: QueueEntry on success, a Notification with one Comment per text otherwise. The
+ * Notification comes first: XJMF's schema puts Response's own children (Header, Notification) before those of
+ * ResponseSubmitQueueEntry (QueueEntry), and JMF 1.x takes either order.
+ */
 function content(result: JmfResult): string {
   if (result.ok) {
     const note = result.text ? `<Notification Class="Information"><Comment>${escapeXml(result.text)}</Comment></Notification>` : '';
-    return `<QueueEntry${attrs({ QueueEntryID: result.queueEntryId, Status: 'Waiting' })}/>${note}`;
+    return `${note}<QueueEntry${attrs({ QueueEntryID: result.queueEntryId, Status: 'Waiting' })}/>`;
   }
   const texts = result.text.length > 0 ? result.text : ['The submission was refused'];
   return `<Notification Class="Error">${texts.map((t) => `<Comment>${escapeXml(t)}</Comment>`).join('')}</Notification>`;
@@ -92,7 +98,10 @@ export function renderJmfResponse(
     : { contentType: `${JMF_MEDIA_TYPE}; charset=UTF-8`, body: jmfDocument(req, code, content(result)) };
 }
 
-/** What this service answers: SubmitQueueEntry, and the queries a controller sends to learn that. */
+/**
+ * What this service answers: SubmitQueueEntry, and the queries a controller sends to learn that. ResubmitQueueEntry
+ * is answered (channels/connectors/resubmit.ts) but not carried out, so it is not announced.
+ */
 const SUPPORTED = [
   { type: 'SubmitQueueEntry', family: 'Command' },
   { type: 'KnownMessages', family: 'Query' },

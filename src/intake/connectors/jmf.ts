@@ -26,11 +26,14 @@ function xjmfMessages(root: XNode): Array<{ name: string; node: XNode }> {
     .flatMap((name) => children(root, name).map((node) => ({ name, node })));
 }
 
-function info(kind: 'jmf' | 'xjmf', messageType: string, more: { messageId?: string | undefined; senderId?: string | undefined; version?: string | undefined }): JmfRequestInfo {
+function info(kind: 'jmf' | 'xjmf', messageType: string, more: {
+  messageId?: string | undefined; senderId?: string | undefined; version?: string | undefined; queueEntryId?: string | undefined;
+}): JmfRequestInfo {
   const out: JmfRequestInfo = { kind, messageType };
   if (more.messageId !== undefined) out.messageId = more.messageId;
   if (more.senderId !== undefined) out.senderId = more.senderId;
   if (more.version !== undefined) out.version = more.version;
+  if (more.queueEntryId !== undefined) out.queueEntryId = more.queueEntryId;
   return out;
 }
 
@@ -40,7 +43,10 @@ export function jmfInfo(root: XmlRoot): JmfRequestInfo | undefined {
     const first = jmfMessages(root.node)[0];
     const type = attr(first, 'Type');
     if (!first || type === undefined) return undefined;
-    return info('jmf', type, { messageId: attr(first, 'ID'), senderId: attr(root.node, 'SenderID'), version: attr(root.node, 'Version') });
+    return info('jmf', type, {
+      messageId: attr(first, 'ID'), senderId: attr(root.node, 'SenderID'), version: attr(root.node, 'Version'),
+      queueEntryId: attr(child(first, 'ResubmissionParams'), 'QueueEntryID'),
+    });
   }
   if (root.name === 'XJMF') {
     const first = xjmfMessages(root.node)[0];
@@ -50,6 +56,7 @@ export function jmfInfo(root: XmlRoot): JmfRequestInfo | undefined {
       messageId: attr(child(first.node, 'Header'), 'ID') ?? attr(header, 'ID'),
       senderId: attr(header, 'DeviceID') ?? attr(child(first.node, 'Header'), 'DeviceID'),
       version: attr(root.node, 'Version'),
+      queueEntryId: attr(child(first.node, 'ResubmissionParams'), 'QueueEntryID'),
     });
   }
   return undefined;

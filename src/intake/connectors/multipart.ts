@@ -41,6 +41,8 @@ export interface MimePart {
   charset?: string;
   /** Without the angle brackets. */
   contentId?: string;
+  /** RFC 2557: the URL this part stands for, so a JMF naming the ticket by its http URL finds it in the package. */
+  contentLocation?: string;
   content: Buffer;
 }
 
@@ -72,6 +74,7 @@ export async function readRelatedParts(raw: Buffer, contentType: string): Promis
       contentType: a.contentType,
       ...(charset ? { charset } : {}),
       ...(a.contentId ? { contentId: stripAngles(a.contentId) } : {}),
+      ...(typeof a.headers.get('content-location') === 'string' ? { contentLocation: String(a.headers.get('content-location')).trim() } : {}),
       content: a.content,
     };
   });
@@ -97,6 +100,11 @@ export function partForCid(url: string, parts: readonly MimePart[]): MimePart | 
     // A malformed escape: compare it as written.
   }
   return parts.find((p) => p.contentId === id || p.contentId === raw);
+}
+
+/** The part whose Content-Location is this URL (RFC 2557), compared as written. */
+export function partForLocation(url: string, parts: readonly MimePart[]): MimePart | undefined {
+  return parts.find((p) => p.contentLocation !== undefined && p.contentLocation === url.trim());
 }
 
 /** Root part body, synchronously, for a quick look at the JMF header; undefined when it cannot be had cheaply. */

@@ -29,14 +29,32 @@ export interface ProductKeys {
 export interface ResolvedArticle {
   codice_articolo?: string;
   unita_misura: string;
+  /** The key that was looked up and found, or the one to add to the table (normalised); none when the product has none. */
+  productKey?: string;
+  /** True when the table named the article; false when the raw key stands in for it (stage B then judges it). */
+  mapped: boolean;
+}
+
+/** The built-in keys of a product, most specific first. */
+export function builtInKeys(keys: ProductKeys): string[] {
+  return [keys.identifier, keys.productType, keys.descriptiveName].filter((k): k is string => k !== undefined && k.trim() !== '');
+}
+
+/**
+ * The article of a product from its candidate keys, in order: the first key in the table wins. A product no key
+ * matches keeps its first key as codice_articolo (an identifier may be the catalog code itself).
+ */
+export function resolveKeys(tried: readonly string[], lookup: ReadonlyMap<string, ArticleLookup>): ResolvedArticle {
+  for (const key of tried) {
+    const hit = lookup.get(normaliseProductKey(key));
+    if (hit) return { codice_articolo: hit.codice_articolo, unita_misura: hit.unita_misura ?? DEFAULT_UNIT, productKey: normaliseProductKey(key), mapped: true };
+  }
+  const raw = tried[0]?.trim();
+  return raw === undefined || raw === ''
+    ? { unita_misura: DEFAULT_UNIT, mapped: false }
+    : { codice_articolo: raw, unita_misura: DEFAULT_UNIT, productKey: normaliseProductKey(raw), mapped: false };
 }
 
 export function resolveArticle(keys: ProductKeys, lookup: ReadonlyMap<string, ArticleLookup>): ResolvedArticle {
-  const tried = [keys.identifier, keys.productType, keys.descriptiveName].filter((k): k is string => k !== undefined && k.trim() !== '');
-  for (const key of tried) {
-    const hit = lookup.get(normaliseProductKey(key));
-    if (hit) return { codice_articolo: hit.codice_articolo, unita_misura: hit.unita_misura ?? DEFAULT_UNIT };
-  }
-  const raw = tried[0]?.trim();
-  return raw === undefined ? { unita_misura: DEFAULT_UNIT } : { codice_articolo: raw, unita_misura: DEFAULT_UNIT };
+  return resolveKeys(builtInKeys(keys), lookup);
 }

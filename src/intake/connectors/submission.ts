@@ -1,21 +1,39 @@
 /**
- * Decoding a connector's stored submission: the connector's profile (format, lookup table, mapping) comes from
- * the store, so this is the one asynchronous step of decoding. The judge calls it for every submission with a
- * connectorId and gives every order the site it returns.
+ * Decoding a connector's stored submission: the connector's profile (format, lookup table, mapping, product key,
+ * customers) comes from the store, so this is the one asynchronous step of decoding. The judge calls it for every
+ * submission with a connectorId and gives every order the site it returns, and the customer each order belongs to.
  *
  * The site: the one in the path (s.site, already checked against the key by the route) wins; else the one the
  * payload names; else the key's only site. A payload naming a site the key is not bound to, or another site than
  * the path, is refused as a whole (FORBIDDEN_SITE): a prepress system sending to the wrong plant must hear it.
+ *
+ * data_ordine of a ticket that has no date of its own (issue 20): the day the job was first received, in the
+ * service's time zone. A ticket sent again keeps the date of the order it registered the first time, so a resend
+ * on another day is a duplicate, not a conflict.
  */
 import { IntakeError } from '../../errors.ts';
+import type { ConnectorCustomer } from '../../store/connectors.ts';
 import type { Store } from '../../store/store.ts';
 import type { StoredSubmission } from '../types.ts';
+import { customerResolver } from './customers.ts';
 import { decodeConnectorPayload, type ArticleLookup } from './index.ts';
+import { parseProductKeyTemplate } from './product-key-template.ts';
+import type { TicketNotes } from './ticket.ts';
+
+/** What the judge needs per order of a connector's submission. */
+export interface ConnectorOrder {
+  customer?: ConnectorCustomer;
+  forbidden?: string;
+  attemptOwner?: string;
+  notes?: TicketNotes;
+}
 
 export interface ConnectorCandidates {
   candidates: unknown[];
   /** The production site every order of the submission gets. */
   site?: string;
+  /** One per candidate. */
+  orders: ConnectorOrder[];
 }
 
 const upper = (s: string): string => s.trim().toUpperCase();
@@ -36,7 +54,12 @@ export function chooseSite(s: Pick<StoredSubmission, 'site' | 'sites'>, payloadS
   return site;
 }
 
-export async function decodeConnectorSubmission(store: Store, s: StoredSubmission): Promise<ConnectorCandidates> {
+/** The calendar date of an instant in a time zone, YYYY-MM-DD. */
+export function dateIn(iso: string, timeZone: string): string {
+  return new Intl.DateTimeFormat('en-CA', { timeZone, year: 'numeric', month: '2-digit', day: '2-digit' }).format(new Date(iso));
+}
+
+export async function decodeConnectorSubmission(store: Store, s: StoredSubmission, timeZone = 'Europe/Rome'): Promise<ConnectorCandidates> {
   if (s.connectorId === undefined) throw new Error(`submission ${s.id} has no connector`);
   // Revoked connectors are read too: what a key brought before its revocation is still decoded and reprocessed.
   const connector = await store.getConnector(s.connectorId);
@@ -49,8 +72,34 @@ export async function decodeConnectorSubmission(store: Store, s: StoredSubmissio
     raw: s.raw,
     // The route keeps the whole header (multipart/related needs its boundary); mediaType is the bare type.
     contentType: s.meta.contentType ?? s.mediaType,
-    profile: { format: connector.format, lookup, ...(connector.mapping === undefined ? {} : { mapping: connector.mapping }) },
+    profile: {
+      format: connector.format, lookup,
+      ...(connector.mapping === undefined ? {} : { mapping: connector.mapping }),
+      // Checked when stored; a template that no longer parses is the operator's to fix, so it fails loudly here.
+      ...(connector.productKey === undefined ? {} : { productKey: parseProductKeyTemplate(connector.productKey) }),
+    },
     receivedAt: s.receivedAt,
   });
-  return { candidates: decoded.candidates, site: chooseSite(s, decoded.site) };
+  const site = chooseSite(s, decoded.site);
+  const resolver = await customerResolver(store, connector);
+  const orders: ConnectorOrder[] = [];
+  for (const [i, c] of decoded.candidates.entries()) {
+    const notes = decoded.notes?.[i];
+    const candidate = typeof c === 'object' && c !== null && !Array.isArray(c) ? c as Record<string, unknown> : undefined;
+    const verdict = await resolver.resolve(candidate?.codice_cliente);
+    if (candidate && verdict.customer) {
+      candidate.codice_cliente = verdict.customer.code;
+      if (notes?.dateDefaulted) candidate.data_ordine = await firstDate(store, verdict.customer.id, candidate.riferimento_ordine, dateIn(s.receivedAt, timeZone));
+    }
+    const owner = resolver.attemptOwner(verdict.customer);
+    orders.push({ ...verdict, ...(owner === undefined ? {} : { attemptOwner: owner }), ...(notes ? { notes } : {}) });
+  }
+  return { candidates: decoded.candidates, site, orders };
+}
+
+/** data_ordine of an undated ticket: the one its order got the first time, else the day received. */
+async function firstDate(store: Store, customerId: string, ref: unknown, received: string): Promise<string> {
+  if (typeof ref !== 'string' || ref.trim() === '') return received;
+  const earlier = await store.getOrderByRef(customerId, ref.trim());
+  return earlier?.data_ordine ?? received;
 }

@@ -4,16 +4,18 @@
  * Read from where (first found wins):
  * - codice_cliente / riferimento_ordine: CustomerInfo/@CustomerID and @CustomerOrderID (XJDF 2.x keeps it in
  *   ResourceSet[@Name="CustomerInfo"]/Resource/CustomerInfo; a CustomerInfo anywhere in the ticket is read),
- *   reference falling back to XJDF/@JobID.
- * - data_ordine: AuditPool/AuditCreated/Header/@Time, else the date the submission was received.
+ *   reference falling back to XJDF/@JobID. No CustomerID: the connector's customer (submission.ts maps it).
+ * - data_ordine: AuditPool/AuditCreated/Header/@Time, else the day the job was first received (submission.ts).
  * - data_consegna: NodeInfo/@End, else DeliveryIntent/DropIntent/@Required, else DeliveryParams/@Required.
  * - lines: ProductList/Product with IsRoot="true"; when no product says IsRoot, the products no other product
  *   lists in a ChildRefs (the roots of the bill of materials). quantita = Product/@Amount, article through the
- *   lookup from @ExternalID, @ProductType, @DescriptiveName.
+ *   lookup from @ExternalID, @ProductType, @DescriptiveName, or the connector's own product key template.
+ * - kept with the order (ticket-details.ts): every product's intents, the Comments, RunList/FileSpec/@URL.
  */
-import { resolveArticle } from './product-key.ts';
-import { amount, line } from './ticket-fields.ts';
-import { ticketOrder, type DecodedTicket, type TicketContext } from './ticket.ts';
+import { candidateKeys } from './product-key-template.ts';
+import { builtInKeys, resolveKeys } from './product-key.ts';
+import { artworkOf, commentsOf, productEntry, xjdfIntents } from './ticket-details.ts';
+import { ticketLine, ticketOrder, type DecodedTicket, type TicketContext } from './ticket.ts';
 import { attr, child, children, descendants, type XNode } from './xml-tree.ts';
 
 function childRefs(products: XNode[]): Set<string> {
@@ -49,13 +51,19 @@ function deliveryDate(root: XNode): string | undefined {
 export function decodeXjdf(root: XNode, ctx: TicketContext): DecodedTicket {
   const customer = descendants(root, 'CustomerInfo')[0];
   const created = children(child(root, 'AuditPool'), 'AuditCreated').map((a) => attr(child(a, 'Header'), 'Time')).find((t) => t !== undefined);
-  const righe = rootProducts(root).map((p) => {
-    const article = resolveArticle({
-      identifier: attr(p, 'ExternalID'),
-      productType: attr(p, 'ProductType'),
-      descriptiveName: attr(p, 'DescriptiveName'),
-    }, ctx.lookup);
-    return line(article.codice_articolo, amount(attr(p, 'Amount')), article.unita_misura);
+  const roots = rootProducts(root);
+  const articles = roots.map((p) => resolveKeys(candidateKeys(ctx.productKey, p, builtInKeys({
+    identifier: attr(p, 'ExternalID'), productType: attr(p, 'ProductType'), descriptiveName: attr(p, 'DescriptiveName'),
+  })), ctx.lookup));
+  const righe = roots.map((p, i) => ticketLine(articles[i]!, attr(p, 'Amount')));
+  const prodotti = children(child(root, 'ProductList'), 'Product').map((p) => {
+    const i = roots.indexOf(p);
+    return productEntry(p, { ...(i >= 0 ? { riga: i, chiave_prodotto: articles[i]!.productKey } : {}), intenti: xjdfIntents(p) });
   });
-  return ticketOrder(root, { customer, created, delivery: deliveryDate(root), righe }, ctx);
+  const jobId = attr(root, 'JobID');
+  return ticketOrder(root, {
+    customer, created, delivery: deliveryDate(root), righe,
+    lineKeys: articles.map((a) => ({ ...(a.productKey === undefined ? {} : { key: a.productKey }), mapped: a.mapped })),
+    details: { formato: 'xjdf', ...(jobId === undefined ? {} : { job_id: jobId }), prodotti, commenti: commentsOf(root), file: artworkOf(root) },
+  }, ctx);
 }

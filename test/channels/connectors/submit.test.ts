@@ -151,7 +151,7 @@ void describe('connector: JDF and XJDF tickets', () => {
     const r = await post(switchVr.key, jdf, JDF);
     assert.equal(r.status, 400, r.text);
     assert.equal(r.json.esito, 'errore');
-    assert.match(JSON.stringify(r.json.errori), /righe\[1\]\.codice_articolo.*Articolo sconosciuto.*Flyer/);
+    assert.match(JSON.stringify(r.json.errori), /righe\[1\]\.codice_articolo.*Nessun articolo per il prodotto con chiave \\"flyer\\".*tabella di conversione/);
     assert.equal(r.json.sito_produzione, 'VR');
   });
 
