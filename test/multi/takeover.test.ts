@@ -24,8 +24,8 @@ import { provisionCustomer, type ProvisionedCustomer } from '../../src/customers
 import { openPostgresStore } from '../../src/store/postgres.ts';
 import { loggedPort, spawnServe, stopServe, waitForLine, type ServeProcess } from '../helpers/child.ts';
 import { order, tempDir, TEST_ARTICLES, waitFor } from '../helpers/service.ts';
-import { adminQuery, createSchema, SKIP_NO_PG, testDatabaseUrl } from '../store/pg-schema.ts';
-import { dovecotMissing, startDovecot, type Dovecot } from '../channels/mail/dovecot.ts';
+import { adminQuery, createSchema, PG_SKIP, testDatabaseUrl } from '../store/pg-schema.ts';
+import { dovecotSkip, startDovecot, type Dovecot } from '../channels/mail/dovecot.ts';
 import { connector, ftpUpload, heavy, rest, sftpUpload, smtpSend, soap, type Sent } from './clients.ts';
 
 interface Instance {
@@ -43,7 +43,7 @@ const SETTINGS = {
   // The IMAP mailbox list is checked every 2 s, so a survivor watches the victim's mailbox soon after the kill.
   INTAKE_IMAP_POLL_SECONDS: '2',
 };
-const imapMissing = dovecotMissing();
+const imapMissing = dovecotSkip();
 
 /** A message with one heavy order attached, appended to the watched mailbox as a customer's mail server would. */
 async function appendOrder(d: Dovecot, ref: string, lines: number): Promise<void> {
@@ -98,7 +98,7 @@ async function stopOrKill(serve: ServeProcess): Promise<void> {
 }
 
 
-void describe('takeover after a crash on PostgreSQL', { skip: testDatabaseUrl ? false : SKIP_NO_PG }, () => {
+void describe('takeover after a crash on PostgreSQL', { skip: PG_SKIP }, () => {
   void it('judges everything a SIGKILLed instance held, of every channel, within 10 s, once', { timeout: 240_000 }, async () => {
     const schema = await createSchema(testDatabaseUrl!, 'takeover');
     const dirs: string[] = [];

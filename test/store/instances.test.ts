@@ -16,7 +16,7 @@ import { openSqliteStore } from '../../src/store/sqlite.ts';
 import type { Store } from '../../src/store/store.ts';
 import { tempDir } from '../helpers/service.ts';
 import { addCustomer, addSubmission, at } from './fixtures.ts';
-import { adminQuery, createSchema, SKIP_NO_PG, testDatabaseUrl } from './pg-schema.ts';
+import { adminQuery, createSchema, PG_SKIP, testDatabaseUrl } from './pg-schema.ts';
 
 const LONG = 60_000;
 
@@ -52,7 +52,7 @@ async function holdEverything(store: Store, holder: string) {
   return { sub, mailId, replyId };
 }
 
-void describe('live instances on PostgreSQL', { skip: testDatabaseUrl ? false : SKIP_NO_PG }, () => {
+void describe('live instances on PostgreSQL', { skip: PG_SKIP }, () => {
   async function withStores(fn: (open: () => Promise<Store>, schema: string) => Promise<void>): Promise<void> {
     const schema = await createSchema(testDatabaseUrl!);
     const stores: Store[] = [];
