@@ -43,7 +43,10 @@ const FIXED_STEPS: readonly Step[] = [
 ];
 const CARRIED = ['order_attempts', 'order_lines'];
 /** Bookkeeping of one database and leases of running processes: meaningless in another database. */
-const NOT_COPIED = ['schema_migrations', 'leases'];
+const NOT_COPIED = ['schema_migrations', 'leases',
+  // Webhook and export subscribers hold cursors into this database's event stream and a secret sealed for it; the
+  // operator adds them again on the new database (docs/operators/webhooks-and-export.md).
+  'handoff_subscribers', 'handoff_deliveries'];
 
 /** Source rows per page: one PostgreSQL transaction each. */
 const DEFAULT_PAGE = 500;

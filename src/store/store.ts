@@ -18,6 +18,7 @@ import type {
 } from '../intake/types.ts';
 import type { ConnectorStore } from './connectors.ts';
 import type { MailStore } from './mail.ts';
+import type { HandoffStore } from './handoff.ts';
 
 export interface Customer {
   id: string;
@@ -101,8 +102,9 @@ export interface WriteOptions {
   durable?: boolean;
 }
 
-/** The e-mail channel's methods (messages, parts, reply outbox, IMAP mailboxes) are declared in mail.ts. */
-export interface Store extends MailStore, ConnectorStore {
+/** The e-mail channel's methods (messages, parts, reply outbox, IMAP mailboxes) are declared in mail.ts; webhook and
+ * export subscribers and their deliveries in handoff.ts. */
+export interface Store extends MailStore, ConnectorStore, HandoffStore {
   /** Which engine, for logs and /healthz. */
   readonly kind: 'sqlite' | 'postgres';
   /**

@@ -1,0 +1,36 @@
+/**
+ * The way out of the service for registered orders: webhooks and hot-folder exports, started by main.ts next to the
+ * channels and stopped with them. Everything else of the hand-off (the event feed, the outbox itself) lives with
+ * the intake and the store; this part only reads the event stream (EventReader) and the store.
+ */
+import { randomBytes } from 'node:crypto';
+import { hostname } from 'node:os';
+import type { Config } from '../config.ts';
+import type { Logger } from '../log.ts';
+import type { Store } from '../store/store.ts';
+import { startDispatcher, type Dispatcher, type HandoffOptions } from './dispatcher.ts';
+import type { EventReader } from './events.ts';
+
+export interface HandoffDeps {
+  config: Config;
+  store: Store;
+  events: EventReader;
+  log: Logger;
+  agentVersion: string;
+  /** Test hook: e.g. another resolver. */
+  options?: Partial<HandoffOptions>;
+}
+
+export function startHandoff(deps: HandoffDeps): Dispatcher {
+  const { config } = deps;
+  const log = deps.log.child({ part: 'handoff' });
+  return startDispatcher({
+    store: deps.store, events: deps.events, log, secretKey: config.secretKey, agentVersion: deps.agentVersion,
+    // Names this instance in the fan-out lease and the delivery claims.
+    holder: `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`,
+    options: {
+      timeoutMs: config.webhookTimeoutMs, leaseMs: config.handoffLeaseMs, pollMs: config.handoffPollMs, retry: config.handoffRetry,
+      ...deps.options,
+    },
+  });
+}
