@@ -128,7 +128,7 @@ export function startDispatcher(deps: DispatcherDeps): Dispatcher {
         .catch((err: unknown) => log.error({ err, delivery: d.id }, 'recording a delivery failed'))
         .finally(() => {
           inflight.delete(p);
-          refill();
+          void refill();
         });
       inflight.add(p);
     }
