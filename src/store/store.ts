@@ -17,6 +17,7 @@ import type {
   Channel, Order, Outcome, OrderOutcome, RegisteredOrder, StoredSubmission, SubmissionState,
 } from '../intake/types.ts';
 import type { ConnectorStore } from './connectors.ts';
+import type { EventStore } from './events.ts';
 import type { MailStore } from './mail.ts';
 
 export interface Customer {
@@ -102,7 +103,7 @@ export interface WriteOptions {
 }
 
 /** The e-mail channel's methods (messages, parts, reply outbox, IMAP mailboxes) are declared in mail.ts. */
-export interface Store extends MailStore, ConnectorStore {
+export interface Store extends MailStore, ConnectorStore, EventStore {
   /** Which engine, for logs and /healthz. */
   readonly kind: 'sqlite' | 'postgres';
   /**
