@@ -17,6 +17,7 @@ import type {
   Channel, Order, Outcome, OrderOutcome, RegisteredOrder, StoredSubmission, SubmissionState,
 } from '../intake/types.ts';
 import type { ConnectorStore } from './connectors.ts';
+import type { EventStore } from './events.ts';
 import type { MailStore } from './mail.ts';
 import type { HandoffStore } from './handoff.ts';
 
@@ -104,7 +105,7 @@ export interface WriteOptions {
 
 /** The e-mail channel's methods (messages, parts, reply outbox, IMAP mailboxes) are declared in mail.ts; webhook and
  * export subscribers and their deliveries in handoff.ts. */
-export interface Store extends MailStore, ConnectorStore, HandoffStore {
+export interface Store extends MailStore, ConnectorStore, EventStore, HandoffStore {
   /** Which engine, for logs and /healthz. */
   readonly kind: 'sqlite' | 'postgres';
   /**

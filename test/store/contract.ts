@@ -5,6 +5,7 @@ import { describe, it } from 'node:test';
 import { IntakeError } from '../../src/errors.ts';
 import type { Store } from '../../src/store/store.ts';
 import { connectorsContract } from './contract-connectors.ts';
+import { eventsContract } from './contract-events.ts';
 import { handoffContract } from './contract-handoff.ts';
 import { mailContract } from './contract-mail.ts';
 import { ordersContract } from './contract-orders.ts';
@@ -246,6 +247,7 @@ export function storeContract(name: string, makeStore: StoreFactory): void {
     workContract(makeStore);
     mailContract(makeStore);
     connectorsContract(makeStore);
+    eventsContract(makeStore);
     handoffContract(makeStore);
   });
 }
