@@ -4,6 +4,7 @@
  * the intake and the store; this part only reads the event stream (EventReader) and the store.
  */
 import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import type { Config } from '../config.ts';
 import type { Logger } from '../log.ts';
@@ -16,16 +17,24 @@ export interface HandoffDeps {
   store: Store;
   events: EventReader;
   log: Logger;
-  agentVersion: string;
   /** Test hook: e.g. another resolver. */
   options?: Partial<HandoffOptions>;
+}
+
+/** The service's version, named in the XJDF tickets it writes (src/ and dist/ are both two levels below the root). */
+function serviceVersion(): string {
+  try {
+    return (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version?: string }).version ?? 'unknown';
+  } catch {
+    return 'unknown';
+  }
 }
 
 export function startHandoff(deps: HandoffDeps): Dispatcher {
   const { config } = deps;
   const log = deps.log.child({ part: 'handoff' });
   return startDispatcher({
-    store: deps.store, events: deps.events, log, secretKey: config.secretKey, agentVersion: deps.agentVersion,
+    store: deps.store, events: deps.events, log, secretKey: config.secretKey, agentVersion: serviceVersion(),
     // Names this instance in the fan-out lease and the delivery claims.
     holder: `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`,
     options: {
