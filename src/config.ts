@@ -92,6 +92,30 @@ export interface Config {
    * is a query per instance, and looking more often only loads the database.
    */
   readonly sweepIntervalMs: number;
+  /**
+   * INTAKE_WEBHOOK_TIMEOUT_MS: longest webhook exchange, from connecting to the end of the answer. Default 10000: a
+   * receiver should acknowledge and work later; one that takes longer is treated as failed and tried again, so a
+   * stuck receiver cannot hold the dispatcher's slots. From 100 to 60000.
+   */
+  readonly webhookTimeoutMs: number;
+  /**
+   * INTAKE_HANDOFF_LEASE_MS: how long an instance holds a webhook or export delivery it is making. After a crash
+   * (kill -9) the delivery is made again once this has passed. Default 60000. Must exceed INTAKE_WEBHOOK_TIMEOUT_MS
+   * by at least a second, so an attempt that is merely slow is never made twice at once.
+   */
+  readonly handoffLeaseMs: number;
+  /**
+   * INTAKE_HANDOFF_POLL_MS: how often an instance looks for new order events and due deliveries. Default 200: the
+   * time from an order's registration to its webhook is about this; each look is a few cheap queries. From 10 to
+   * 60000.
+   */
+  readonly handoffPollMs: number;
+  /**
+   * INTAKE_HANDOFF_RETRY: back-off of failed deliveries as "first,max,giveUp" in milliseconds. Default
+   * 5000,3600000,86400000: the first retry after 5 s, doubling up to an hour between attempts (±20 % jitter),
+   * webhooks given up (marked failed, kept) after 24 h. Exports never give up. Shorter values are for tests.
+   */
+  readonly handoffRetry: { readonly firstMs: number; readonly maxMs: number; readonly giveUpMs: number };
 }
 
 type Env = Record<string, string | undefined>;
@@ -176,7 +200,33 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     imapPollSeconds: seconds(env, 'INTAKE_IMAP_POLL_SECONDS', 60, 1, 3600),
     claimLeaseMs: millis(env, 'INTAKE_CLAIM_LEASE_MS', 30_000, 1000, 60 * 60_000),
     sweepIntervalMs: millis(env, 'INTAKE_SWEEP_INTERVAL_MS', 5000, 100, 60 * 60_000),
+    ...handoff(env),
   });
+}
+
+/** The webhook/export dispatcher's settings; the lease is checked against the timeout it must outlast. */
+function handoff(env: Env): Pick<Config, 'webhookTimeoutMs' | 'handoffLeaseMs' | 'handoffPollMs' | 'handoffRetry'> {
+  const webhookTimeoutMs = millis(env, 'INTAKE_WEBHOOK_TIMEOUT_MS', 10_000, 100, 60_000);
+  const handoffLeaseMs = millis(env, 'INTAKE_HANDOFF_LEASE_MS', 60_000, 1000, 60 * 60_000);
+  if (handoffLeaseMs < webhookTimeoutMs + 1000) {
+    throw new IntakeError('INTERNAL', `INTAKE_HANDOFF_LEASE_MS (${handoffLeaseMs}) must exceed INTAKE_WEBHOOK_TIMEOUT_MS (${webhookTimeoutMs}) by at least 1000`);
+  }
+  const raw = env.INTAKE_HANDOFF_RETRY?.trim();
+  let handoffRetry = { firstMs: 5000, maxMs: 60 * 60_000, giveUpMs: 24 * 60 * 60_000 };
+  if (raw) {
+    const parts = raw.split(',').map((p) => Number(p.trim()));
+    const [firstMs, maxMs, giveUpMs] = parts;
+    // Up to 30 days: a longer give-up period is a typo, and a delivery that old is better replayed by hand.
+    if (parts.length !== 3 || parts.some((n) => !Number.isInteger(n) || n < 1 || n > 30 * 24 * 60 * 60_000)
+      || firstMs! > maxMs!) {
+      throw new IntakeError('INTERNAL', `INTAKE_HANDOFF_RETRY must look like 5000,3600000,86400000 (first, max, give-up in ms; first <= max), got "${raw}"`);
+    }
+    handoffRetry = { firstMs: firstMs!, maxMs: maxMs!, giveUpMs: giveUpMs! };
+  }
+  return {
+    webhookTimeoutMs, handoffLeaseMs, handoffPollMs: millis(env, 'INTAKE_HANDOFF_POLL_MS', 200, 10, 60_000),
+    handoffRetry: Object.freeze(handoffRetry),
+  };
 }
 
 /** The sealing key as given, once it is known to decode to exactly 32 bytes (see src/channels/mail/secret-box.ts). */

@@ -38,6 +38,10 @@ export const ERROR_CATALOG = {
   },
   RATE_LIMITED: { http: 429, smtp: 451, soapFault: 'Client', message: 'Too many requests' },
   UNAVAILABLE: { http: 503, smtp: 451, soapFault: 'Server', message: 'The service cannot accept orders right now' },
+  /** Event feed: a `dopo` cursor that does not parse or names no event. */
+  INVALID_CURSOR: { http: 400, smtp: 550, soapFault: 'Client', message: 'Il cursore non è valido' },
+  /** Production status: a move the state machine does not allow (src/handoff/production.ts). */
+  STATE_TRANSITION: { http: 409, smtp: 550, soapFault: 'Client', message: 'Il cambio di stato non è consentito' },
   INTERNAL: { http: 500, smtp: 451, soapFault: 'Server', message: 'Internal error' },
 } as const satisfies Record<string, { http: number; smtp: number; soapFault: 'Client' | 'Server'; message: string }>;
 

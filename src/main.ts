@@ -14,6 +14,8 @@ import { startFileChannels } from './channels/files/index.ts';
 import { startMailChannels } from './channels/mail/index.ts';
 import { createIntake, type Intake } from './intake/intake.ts';
 import { defaultHolder } from './intake/claims.ts';
+import { startHandoff } from './handoff/index.ts';
+import { storeEventReader } from './handoff/reader.ts';
 import { seedDemoIfEmpty } from './seed/demo.ts';
 import { openStore } from './store/open.ts';
 import type { Config } from './config.ts';
@@ -72,6 +74,10 @@ export async function startService(config: Config, log: Logger): Promise<Service
   const mail = await startMailChannels({ config, intake, store, log, holder });
   Object.assign(ports, mail.ports);
   stops.push(() => mail.close());
+
+  // Webhooks and hot-folder exports: stopped before the intake, so an attempt under way records its result.
+  const handoff = startHandoff({ config, store, events: storeEventReader(store), log });
+  stops.push(() => handoff.close());
 
   // Whatever was received and not processed before the last stop (or crash) is processed now, in the
   // background so the channels take new work meanwhile.

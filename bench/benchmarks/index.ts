@@ -6,6 +6,7 @@ import { fileBenchmark } from './files.ts';
 import { mailBenchmark } from './mail.ts';
 import { mixedBenchmark } from './mixed.ts';
 import { recoveryBenchmark, recoveryPgBenchmark } from './recovery.ts';
+import { handoffBenchmark } from './handoff.ts';
 
 export const BENCHMARKS: readonly Benchmark[] = [
   restBenchmark('sqlite'),
@@ -17,4 +18,5 @@ export const BENCHMARKS: readonly Benchmark[] = [
   mixedBenchmark,
   recoveryBenchmark,
   recoveryPgBenchmark,
+  handoffBenchmark,
 ];

@@ -18,6 +18,8 @@ import { registerServeCommand } from './commands/serve.ts';
 import { registerSiteCommands } from './commands/site.ts';
 import { registerSubmissionCommands } from './commands/submissions.ts';
 import { registerUnitCommands } from './commands/units.ts';
+import { registerWebhookCommands } from './commands/webhook.ts';
+import { registerExportCommands } from './commands/export.ts';
 
 function version(): string {
   // src/cli/ and dist/cli/ are both two levels below the package root.
@@ -46,6 +48,8 @@ export function buildProgram(): Command {
   registerDbCommands(program);
   registerSiteCommands(program);
   registerConnectorCommands(program);
+  registerWebhookCommands(program);
+  registerExportCommands(program);
   return program;
 }
 

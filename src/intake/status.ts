@@ -1,56 +1,13 @@
 /**
  * What a customer may learn about one of its orders, whatever channel brought it: the view behind
- * `GET /api/v1/ordini/{id}`, `GET /api/v1/ordini?riferimento_ordine=` and SOAP `StatoOrdine`.
- *
- * States (the spec names none; these are ours): `ricevuto` (received, not judged yet), `registrato` (accepted, has
- * its numero_ordine), `rifiutato` (judged and refused; the errors say why).
+ * `GET /api/v1/ordini/{id}`, `GET /api/v1/ordini?riferimento_ordine=` and SOAP `StatoOrdine` (built by
+ * order-view.ts, which also gives order events their `data`).
  */
-import type { FieldError, OrderLine, OrderOutcome, RegisteredOrder, StoredSubmission } from './types.ts';
+import { refusedView as refused, registeredView as registered, type OrderStatus } from './order-view.ts';
+import type { StoredSubmission } from './types.ts';
 import type { OrderAttempt, Store } from '../store/store.ts';
 
-export type OrderState = 'ricevuto' | 'registrato' | 'rifiutato';
-
-export interface OrderStatus {
-  stato: OrderState;
-  id_ordine?: string;
-  numero_ordine?: string;
-  codice_cliente?: string;
-  riferimento_ordine?: string;
-  data_ordine?: string;
-  data_consegna?: string;
-  righe?: OrderLine[];
-  sito_produzione?: string;
-  canale: string;
-  ricevuto_il?: string;
-  registrato_il?: string;
-  /** Stage A messages of a refused order. */
-  message?: string[];
-  /** Stage B errors of a refused order. */
-  errori?: FieldError[];
-}
-
-function registered(o: RegisteredOrder): OrderStatus {
-  const v: OrderStatus = {
-    stato: 'registrato', id_ordine: o.id_ordine, numero_ordine: o.numero_ordine,
-    codice_cliente: o.codice_cliente, riferimento_ordine: o.riferimento_ordine,
-    data_ordine: o.data_ordine, data_consegna: o.data_consegna, righe: o.righe,
-    sito_produzione: o.sito_produzione, canale: o.channel, registrato_il: o.registeredAt,
-  };
-  return prune(v);
-}
-
-function refused(o: OrderOutcome | undefined, channel: string, receivedAt: string, fileMessage?: string[]): OrderStatus {
-  return prune({
-    stato: 'rifiutato', codice_cliente: o?.codice_cliente, riferimento_ordine: o?.riferimento_ordine,
-    canale: channel, ricevuto_il: receivedAt,
-    message: o?.message ?? fileMessage, errori: o?.errori,
-  });
-}
-
-function prune(v: OrderStatus): OrderStatus {
-  for (const k of Object.keys(v) as (keyof OrderStatus)[]) if (v[k] === undefined) delete v[k];
-  return v;
-}
+export type { OrderState, OrderStatus } from './order-view.ts';
 
 async function fromSubmission(store: Store, customerId: string, s: StoredSubmission): Promise<OrderStatus> {
   if (s.state !== 'processed' || !s.outcome) {

@@ -152,4 +152,20 @@ export interface RegisteredOrder extends Order {
   channel: Channel;
   sito_produzione?: string;
   registeredAt: string;
+  /** What production last reported (undefined: nothing yet); see src/handoff/production.ts. */
+  productionState?: ProductionState;
+  /** Every production report, oldest first (present when productionState is). */
+  productionHistory?: ProductionStep[];
+}
+
+/** Production states an integration (ERP/MIS) may report back; the allowed moves are in src/handoff/production.ts. */
+export const PRODUCTION_STATES = ['in_lavorazione', 'spedito', 'consegnato', 'annullato'] as const;
+export type ProductionState = (typeof PRODUCTION_STATES)[number];
+
+/** One production report as the customer sees it. */
+export interface ProductionStep {
+  stato: ProductionState;
+  nota?: string;
+  /** When it was recorded (ISO 8601, UTC). */
+  aggiornato_il: string;
 }

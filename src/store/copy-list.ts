@@ -156,4 +156,28 @@ export const CIP4_TABLES: readonly TableSpec[] = [
   },
 ];
 
-export const SPEC_TABLES: readonly TableSpec[] = [...MAIL_TABLES, ...CONNECTOR_TABLES, ...CIP4_TABLES];
+/** Migration 007: integration keys and production history (events have their own step, copy-outbox.ts). */
+export const OUTBOX_TABLES: readonly TableSpec[] = [
+  {
+    table: 'integrations',
+    what: 'integration (same id, another name)',
+    key: ['id'],
+    columns: ['id', 'name', 'key_id', 'secret_hash', 'created_at', 'rotated_at', 'revoked_at'],
+    same: ['name'],
+    // A rotation replaces the key, a revocation sets revoked_at.
+    update: {
+      set: 'key_id = excluded.key_id, secret_hash = excluded.secret_hash, rotated_at = excluded.rotated_at, revoked_at = excluded.revoked_at',
+      where: `(integrations.key_id, integrations.secret_hash, integrations.rotated_at, integrations.revoked_at) IS DISTINCT FROM
+        (excluded.key_id, excluded.secret_hash, excluded.rotated_at, excluded.revoked_at)`,
+    },
+  },
+  {
+    table: 'order_production_history',
+    what: 'production report (same order and position, another state)',
+    key: ['order_id', 'idx'],
+    columns: ['order_id', 'idx', 'stato', 'nota', 'at', 'integration'],
+    same: ['stato'],
+  },
+];
+
+export const SPEC_TABLES: readonly TableSpec[] = [...MAIL_TABLES, ...CONNECTOR_TABLES, ...CIP4_TABLES, ...OUTBOX_TABLES];

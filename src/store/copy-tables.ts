@@ -8,6 +8,7 @@ import type Database from 'better-sqlite3';
 import type { PoolClient } from 'pg';
 import { IntakeError } from '../errors.ts';
 import { byValues, ids, inTransaction, insertRows, page, type Row } from './copy-sql.ts';
+import { copyProductionStates, hasProductionState } from './copy-outbox.ts';
 
 export interface CopyContext {
   src: Database.Database;
@@ -171,10 +172,13 @@ const LINE_ORDERS = 50;
 export async function copyOrders(ctx: CopyContext): Promise<number> {
   let after: unknown;
   let written = 0;
+  // Production state (migration 007) is the one thing of an order that changes: it follows the source.
+  const production = hasProductionState(ctx.src);
   for (;;) {
-    const rows = page(ctx.src, { select: `SELECT ${ORDER_COLUMNS.join(', ')} FROM orders`, key: 'id' }, after, ctx.pageSize);
+    const rows = page(ctx.src, { select: `SELECT ${ORDER_COLUMNS.join(', ')}${production ? ', production_state' : ''} FROM orders`, key: 'id' }, after, ctx.pageSize);
     if (rows.length === 0) return written;
     written += await inTransaction(ctx.c, async () => {
+      const changed = production ? await copyProductionStates(ctx, rows) : 0;
       const done = ids(await insertRows(ctx.c, 'orders', ORDER_COLUMNS, rows.map((r) => ORDER_COLUMNS.map((col) => r[col])),
         'ON CONFLICT DO NOTHING RETURNING id'));
       await verify(ctx.c, 'orders', 'id', ids(rows), 'order (same codice_cliente and riferimento_ordine, or same numero_ordine)');
@@ -183,7 +187,7 @@ export async function copyOrders(ctx: CopyContext): Promise<number> {
         const lines = byValues(ctx.src, `SELECT ${LINE_COLUMNS.join(', ')} FROM order_lines`, 'order_id', done.slice(i, i + LINE_ORDERS), 'order_id, idx');
         await insertRows(ctx.c, 'order_lines', LINE_COLUMNS, lines.map((r) => LINE_COLUMNS.map((col) => r[col])), '');
       }
-      return done.length;
+      return done.length + changed;
     });
     after = rows[rows.length - 1]!.id;
     ctx.tick(rows.length);

@@ -16,6 +16,7 @@ import type { PoolClient } from 'pg';
 import { IntakeError } from '../errors.ts';
 import { checkColumns, copyTable } from './copy-generic.ts';
 import { SPEC_TABLES } from './copy-list.ts';
+import { copyEvents } from './copy-outbox.ts';
 import { page, type Row } from './copy-sql.ts';
 import {
   copyCatalog, copyCredentials, copyCustomers, copyOrders, copySequences, copySubmissions, type CopyContext,
@@ -43,7 +44,10 @@ const FIXED_STEPS: readonly Step[] = [
 ];
 const CARRIED = ['order_attempts', 'order_lines'];
 /** Bookkeeping of one database and leases of running processes: meaningless in another database. */
-const NOT_COPIED = ['schema_migrations', 'leases', 'instances'];
+const NOT_COPIED = ['schema_migrations', 'leases', 'instances',
+  // Webhook and export subscribers hold cursors into this database's event stream and a secret sealed for it; the
+  // operator adds them again on the new database (docs/operators/webhooks-and-export.md).
+  'handoff_subscribers', 'handoff_deliveries'];
 
 /** Source rows per page: one PostgreSQL transaction each. */
 const DEFAULT_PAGE = 500;
@@ -90,6 +94,7 @@ function stepsFor(db: Database.Database): Step[] {
   const present = tablesOf(db);
   return [
     ...FIXED_STEPS,
+    ...(present.has('order_events') ? [{ table: 'order_events', run: copyEvents }] : []),
     ...SPEC_TABLES.filter((spec) => present.has(spec.table)).map((spec) => ({ table: spec.table, run: (ctx: CopyContext) => copyTable(ctx, spec) })),
   ];
 }
@@ -105,7 +110,7 @@ async function checkSource(db: Database.Database, file: string): Promise<void> {
   checkKnown(versions, await readMigrations(migrationsDir('sqlite')));
   const present = tablesOf(db);
   for (const spec of SPEC_TABLES) if (present.has(spec.table)) checkColumns(db, spec, file);
-  const known = new Set<string>([...FIXED_STEPS.map((s) => s.table), ...SPEC_TABLES.map((s) => s.table), ...CARRIED, ...NOT_COPIED]);
+  const known = new Set<string>([...FIXED_STEPS.map((s) => s.table), 'order_events', ...SPEC_TABLES.map((s) => s.table), ...CARRIED, ...NOT_COPIED]);
   const tables = [...present].filter((name) => !known.has(name));
   // Data this version cannot carry over would be lost on the switch: refuse rather than copy most of it.
   const holding = tables.filter((name) => db.prepare(`SELECT 1 FROM "${name.replace(/"/g, '""')}" LIMIT 1`).get() !== undefined);

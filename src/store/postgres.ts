@@ -5,6 +5,7 @@
  * so numbering is serialised per year), and an advisory lock around migrations.
  */
 import pg from 'pg';
+import { v7 as uuidv7 } from 'uuid';
 import type { PoolClient } from 'pg';
 import { pgCode, withTransaction } from './postgres-tx.ts';
 import { IntakeError } from '../errors.ts';
@@ -14,6 +15,9 @@ import { postgresWork } from './postgres-work.ts';
 import { postgresMail } from './postgres-mail.ts';
 import { postgresConnectors } from './postgres-connectors.ts';
 import { postgresInstances } from './postgres-instances.ts';
+import { postgresHandoff } from './postgres-handoff.ts';
+import { insertEventsQuery, pgProductionHistory, postgresEvents } from './postgres-events.ts';
+import { refusals, registeredEvent, type NewEvent } from './events.ts';
 import {
   attemptRows, checkCatalog, checkItem, chunks, decide, DEFAULT_LIMIT, isoIn, lastWins, limitOf,
   linesByOrder, lowerMailbox, MAX_PENDING_BATCH, newSubmissionRow, nowIso, numeroOrdine, SUBMISSION_COLUMNS, toAttempt, toCredential,
@@ -54,7 +58,7 @@ function lazySetting(opts: WriteOptions | undefined): string {
 
 const ORDER_COLUMNS = `id, customer_id, codice_cliente, riferimento_ordine, numero_ordine,
   to_char(data_ordine, 'YYYY-MM-DD') AS data_ordine, to_char(data_consegna, 'YYYY-MM-DD') AS data_consegna,
-  submission_id, channel, site, registered_at`;
+  submission_id, channel, site, registered_at, production_state`;
 
 export async function openPostgresStore(url: string, opts: PostgresStoreOptions = {}): Promise<Store> {
   const { schema } = opts;
@@ -106,7 +110,8 @@ export async function openPostgresStore(url: string, opts: PostgresStoreOptions 
     return rows[0] as ExistingOrder | undefined;
   }
 
-  async function registerOne(c: PoolClient, item: RegisterItem): Promise<RegisterResult> {
+  /** Registers one item in the caller's transaction; the event of an order inserted now is added to `events`. */
+  async function registerOne(c: PoolClient, item: RegisterItem, events: NewEvent[]): Promise<RegisterResult> {
     // Looking first keeps the common repeat (a duplicate) from consuming a sequence number.
     const found = await existing(c, item);
     if (found) return decide(found, item);
@@ -138,6 +143,7 @@ export async function openPostgresStore(url: string, opts: PostgresStoreOptions 
        SELECT $1, t.i - 1, t.a, t.q, t.u FROM unnest($2::text[], $3::float8[], $4::text[]) WITH ORDINALITY AS t(a, q, u, i)`,
       [item.id, o.righe.map((r) => r.codice_articolo), o.righe.map((r) => r.quantita), o.righe.map((r) => r.unita_misura)],
     );
+    events.push(registeredEvent(item, numero, isoIn(item.registeredAt, 'registeredAt')));
     return { status: 'created', id_ordine: item.id, numero_ordine: numero };
   }
 
@@ -149,6 +155,8 @@ export async function openPostgresStore(url: string, opts: PostgresStoreOptions 
    */
   async function registerAlone(item: RegisterItem, opts: WriteOptions | undefined): Promise<RegisterResult> {
     const o = item.order;
+    // The outbox row rides in the same statement: its data is completed with the number the statement allocates.
+    const event = registeredEvent(item, '', isoIn(item.registeredAt, 'registeredAt'));
     const { rows } = await pool.query<ExistingOrder & { created: boolean }>(
       `WITH found AS (
          SELECT id, numero_ordine, submission_id, content_hash FROM orders WHERE codice_cliente = $3 AND riferimento_ordine = $4
@@ -164,6 +172,10 @@ export async function openPostgresStore(url: string, opts: PostgresStoreOptions 
        ), lines AS (
          INSERT INTO order_lines (order_id, idx, codice_articolo, quantita, unita_misura)
          SELECT ins.id, t.i - 1, t.a, t.q, t.u FROM ins, unnest($13::text[], $14::float8[], $15::text[]) WITH ORDINALITY AS t(a, q, u, i)
+       ), ev AS (
+         INSERT INTO order_events (id, type, time, order_id, customer_id, data)
+         SELECT $16, 'ordine.registrato', $12::timestamptz, ins.id, $2, $17::jsonb || jsonb_build_object('numero_ordine', ins.numero_ordine)
+         FROM ins
        )
        SELECT x.* FROM (SELECT ${lazySetting(opts)}) AS lazy_commit LEFT JOIN (
          SELECT id, numero_ordine, submission_id, content_hash, false AS created FROM found
@@ -171,7 +183,8 @@ export async function openPostgresStore(url: string, opts: PostgresStoreOptions 
        ) AS x ON true`,
       [item.id, item.customerId, o.codice_cliente, o.riferimento_ordine, o.data_ordine, item.year, o.data_consegna ?? null,
         item.contentHash, item.submissionId, item.channel, item.site ?? null, isoIn(item.registeredAt, 'registeredAt'),
-        o.righe.map((r) => r.codice_articolo), o.righe.map((r) => r.quantita), o.righe.map((r) => r.unita_misura)],
+        o.righe.map((r) => r.codice_articolo), o.righe.map((r) => r.quantita), o.righe.map((r) => r.unita_misura),
+        event.id, JSON.stringify(event.data)],
     );
     // Always one row (the LEFT JOIN), empty when the insert did nothing.
     const row = rows[0]?.id ? rows[0] : undefined;
@@ -206,7 +219,13 @@ export async function openPostgresStore(url: string, opts: PostgresStoreOptions 
       for (const l of got) lines.push(l); // not push(...got): ~120k lines as arguments overflow the stack
     }
     const byOrder = linesByOrder(lines);
-    return rows.map((r) => toOrder(r, byOrder.get(r.id) ?? []));
+    // A further query only for orders production has reported on.
+    const history = await pgProductionHistory(pool, rows.filter((r) => r.production_state).map((r) => r.id));
+    return rows.map((r) => {
+      const o = toOrder(r, byOrder.get(r.id) ?? []);
+      if (o.productionState) o.productionHistory = history.get(r.id) ?? [];
+      return o;
+    });
   }
 
   const store: Store = {
@@ -215,6 +234,11 @@ export async function openPostgresStore(url: string, opts: PostgresStoreOptions 
     ...postgresMail(pool),
     ...postgresConnectors(pool),
     ...instances,
+    ...postgresHandoff(pool),
+    ...postgresEvents(pool, async (id) => {
+      const r = await one<OrderRow>(`SELECT ${ORDER_COLUMNS} FROM orders WHERE id = $1`, [id]);
+      return r && (await withLines([r]))[0];
+    }),
 
     async migrate() {
       const list = await readMigrations(migrationsDir('postgres'));
@@ -416,6 +440,7 @@ export async function openPostgresStore(url: string, opts: PostgresStoreOptions 
 
     async completeSubmission(id: string, state: SubmissionState, outcome: Outcome, processedAt: string) {
       const attempts = attemptRows(outcome);
+      const refused = refusals(outcome);
       const at = isoIn(processedAt, 'processedAt');
       // One statement, one round trip (it was BEGIN, three statements, COMMIT). The attempts of an earlier
       // judgement are replaced: rows past the new count deleted, the others overwritten. The DELETE and the upsert
@@ -424,7 +449,7 @@ export async function openPostgresStore(url: string, opts: PostgresStoreOptions 
         `WITH upd AS (
            UPDATE submissions SET state = $2, outcome = $3, processed_at = $4, attempts = attempts + 1,
              claimed_by = NULL, lease_until = NULL WHERE id = $1
-           RETURNING id, customer_id, received_at, channel
+           RETURNING id, customer_id, customer_code, received_at, channel, reserved_order_id
          ), del AS (
            DELETE FROM order_attempts WHERE submission_id = $1 AND idx <> ALL ($5::int[])
          ), ins AS (
@@ -434,10 +459,21 @@ export async function openPostgresStore(url: string, opts: PostgresStoreOptions 
            ON CONFLICT (submission_id, idx) DO UPDATE SET customer_id = excluded.customer_id,
              riferimento_ordine = excluded.riferimento_ordine, esito = excluded.esito, outcome = excluded.outcome,
              received_at = excluded.received_at, channel = excluded.channel
+         ), ev AS (
+           -- The outbox: one ordine.rifiutato per refused order, completed with what the submission row knows
+           -- exactly as refusalEvents (events.ts) completes it on SQLite.
+           INSERT INTO order_events (id, type, time, order_id, customer_id, data)
+           SELECT t.id, 'ordine.rifiutato', $4, upd.reserved_order_id, upd.customer_id,
+             jsonb_build_object('codice_cliente', upd.customer_code) || t.data || jsonb_strip_nulls(jsonb_build_object(
+               'canale', upd.channel,
+               'ricevuto_il', to_char(upd.received_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
+               'id_ordine', upd.reserved_order_id))
+           FROM upd, unnest($10::text[], $11::jsonb[]) WITH ORDINALITY AS t(id, data, i) ORDER BY t.i
          )
          SELECT id FROM upd`,
         [id, state, JSON.stringify(outcome), at, attempts.map((a) => a.idx), attempts.map((a) => a.riferimento),
-          attempts.map((a) => a.esito), attempts.map((a) => a.json), attempts.map((a) => a.customer ?? null)],
+          attempts.map((a) => a.esito), attempts.map((a) => a.json), attempts.map((a) => a.customer ?? null),
+          refused.map(() => uuidv7()), refused.map((r) => JSON.stringify(r))],
       );
       if (rows.length === 0) throw new IntakeError('NOT_FOUND', `submission ${id} not found`);
     },
@@ -466,7 +502,10 @@ export async function openPostgresStore(url: string, opts: PostgresStoreOptions 
             );
           }
           const results: RegisterResult[] = [];
-          for (const item of items) results.push(await registerOne(c, item));
+          const events: NewEvent[] = [];
+          for (const item of items) results.push(await registerOne(c, item, events));
+          // The outbox: one statement for the events of every order created, in the same transaction.
+          if (events.length > 0) await c.query(...insertEventsQuery(events));
           return results;
         });
       } catch (e) {

@@ -7,7 +7,7 @@
  */
 import { IntakeError } from '../errors.ts';
 import type {
-  Channel, Order, OrderLine, Outcome, OrderOutcome, RegisteredOrder, StoredSubmission, SubmissionState,
+  Channel, Order, OrderLine, Outcome, OrderOutcome, ProductionState, RegisteredOrder, StoredSubmission, SubmissionState,
 } from '../intake/types.ts';
 import type {
   Credential, CredentialKind, Customer, NewSubmission, OrderAttempt, RegisterItem, RegisterResult, SubmissionSummary,
@@ -275,6 +275,8 @@ export interface OrderRow {
   id: string; customer_id: string; codice_cliente: string; riferimento_ordine: string; numero_ordine: string;
   data_ordine: string; data_consegna: string | null; submission_id: string; channel: string; site: string | null;
   registered_at: unknown;
+  /** Migration 007; absent from rows read by code that does not select it. */
+  production_state?: string | null;
 }
 
 export interface LineRow { order_id: string; idx: number; codice_articolo: string; quantita: number; unita_misura: string }
@@ -300,6 +302,10 @@ export function toOrder(r: OrderRow, lines: readonly LineRow[]): RegisteredOrder
     registeredAt: isoOut(r.registered_at),
   };
   if (r.site !== null) registered.sito_produzione = r.site;
+  if (r.production_state) {
+    registered.productionState = r.production_state as ProductionState;
+    registered.productionHistory = [];
+  }
   return registered;
 }
 

@@ -8,14 +8,17 @@ import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { IntakeError } from '../errors.ts';
-import type { Outcome, RegisteredOrder, StoredSubmission, SubmissionState } from '../intake/types.ts';
+import type { Channel, Outcome, RegisteredOrder, StoredSubmission, SubmissionState } from '../intake/types.ts';
 import { checkKnown, migrationsDir, readMigrations, type Migration } from './migrate.ts';
 import { sqliteWork } from './sqlite-work.ts';
 import { sqliteMail } from './sqlite-mail.ts';
 import { sqliteInstances } from './sqlite-instances.ts';
 import { sqliteConnectors } from './sqlite-connectors.ts';
+import { sqliteHandoff } from './sqlite-handoff.ts';
 import { statementCache } from './sqlite-statements.ts';
 import { sqliteWriter } from './sqlite-writer.ts';
+import { insertEvents, sqliteEvents, sqliteProductionHistory } from './sqlite-events.ts';
+import { refusalEvents, registeredEvent } from './events.ts';
 import {
   attemptRows, checkCatalog, checkItem, chunks, decide, isoIn, lastWins, limitOf, linesByOrder, lowerMailbox, nowIso,
   newSubmissionRow, numeroOrdine, DEFAULT_LIMIT, MAX_PENDING_BATCH, SUBMISSION_COLUMNS, toAttempt, toCredential, toCustomer, toOrder, toSubmission,
@@ -29,7 +32,7 @@ import type {
 } from './store.ts';
 
 const ORDER_COLUMNS = `id, customer_id, codice_cliente, riferimento_ordine, numero_ordine, data_ordine, data_consegna,
-  submission_id, channel, site, registered_at`;
+  submission_id, channel, site, registered_at, production_state`;
 
 function constraint(e: unknown, kind: 'UNIQUE' | 'PRIMARYKEY' | 'FOREIGNKEY'): boolean {
   return (e as { code?: unknown }).code === `SQLITE_CONSTRAINT_${kind}`;
@@ -85,6 +88,8 @@ export async function openSqliteStore(file: string): Promise<Store> {
     );
     const line = q('INSERT INTO order_lines (order_id, idx, codice_articolo, quantita, unita_misura) VALUES (?, ?, ?, ?, ?)');
     o.righe.forEach((r, i) => line.run(item.id, i, r.codice_articolo, r.quantita, r.unita_misura));
+    // The outbox: in the same transaction (the writer's), so the event exists exactly when the order does.
+    insertEvents(q, [registeredEvent(item, numero, isoIn(item.registeredAt, 'registeredAt'))]);
     return { status: 'created', id_ordine: item.id, numero_ordine: numero };
   }
 
@@ -92,8 +97,8 @@ export async function openSqliteStore(file: string): Promise<Store> {
   const registerAll = (items: readonly RegisterItem[]) => items.map(registerOne);
 
   const complete = (id: string, state: SubmissionState, outcome: Outcome, processedAt: string) => {
-    const sub = q('SELECT customer_id, channel, received_at FROM submissions WHERE id = ?').get(id) as
-      | { customer_id: string; channel: string; received_at: string }
+    const sub = q('SELECT customer_id, customer_code, channel, received_at, reserved_order_id FROM submissions WHERE id = ?').get(id) as
+      | { customer_id: string; customer_code: string; channel: Channel; received_at: string; reserved_order_id: string | null }
       | undefined;
     if (!sub) throw new IntakeError('NOT_FOUND', `submission ${id} not found`);
     q(`UPDATE submissions SET state = ?, outcome = ?, processed_at = ?, attempts = attempts + 1 WHERE id = ?`)
@@ -104,6 +109,11 @@ export async function openSqliteStore(file: string): Promise<Store> {
     for (const a of attemptRows(outcome)) {
       ins.run(id, a.idx, a.customer ?? sub.customer_id, a.riferimento, a.esito, a.json, sub.received_at, sub.channel);
     }
+    // The outbox: refusals are known only now, and are recorded with the outcome that states them.
+    insertEvents(q, refusalEvents(outcome, {
+      customerId: sub.customer_id, customerCode: sub.customer_code, channel: sub.channel, receivedAt: sub.received_at,
+      reservedOrderId: sub.reserved_order_id ?? undefined,
+    }, isoIn(processedAt, 'processedAt')));
   };
 
   const upsertArticleBatch = db.transaction((rows: readonly Article[]) => {
@@ -139,7 +149,12 @@ export async function openSqliteStore(file: string): Promise<Store> {
     // overflows the call stack.
     for (const part of chunks(rows.map((r) => r.id))) for (const l of s.all(JSON.stringify(part)) as LineRow[]) lines.push(l);
     const byOrder = linesByOrder(lines);
-    return rows.map((r) => toOrder(r, byOrder.get(r.id) ?? []));
+    const history = sqliteProductionHistory(q, rows.filter((r) => r.production_state).map((r) => r.id));
+    return rows.map((r) => {
+      const o = toOrder(r, byOrder.get(r.id) ?? []);
+      if (o.productionState) o.productionHistory = history.get(r.id) ?? [];
+      return o;
+    });
   }
 
   const store: Store = {
@@ -148,6 +163,11 @@ export async function openSqliteStore(file: string): Promise<Store> {
     ...sqliteMail(db),
     ...sqliteConnectors(db),
     ...sqliteInstances(db),
+    ...sqliteHandoff(db, writer),
+    ...sqliteEvents(q, writer, (id) => {
+      const r = q(`SELECT ${ORDER_COLUMNS} FROM orders WHERE id = ?`).get(id) as OrderRow | undefined;
+      return r && withLines([r])[0];
+    }),
 
     async migrate() {
       const list = await readMigrations(migrationsDir('sqlite'));

@@ -17,8 +17,10 @@ import type {
   Channel, Order, Outcome, OrderOutcome, RegisteredOrder, StoredSubmission, SubmissionState,
 } from '../intake/types.ts';
 import type { ConnectorStore } from './connectors.ts';
+import type { EventStore } from './events.ts';
 import type { MailStore } from './mail.ts';
 import type { InstanceStore } from './instances.ts';
+import type { HandoffStore } from './handoff.ts';
 
 export interface Customer {
   id: string;
@@ -102,8 +104,9 @@ export interface WriteOptions {
   durable?: boolean;
 }
 
-/** The e-mail channel's methods (messages, parts, reply outbox, IMAP mailboxes) are declared in mail.ts. */
-export interface Store extends MailStore, ConnectorStore, InstanceStore {
+/** The e-mail channel's methods (messages, parts, reply outbox, IMAP mailboxes) are declared in mail.ts; webhook and
+ * export subscribers and their deliveries in handoff.ts; instances and their liveness in instances.ts. */
+export interface Store extends MailStore, ConnectorStore, EventStore, HandoffStore, InstanceStore {
   /** Which engine, for logs and /healthz. */
   readonly kind: 'sqlite' | 'postgres';
   /**

@@ -6,6 +6,8 @@ import { IntakeError } from '../../src/errors.ts';
 import type { Store } from '../../src/store/store.ts';
 import { connectorCustomersContract } from './contract-connector-customers.ts';
 import { connectorsContract } from './contract-connectors.ts';
+import { eventsContract } from './contract-events.ts';
+import { handoffContract } from './contract-handoff.ts';
 import { mailContract } from './contract-mail.ts';
 import { ordersContract } from './contract-orders.ts';
 import { workContract } from './contract-work.ts';
@@ -247,5 +249,7 @@ export function storeContract(name: string, makeStore: StoreFactory): void {
     mailContract(makeStore);
     connectorsContract(makeStore);
     connectorCustomersContract(makeStore);
+    eventsContract(makeStore);
+    handoffContract(makeStore);
   });
 }

@@ -1,0 +1,62 @@
+/**
+ * Fan-out: from the event stream to one delivery row per (subscriber, event) the subscriber wants. Each subscriber
+ * reads the stream from its own cursor; each page of events becomes its deliveries and the new cursor in one
+ * transaction (HandoffStore.appendDeliveries), so a crash between pages repeats nothing and skips nothing. The
+ * dispatcher runs it on one instance at a time (named lease), but appendDeliveries also refuses to move a cursor
+ * that someone else moved, so two fan-outs overlapping at a lease handover still queue each event once.
+ *
+ * A new subscriber receives the events committed after it was added, not the whole history: an ERP connected today
+ * wants today's orders, and replaying years of them into a new endpoint would flood it (the pull feed is there for
+ * history).
+ */
+import { v7 as uuidv7 } from 'uuid';
+import type { EventReader, OrderEvent } from './events.ts';
+import type { NewDelivery, Subscriber } from '../store/handoff.ts';
+import type { Store } from '../store/store.ts';
+
+/** Events read per page: one transaction per page and subscriber; a backlog is worked through in these steps. */
+export const FANOUT_PAGE = 500;
+
+/** What keeps the deliveries of one order in sequence: the order id, else the refused order's customer and reference. */
+export function orderKey(e: OrderEvent): string {
+  const d = e.data;
+  if (typeof d.id_ordine === 'string' && d.id_ordine) return d.id_ordine;
+  if (typeof d.riferimento_ordine === 'string') return `${String(d.codice_cliente ?? '')}/${d.riferimento_ordine}`;
+  return e.id;
+}
+
+/** The JSON body of every delivery of this event: the event exactly as the feed returns it. */
+export function eventBody(e: OrderEvent): string {
+  return JSON.stringify({ id: e.id, type: e.type, time: e.time, cursor: e.cursor, data: e.data });
+}
+
+function wanted(s: Subscriber, e: OrderEvent): boolean {
+  return s.events.includes(e.type) && Date.parse(e.time) >= Date.parse(s.createdAt);
+}
+
+/** Queue what one subscriber has not seen yet; resolves with the number of deliveries queued. */
+export async function fanOutSubscriber(store: Store, events: EventReader, s: Subscriber, page = FANOUT_PAGE): Promise<number> {
+  let cursor = s.cursor;
+  let queued = 0;
+  for (;;) {
+    const list = await events.readAfter(cursor ?? null, page);
+    if (list.length === 0) return queued;
+    const deliveries: NewDelivery[] = list.filter((e) => wanted(s, e)).map((e) => ({
+      id: uuidv7(), eventId: e.id, eventType: e.type, orderKey: orderKey(e), body: eventBody(e),
+    }));
+    const next = list[list.length - 1]!.cursor;
+    // Moved by someone else meanwhile: stop here; the next round starts from the stored cursor.
+    if (!(await store.appendDeliveries(s.id, cursor, next, deliveries))) return queued;
+    cursor = next;
+    queued += deliveries.length;
+    if (list.length < page) return queued;
+  }
+}
+
+export async function fanOut(store: Store, events: EventReader, page = FANOUT_PAGE): Promise<number> {
+  let queued = 0;
+  for (const s of await store.listSubscribers({})) {
+    if (s.state === 'active') queued += await fanOutSubscriber(store, events, s, page);
+  }
+  return queued;
+}

@@ -1,0 +1,96 @@
+/**
+ * One webhook attempt: resolve and check the receiver's address (target.ts), connect to exactly that address, POST
+ * the event signed the Standard Webhooks way, and say what the receiver's answer means. Redirects are never
+ * followed (a 3xx is a failed attempt: following it would let a receiver send the service anywhere), and the whole
+ * exchange is bounded by the timeout, a slow receiver included.
+ */
+import http from 'node:http';
+import https from 'node:https';
+import type { LookupFunction } from 'node:net';
+import { isIntakeError } from '../errors.ts';
+import { signature } from './secret.ts';
+import { resolveTarget, type ResolvedAddress, type Resolver } from './target.ts';
+
+export interface WebhookRequest {
+  url: string;
+  allowPrivate: boolean;
+  secret: string;
+  /** The event id: the webhook-id of every attempt. */
+  id: string;
+  body: string;
+  timeoutMs: number;
+  resolve?: Resolver;
+  /** Seconds since the epoch, for the webhook-timestamp header. */
+  now?: () => number;
+}
+
+export type WebhookAnswer =
+  | { kind: 'ok'; status: number }
+  /** 410 Gone: the receiver says the endpoint no longer exists. */
+  | { kind: 'gone'; status: number }
+  | { kind: 'error'; status?: number; error: string };
+
+/** Bytes of the receiver's answer read (and thrown away): enough to end the exchange, not a download. */
+const MAX_ANSWER = 64 * 1024;
+const USER_AGENT = 'order-intake-webhooks/1';
+
+function pinned(target: ResolvedAddress): LookupFunction {
+  // Node may ask for every address (autoSelectFamily) or for one; either way the answer is the checked address.
+  return ((_host: string, opts: { all?: boolean }, cb: (...args: unknown[]) => void) => {
+    if (opts?.all) cb(null, [{ address: target.address, family: target.family }]);
+    else cb(null, target.address, target.family);
+  }) as LookupFunction;
+}
+
+export async function postWebhook(req: WebhookRequest): Promise<WebhookAnswer> {
+  const url = new URL(req.url);
+  let target: ResolvedAddress;
+  try {
+    target = await resolveTarget(url, req.allowPrivate, req.resolve);
+  } catch (e) {
+    return { kind: 'error', error: isIntakeError(e) ? e.message : `cannot resolve ${url.hostname}: ${(e as Error).message}` };
+  }
+  const timestamp = Math.floor((req.now?.() ?? Date.now()) / 1000);
+  const headers = {
+    'content-type': 'application/json',
+    'content-length': Buffer.byteLength(req.body),
+    'user-agent': USER_AGENT,
+    'webhook-id': req.id,
+    'webhook-timestamp': String(timestamp),
+    'webhook-signature': signature(req.secret, req.id, timestamp, req.body),
+  };
+  const mod = url.protocol === 'https:' ? https : http;
+  return new Promise<WebhookAnswer>((resolve) => {
+    let settled = false;
+    const finish = (a: WebhookAnswer) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      resolve(a);
+    };
+    const request = mod.request(url, { method: 'POST', headers, lookup: pinned(target), agent: false }, (res) => {
+      const status = res.statusCode ?? 0;
+      let seen = 0;
+      res.on('data', (chunk: Buffer) => {
+        seen += chunk.length;
+        if (seen > MAX_ANSWER) res.destroy();
+      });
+      const settle = () => {
+        if (status >= 200 && status < 300) finish({ kind: 'ok', status });
+        else if (status === 410) finish({ kind: 'gone', status });
+        else if (status >= 300 && status < 400) {
+          finish({ kind: 'error', status, error: `HTTP ${status}: redirect to ${String(res.headers.location ?? '(none)').slice(0, 200)} not followed` });
+        } else finish({ kind: 'error', status, error: `HTTP ${status} ${res.statusMessage ?? ''}`.trim() });
+      };
+      res.on('end', settle);
+      res.on('close', settle);
+      res.on('error', settle);
+    });
+    const timer = setTimeout(() => {
+      finish({ kind: 'error', error: `no answer within ${req.timeoutMs} ms` });
+      request.destroy();
+    }, req.timeoutMs);
+    request.on('error', (err: NodeJS.ErrnoException) => finish({ kind: 'error', error: `${err.code ?? 'error'}: ${err.message}` }));
+    request.end(req.body);
+  });
+}

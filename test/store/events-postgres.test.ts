@@ -1,0 +1,88 @@
+// The proof that the PostgreSQL feed never skips an event whose transaction commits after a later one (several
+// instances commit out of allocation order). The interleaving is forced, not hoped for: transaction A writes its
+// event with the store's own statement and is held open while B registers an order and commits. A naive
+// `seq > last` reader would return B, then never A. Skipped, visibly, without INTAKE_TEST_DATABASE_URL.
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import pg from 'pg';
+import { v7 as uuidv7 } from 'uuid';
+import { insertEventsQuery } from '../../src/store/postgres-events.ts';
+import { openPostgresStore } from '../../src/store/postgres.ts';
+import type { Store } from '../../src/store/store.ts';
+import { addCustomer, addSubmission, item } from './fixtures.ts';
+import { createSchema, SKIP_NO_PG, testDatabaseUrl, type TestSchema } from './pg-schema.ts';
+
+async function setup(): Promise<{ schema: TestSchema; store: Store; a: pg.Client }> {
+  const schema = await createSchema(testDatabaseUrl!);
+  const store = await openPostgresStore(testDatabaseUrl!, { schema: schema.name, max: 4 });
+  await store.migrate();
+  const a = new pg.Client({ connectionString: schema.url });
+  await a.connect();
+  return { schema, store, a };
+}
+
+function event(customerId: string, n: number) {
+  return { id: uuidv7(), type: 'ordine.registrato' as const, time: new Date().toISOString(), customerId, data: { n } };
+}
+
+void describe('PostgreSQL event feed: commits out of allocation order', { skip: testDatabaseUrl ? false : SKIP_NO_PG }, () => {
+  void it('holds back a later commit until the earlier transaction ends, then returns both in order', async () => {
+    const { schema, store, a } = await setup();
+    try {
+      const c = await addCustomer(store, 'C001');
+      const sub = await addSubmission(store, c);
+      await store.registerOrders([item(c, sub, 'FIRST')]);
+      const [first] = await store.readEvents(null, 10);
+      assert.ok(first);
+
+      // A: an instance's transaction that has written its event (lower xid, lower seq) and has not committed.
+      await a.query('BEGIN');
+      await a.query(...insertEventsQuery([event(c.id, 1)]));
+      // B: another instance registers and commits (higher xid, higher seq).
+      const [b] = await store.registerOrders([item(c, sub, 'SECOND')]);
+      const seqs = (await a.query<{ seq: string; n: string | null }>(`SELECT seq::text, data->>'n' AS n FROM order_events ORDER BY seq`)).rows;
+      assert.equal(seqs.at(-1)?.n, null, 'B really took a higher seq than A');
+
+      assert.deepEqual(await store.readEvents(first.cursor, 10), [], 'B is not returned while A may still commit before it');
+      assert.deepEqual(await store.readEvents(null, 10), [first]);
+
+      await a.query('COMMIT');
+      const after = await store.readEvents(first.cursor, 10);
+      assert.deepEqual(after.map((e) => e.data.n ?? e.data.id_ordine), [1, b!.id_ordine], 'A then B: nothing skipped');
+      assert.deepEqual(await store.readEvents(after[1]!.cursor, 10), [], 'nothing repeated');
+      assert.deepEqual((await store.readEvents(after[0]!.cursor, 10)).map((e) => e.id), [after[1]!.id]);
+    } finally {
+      await a.end();
+      await store.close();
+      await schema.drop();
+    }
+  });
+
+  void it('orders by transaction, not by seq: an event allocated later in an older transaction comes first', async () => {
+    const { schema, store, a } = await setup();
+    try {
+      const c = await addCustomer(store, 'C001');
+      const sub = await addSubmission(store, c);
+      // A takes its transaction id first, but allocates its seq only after B has committed.
+      await a.query('BEGIN');
+      await a.query('SELECT pg_current_xact_id()');
+      const [b] = await store.registerOrders([item(c, sub, 'B')]);
+      assert.deepEqual(await store.readEvents(null, 10), [], 'B waits for A, which is older');
+      await a.query(...insertEventsQuery([event(c.id, 1)]));
+      await a.query('COMMIT');
+      const got = await store.readEvents(null, 10);
+      assert.deepEqual(got.map((e) => e.data.n ?? e.data.id_ordine), [1, b!.id_ordine]);
+      // A rolled-back transaction leaves nothing behind and holds nothing back once it ended.
+      await a.query('BEGIN');
+      await a.query(...insertEventsQuery([event(c.id, 2)]));
+      const [d] = await store.registerOrders([item(c, sub, 'D')]);
+      assert.deepEqual(await store.readEvents(got[1]!.cursor, 10), []);
+      await a.query('ROLLBACK');
+      assert.deepEqual((await store.readEvents(got[1]!.cursor, 10)).map((e) => e.data.id_ordine), [d!.id_ordine]);
+    } finally {
+      await a.end();
+      await store.close();
+      await schema.drop();
+    }
+  });
+});
