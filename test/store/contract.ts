@@ -5,6 +5,7 @@ import { describe, it } from 'node:test';
 import { IntakeError } from '../../src/errors.ts';
 import type { Store } from '../../src/store/store.ts';
 import { connectorsContract } from './contract-connectors.ts';
+import { filesContract } from './contract-files.ts';
 import { mailContract } from './contract-mail.ts';
 import { ordersContract } from './contract-orders.ts';
 import { workContract } from './contract-work.ts';
@@ -245,5 +246,6 @@ export function storeContract(name: string, makeStore: StoreFactory): void {
     workContract(makeStore);
     mailContract(makeStore);
     connectorsContract(makeStore);
+    filesContract(makeStore);
   });
 }
