@@ -90,6 +90,12 @@ export interface Config {
    * is a query per instance, and looking more often only loads the database.
    */
   readonly sweepIntervalMs: number;
+  /**
+   * INTAKE_FTP_REQUIRE_TLS: `true` refuses USER and PASS (reply 530) on an FTP connection that has not done AUTH TLS,
+   * so no password crosses the network in clear. Default false: many customers' scripts speak plain FTP. Needs
+   * INTAKE_TLS_CERT/INTAKE_TLS_KEY. SFTP is always encrypted and is not affected.
+   */
+  readonly ftpRequireTls: boolean;
 }
 
 type Env = Record<string, string | undefined>;
@@ -174,7 +180,17 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     imapPollSeconds: seconds(env, 'INTAKE_IMAP_POLL_SECONDS', 60, 1, 3600),
     claimLeaseMs: millis(env, 'INTAKE_CLAIM_LEASE_MS', 30_000, 1000, 60 * 60_000),
     sweepIntervalMs: millis(env, 'INTAKE_SWEEP_INTERVAL_MS', 5000, 100, 60 * 60_000),
+    ftpRequireTls: ftpRequireTls(env, tlsCert !== undefined),
   });
+}
+
+function ftpRequireTls(env: Env, hasCertificate: boolean): boolean {
+  const v = env.INTAKE_FTP_REQUIRE_TLS?.trim().toLowerCase();
+  if (!v || v === 'false' || v === '0' || v === 'no') return false;
+  if (v !== 'true' && v !== '1' && v !== 'yes') throw new IntakeError('INTERNAL', `INTAKE_FTP_REQUIRE_TLS must be true or false, got "${v}"`);
+  // Requiring TLS without a certificate would refuse every login: a configuration mistake, said at start.
+  if (!hasCertificate) throw new IntakeError('INTERNAL', 'INTAKE_FTP_REQUIRE_TLS needs INTAKE_TLS_CERT and INTAKE_TLS_KEY');
+  return true;
 }
 
 /** The sealing key as given, once it is known to decode to exactly 32 bytes (see src/channels/mail/secret-box.ts). */
