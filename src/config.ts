@@ -96,6 +96,11 @@ export interface Config {
    * INTAKE_TLS_CERT/INTAKE_TLS_KEY. SFTP is always encrypted and is not affected.
    */
   readonly ftpRequireTls: boolean;
+  /**
+   * INTAKE_LOG_FORMAT: `json` (one object per line, for log collectors), `pretty` (human lines) or `auto`, the
+   * default: pretty when stdout is a terminal, JSON otherwise (systemd, Docker, a pipe).
+   */
+  readonly logFormat: 'auto' | 'json' | 'pretty';
 }
 
 type Env = Record<string, string | undefined>;
@@ -181,7 +186,14 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     claimLeaseMs: millis(env, 'INTAKE_CLAIM_LEASE_MS', 30_000, 1000, 60 * 60_000),
     sweepIntervalMs: millis(env, 'INTAKE_SWEEP_INTERVAL_MS', 5000, 100, 60 * 60_000),
     ftpRequireTls: ftpRequireTls(env, tlsCert !== undefined),
+    logFormat: logFormat(env.INTAKE_LOG_FORMAT),
   });
+}
+
+function logFormat(value: string | undefined): 'auto' | 'json' | 'pretty' {
+  const v = value?.trim().toLowerCase() || 'auto';
+  if (v !== 'auto' && v !== 'json' && v !== 'pretty') throw new IntakeError('INTERNAL', `INTAKE_LOG_FORMAT must be auto, json or pretty, got "${v}"`);
+  return v;
 }
 
 function ftpRequireTls(env: Env, hasCertificate: boolean): boolean {

@@ -304,7 +304,8 @@ export async function startSftpServer(deps: SftpDeps, opts: { host: string; port
     // ssh2's server-side connection has setNoDelay (server.js), but its type declarations leave it out.
     (client as Connection & { setNoDelay(noDelay: boolean): void }).setNoDelay(true);
     client.on('close', () => clients.delete(client));
-    handleConnection({ ...deps, log }, client, info.ip, log);
+    // deps keep the service's logger: login and the tree bind `channel` themselves (a second one duplicated the key).
+    handleConnection(deps, client, info.ip, log);
   });
   server.maxConnections = LIMITS.connectionsPerServer;
   await new Promise<void>((resolve, reject) => {

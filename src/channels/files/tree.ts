@@ -16,6 +16,7 @@ import { createHash } from 'node:crypto';
 import { readFile, rm } from 'node:fs/promises';
 import type { StoredSubmission } from '../../intake/types.ts';
 import type { SubmissionSummary } from '../../store/store.ts';
+import { childLogger } from '../../log.ts';
 import { LIMITS } from './limits.ts';
 import { displayNames, isTemporaryName } from './names.ts';
 import { OUTCOME_JSON_SUFFIX, OUTCOME_TEXT_SUFFIX } from './outcome-file.ts';
@@ -53,7 +54,7 @@ export interface FileTree {
 export function createTree(deps: FilesDeps, session: SessionInfo): FileTree {
   const { store, intake, spool, sizes, timeZone } = deps;
   const customerId = session.principal.customerId;
-  const log = deps.log.child({ channel: session.channel, customer: session.principal.customerCode, remote: session.remote });
+  const log = childLogger(deps.log, { channel: session.channel, customer: session.principal.customerCode, remote: session.remote });
   let uploads = 0;
 
   async function snapshot(): Promise<Snapshot> {
