@@ -116,6 +116,17 @@ export interface Config {
    * webhooks given up (marked failed, kept) after 24 h. Exports never give up. Shorter values are for tests.
    */
   readonly handoffRetry: { readonly firstMs: number; readonly maxMs: number; readonly giveUpMs: number };
+  /**
+   * INTAKE_FTP_REQUIRE_TLS: `true` refuses USER and PASS (reply 530) on an FTP connection that has not done AUTH TLS,
+   * so no password crosses the network in clear. Default false: many customers' scripts speak plain FTP. Needs
+   * INTAKE_TLS_CERT/INTAKE_TLS_KEY. SFTP is always encrypted and is not affected.
+   */
+  readonly ftpRequireTls: boolean;
+  /**
+   * INTAKE_LOG_FORMAT: `json` (one object per line, for log collectors), `pretty` (human lines) or `auto`, the
+   * default: pretty when stdout is a terminal, JSON otherwise (systemd, Docker, a pipe).
+   */
+  readonly logFormat: 'auto' | 'json' | 'pretty';
 }
 
 type Env = Record<string, string | undefined>;
@@ -200,6 +211,8 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     imapPollSeconds: seconds(env, 'INTAKE_IMAP_POLL_SECONDS', 60, 1, 3600),
     claimLeaseMs: millis(env, 'INTAKE_CLAIM_LEASE_MS', 30_000, 1000, 60 * 60_000),
     sweepIntervalMs: millis(env, 'INTAKE_SWEEP_INTERVAL_MS', 5000, 100, 60 * 60_000),
+    ftpRequireTls: ftpRequireTls(env, tlsCert !== undefined),
+    logFormat: logFormat(env.INTAKE_LOG_FORMAT),
     ...handoff(env),
   });
 }
@@ -227,6 +240,21 @@ function handoff(env: Env): Pick<Config, 'webhookTimeoutMs' | 'handoffLeaseMs' |
     webhookTimeoutMs, handoffLeaseMs, handoffPollMs: millis(env, 'INTAKE_HANDOFF_POLL_MS', 200, 10, 60_000),
     handoffRetry: Object.freeze(handoffRetry),
   };
+}
+
+function logFormat(value: string | undefined): 'auto' | 'json' | 'pretty' {
+  const v = value?.trim().toLowerCase() || 'auto';
+  if (v !== 'auto' && v !== 'json' && v !== 'pretty') throw new IntakeError('INTERNAL', `INTAKE_LOG_FORMAT must be auto, json or pretty, got "${v}"`);
+  return v;
+}
+
+function ftpRequireTls(env: Env, hasCertificate: boolean): boolean {
+  const v = env.INTAKE_FTP_REQUIRE_TLS?.trim().toLowerCase();
+  if (!v || v === 'false' || v === '0' || v === 'no') return false;
+  if (v !== 'true' && v !== '1' && v !== 'yes') throw new IntakeError('INTERNAL', `INTAKE_FTP_REQUIRE_TLS must be true or false, got "${v}"`);
+  // Requiring TLS without a certificate would refuse every login: a configuration mistake, said at start.
+  if (!hasCertificate) throw new IntakeError('INTERNAL', 'INTAKE_FTP_REQUIRE_TLS needs INTAKE_TLS_CERT and INTAKE_TLS_KEY');
+  return true;
 }
 
 /** The sealing key as given, once it is known to decode to exactly 32 bytes (see src/channels/mail/secret-box.ts). */

@@ -43,6 +43,12 @@ export const ERROR_CATALOG = {
   /** Production status: a move the state machine does not allow (src/handoff/production.ts). */
   STATE_TRANSITION: { http: 409, smtp: 550, soapFault: 'Client', message: 'Il cambio di stato non è consentito' },
   INTERNAL: { http: 500, smtp: 451, soapFault: 'Server', message: 'Internal error' },
+  /**
+   * A file (e-mail attachment, FTP/SFTP upload, connector payload) holding more orders than MAX_ORDERS_PER_FILE
+   * (src/intake/judge.ts): a limit the customer can act on (split the file), so it has its own code and an Italian
+   * message in the outcome, not NOT_PARSEABLE's "cannot be read". 413 and 552: the content is too large, not wrong.
+   */
+  FILE_TOO_MANY_ORDERS: { http: 413, smtp: 552, soapFault: 'Client', message: 'The file holds more orders than allowed per file' },
 } as const satisfies Record<string, { http: number; smtp: number; soapFault: 'Client' | 'Server'; message: string }>;
 
 export type ErrorCode = keyof typeof ERROR_CATALOG;

@@ -14,8 +14,16 @@ import { validateBusiness, validateStructure, type Catalog } from './validate.ts
 import type { Order, OrderOutcome, Outcome, Principal, StoredSubmission } from './types.ts';
 import type { RegisterItem, Store } from '../store/store.ts';
 
-/** Orders in one file: bounds the work one upload can demand; a real export holds far fewer. */
+/**
+ * Orders in one file: bounds the work one upload can demand; a real export holds far fewer. Customers read it in
+ * docs/customers/limiti.md (a test checks the figure there).
+ */
 export const MAX_ORDERS_PER_FILE = 100_000;
+
+/** The Italian message of FILE_TOO_MANY_ORDERS, shown in outcome files and reply e-mails. */
+export function tooManyOrdersMessage(max = MAX_ORDERS_PER_FILE): string {
+  return `il file contiene più di ${max.toLocaleString('it-IT')} ordini, il massimo per un singolo file: nessun ordine è stato registrato; dividere gli ordini in più file e inviarli di nuovo`;
+}
 
 export interface JudgeDeps {
   store: Store;
@@ -62,7 +70,7 @@ async function decode(store: Store, s: StoredSubmission, timeZone: string): Prom
     ]);
   }
   if (source.count > MAX_ORDERS_PER_FILE) {
-    throw new IntakeError('NOT_PARSEABLE', [`a file must not hold more than ${MAX_ORDERS_PER_FILE} orders`]);
+    throw new IntakeError('FILE_TOO_MANY_ORDERS', [tooManyOrdersMessage()]);
   }
   return { source, site, ...(connector ? { connector } : {}) };
 }

@@ -25,6 +25,7 @@ import {
   type AttemptRow, type CredentialRow, type CustomerRow, type ExistingOrder, type LineRow, type OrderRow,
   type SubmissionRow,
 } from './rows.ts';
+import { jsonOut } from './rows.ts';
 import type {
   Customer, NewSubmission, RegisterItem, RegisterResult, Store, SubmissionSummary, Unit, WriteOptions,
 } from './store.ts';
@@ -402,7 +403,8 @@ export async function openPostgresStore(url: string, opts: PostgresStoreOptions 
       if (state !== undefined) where.push(`state = $${params.push(state)}`);
       if (customerId !== undefined) where.push(`customer_id = $${params.push(customerId)}`);
       const rows = await all<SubmissionRow>(
-        `SELECT ${SUBMISSION_COLUMNS}, outcome->>'esito' AS esito FROM submissions
+        // octet_length reads a stored bytea's size from its TOAST pointer, without fetching the bytes.
+        `SELECT ${SUBMISSION_COLUMNS}, outcome->>'esito' AS esito, octet_length(raw) AS size FROM submissions
          ${where.length ? `WHERE ${where.join(' AND ')}` : ''}
          ORDER BY received_at DESC, id COLLATE "C" DESC LIMIT $${params.push(limitOf(limit))}`,
         params,
@@ -413,12 +415,20 @@ export async function openPostgresStore(url: string, opts: PostgresStoreOptions 
     async findSubmissionBySha(customerId, sha256, channel) {
       const params: unknown[] = [customerId, sha256];
       const r = await one<SubmissionRow>(
-        `SELECT ${SUBMISSION_COLUMNS}, outcome->>'esito' AS esito FROM submissions
+        `SELECT ${SUBMISSION_COLUMNS}, outcome->>'esito' AS esito, octet_length(raw) AS size FROM submissions
          WHERE customer_id = $1 AND sha256 = $2 ${channel === undefined ? '' : `AND channel = $${params.push(channel)}`}
          ORDER BY received_at, id COLLATE "C" LIMIT 1`,
         params,
       );
       return r && toSummary(r);
+    },
+
+    async getSubmissionOutcomes(customerId, ids) {
+      const rows = await all<{ id: string; outcome: unknown }>(
+        'SELECT id, outcome FROM submissions WHERE customer_id = $1 AND id = ANY($2::text[]) AND outcome IS NOT NULL',
+        [customerId, [...ids]],
+      );
+      return new Map(rows.map((r) => [r.id, jsonOut<Outcome>(r.outcome)]));
     },
 
     async findSubmissionByReservedOrderId(customerId, orderId) {

@@ -216,6 +216,8 @@ export interface SubmissionRow {
   sites: unknown; connector_id: string | null; reserved_order_id: string | null; sha256: string; received_at: unknown;
   state: string; processed_at: unknown; attempts: number;
   esito?: string | null; raw?: Buffer; outcome?: unknown;
+  /** Bytes of raw: summaries select length(raw) rather than the bytes. */
+  size?: unknown;
 }
 
 function withoutUndefined<T extends object>(o: T): T {
@@ -245,6 +247,7 @@ export function toSummary(r: SubmissionRow): SubmissionSummary {
     processedAt: optIsoOut(r.processed_at),
     attempts: Number(r.attempts),
     esito: (opt(r.esito) as Outcome['esito'] | undefined),
+    size: Number(r.size ?? r.raw?.length ?? 0),
   });
 }
 
@@ -265,7 +268,7 @@ export function newSubmissionRow(s: NewSubmission): SubmissionRow & { raw: Buffe
 }
 
 export function toSubmission(r: SubmissionRow): StoredSubmission {
-  const { esito: _esito, ...summary } = toSummary(r);
+  const { esito: _esito, size: _size, ...summary } = toSummary(r);
   const raw = r.raw ?? Buffer.alloc(0);
   const outcome = r.outcome === null || r.outcome === undefined ? undefined : jsonOut<Outcome>(r.outcome);
   return withoutUndefined<StoredSubmission>({ ...summary, raw: Buffer.isBuffer(raw) ? raw : Buffer.from(raw), outcome });

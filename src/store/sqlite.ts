@@ -26,6 +26,7 @@ import {
   type AttemptRow, type CredentialRow, type CustomerRow, type ExistingOrder, type LineRow, type OrderRow,
   type SubmissionRow,
 } from './rows.ts';
+import { jsonOut } from './rows.ts';
 import type {
   Article, Credential, CredentialKind, Customer, NewSubmission, RegisterItem, RegisterResult, Store, SubmissionSummary,
   Unit, WriteOptions,
@@ -298,19 +299,27 @@ export async function openSqliteStore(file: string): Promise<Store> {
       // One statement per filter combination, so each can use its index (an "? IS NULL OR" filter could not).
       const where = [state === undefined ? '' : 'state = @state', customerId === undefined ? '' : 'customer_id = @customerId']
         .filter(Boolean);
-      const rows = q(`SELECT ${SUBMISSION_COLUMNS}, json_extract(outcome, '$.esito') AS esito FROM submissions
+      // length() of a BLOB reads its size from the record header, not the bytes (SQLite's OPFLAG_LENGTHARG).
+      const rows = q(`SELECT ${SUBMISSION_COLUMNS}, json_extract(outcome, '$.esito') AS esito, length(raw) AS size FROM submissions
         ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY received_at DESC, id DESC LIMIT @limit`)
         .all({ ...(state === undefined ? {} : { state }), ...(customerId === undefined ? {} : { customerId }), limit: limitOf(limit) }) as SubmissionRow[];
       return rows.map(toSummary);
     },
 
     async findSubmissionBySha(customerId, sha256, channel) {
-      const r = q(`SELECT ${SUBMISSION_COLUMNS}, json_extract(outcome, '$.esito') AS esito FROM submissions
+      const r = q(`SELECT ${SUBMISSION_COLUMNS}, json_extract(outcome, '$.esito') AS esito, length(raw) AS size FROM submissions
         WHERE customer_id = @customerId AND sha256 = @sha256 ${channel === undefined ? '' : 'AND channel = @channel'}
         ORDER BY received_at, id LIMIT 1`).get({ customerId, sha256, ...(channel === undefined ? {} : { channel }) }) as
         | SubmissionRow
         | undefined;
       return r && toSummary(r);
+    },
+
+    async getSubmissionOutcomes(customerId, ids) {
+      const rows = q(`SELECT id, outcome FROM submissions
+        WHERE customer_id = ? AND outcome IS NOT NULL AND id IN (SELECT value FROM json_each(?))`)
+        .all(customerId, JSON.stringify(ids)) as { id: string; outcome: string }[];
+      return new Map(rows.map((r) => [r.id, jsonOut<Outcome>(r.outcome)]));
     },
 
     async findSubmissionByReservedOrderId(customerId, orderId) {

@@ -59,7 +59,11 @@ export interface Unit {
 export type NewSubmission = Omit<StoredSubmission, 'state' | 'outcome' | 'processedAt' | 'attempts'>;
 
 /** A submission without its raw bytes, for listings. */
-export type SubmissionSummary = Omit<StoredSubmission, 'raw' | 'outcome'> & { esito?: Outcome['esito'] };
+export type SubmissionSummary = Omit<StoredSubmission, 'raw' | 'outcome'> & {
+  esito?: Outcome['esito'];
+  /** Bytes of `raw`, read from the database (file listings show it without loading the file). */
+  size: number;
+};
 
 export interface RegisterItem {
   /** The id the order gets if it is new (UUIDv7 chosen by the core). */
@@ -147,6 +151,11 @@ export interface Store extends MailStore, ConnectorStore, EventStore, HandoffSto
   listSubmissions(q: { state?: SubmissionState; customerId?: string; limit?: number }): Promise<SubmissionSummary[]>;
   /** A customer's earlier submission with the same bytes, if any (the same file uploaded twice). */
   findSubmissionBySha(customerId: string, sha256: string, channel?: Channel): Promise<SubmissionSummary | undefined>;
+  /**
+   * Outcomes of the customer's submissions among `ids`, by id, without their raw bytes (file listings render the
+   * outcome files to show their sizes). Ids of other customers and unprocessed submissions are left out.
+   */
+  getSubmissionOutcomes(customerId: string, ids: readonly string[]): Promise<Map<string, Outcome>>;
   /** A single-order submission whose reserved order id is `orderId` (async REST callers poll that id). */
   findSubmissionByReservedOrderId(customerId: string, orderId: string): Promise<StoredSubmission | undefined>;
   /** Ids of submissions received and not yet processed, oldest first. */

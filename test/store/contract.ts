@@ -8,6 +8,7 @@ import { connectorCustomersContract } from './contract-connector-customers.ts';
 import { connectorsContract } from './contract-connectors.ts';
 import { eventsContract } from './contract-events.ts';
 import { handoffContract } from './contract-handoff.ts';
+import { filesContract } from './contract-files.ts';
 import { mailContract } from './contract-mail.ts';
 import { ordersContract } from './contract-orders.ts';
 import { workContract } from './contract-work.ts';
@@ -251,5 +252,6 @@ export function storeContract(name: string, makeStore: StoreFactory): void {
     connectorCustomersContract(makeStore);
     eventsContract(makeStore);
     handoffContract(makeStore);
+    filesContract(makeStore);
   });
 }

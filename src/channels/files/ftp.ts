@@ -19,6 +19,7 @@ import type { Socket } from 'node:net';
 import { Readable, Writable } from 'node:stream';
 import { FileSystem, FtpSrv, type FtpConnection } from 'ftp-srv';
 import type { Logger } from '../../log.ts';
+import { adaptFtpConnection } from './ftp-tls.ts';
 import { LIMITS } from './limits.ts';
 import { passwordLogin, type LoginDeps } from './login.ts';
 import { resolveClientPath } from './paths.ts';
@@ -37,6 +38,8 @@ export interface FtpOptions {
   pasvMax: number;
   /** PEM files: explicit TLS is offered when set. */
   tls?: { certFile: string; keyFile: string };
+  /** Refuse USER/PASS before AUTH TLS (INTAKE_FTP_REQUIRE_TLS). */
+  requireTls?: boolean;
 }
 
 /** What ftp-srv reads from a stat: its LIST formatter uses mode, size, mtime, uid, gid and name. */
@@ -249,6 +252,7 @@ export async function startFtpServer(deps: FtpDeps, opts: FtpOptions): Promise<R
   // 'connect' is emitted by ftp-srv but missing from its typings.
   (server as unknown as EventEmitter).on('connect', ({ connection }: { connection: FtpConnection & { commandSocket: Socket } }) => {
     const sock = connection.commandSocket;
+    adaptFtpConnection(connection, { tls: tls || undefined, requireTls: opts.requireTls === true });
     // Replies are small writes that each wait for the client (150, then 226 once the file is stored): with
     // Nagle's algorithm the 226 waited for the ACK of the 150, which the client delays by 40 ms.
     sock.setNoDelay(true);

@@ -56,6 +56,7 @@ export async function startFileChannels(deps: FileChannelsDeps): Promise<FileCha
         host: config.host, port: config.ftpPort, pasvUrl: config.ftpPublicHost,
         pasvMin: config.ftpPasvRange.min, pasvMax: config.ftpPasvRange.max,
         tls: config.tlsCertFile && config.tlsKeyFile ? { certFile: config.tlsCertFile, keyFile: config.tlsKeyFile } : undefined,
+        requireTls: config.ftpRequireTls,
       });
       servers.push(s);
       ports.ftp = s.port;

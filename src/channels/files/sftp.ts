@@ -57,7 +57,11 @@ function statusOf(err: unknown): { code: number; message: string } {
 type Handle =
   | { kind: 'dir'; path: string; entries?: Entry[]; pos: number }
   | { kind: 'read'; data: Buffer }
-  | { kind: 'write'; upload: Upload; pending: Set<Promise<void>>; error?: TreeError };
+  | {
+    kind: 'write'; upload: Upload; pending: Set<Promise<void>>; error?: TreeError;
+    /** Settles once the reply to the latest WRITE on this handle has been sent (see WRITE). */
+    replied: Promise<void>;
+  };
 
 /** Serve one sftp channel of a logged-in connection. Returns the function that aborts what is still open. */
 function serveSftp(sftp: SFTPWrapper, tree: FileTree, log: Logger, touch: () => void): () => Promise<void> {
@@ -134,7 +138,7 @@ function serveSftp(sftp: SFTPWrapper, tree: FileTree, log: Logger, touch: () => 
     if (flags & OPEN_MODE.WRITE || flags & OPEN_MODE.APPEND) {
       const upload = await tree.upload(path, { truncate: (flags & OPEN_MODE.TRUNC) !== 0, exclusive: (flags & OPEN_MODE.EXCL) !== 0 });
       try {
-        sftp.handle(reqid, newHandle({ kind: 'write', upload, pending: new Set() }));
+        sftp.handle(reqid, newHandle({ kind: 'write', upload, pending: new Set(), replied: Promise.resolve() }));
       } catch (err) {
         await upload.abort('too many open files');
         throw err;
@@ -153,25 +157,35 @@ function serveSftp(sftp: SFTPWrapper, tree: FileTree, log: Logger, touch: () => 
   on('WRITE', async (reqid, b: Buffer, offset: number, data: Buffer) => {
     const [, h] = handleOf(b);
     if (h.kind !== 'write') throw new TreeError('failure', 'file non aperto in scrittura');
-    if (h.error) throw h.error;
-    const w = h.upload.write(data, offset);
+    const w = h.error ? Promise.reject(h.error) : h.upload.write(data, offset);
     h.pending.add(w);
+    // Replies leave in request order, as OpenSSH's do. A write that fills the spool buffer waits for the disk while
+    // later ones are only buffered; answered as each settled, paramiko's pipelined put() (which reads replies in
+    // request order and drops one it meets early) waited forever for a reply it had already thrown away.
+    const previous = h.replied;
+    let sent!: () => void;
+    h.replied = new Promise<void>((resolve) => { sent = resolve; });
     try {
-      await w;
-    } catch (err) {
-      // The first failed write spoils the upload: CLOSE will refuse it instead of committing a file with a hole.
-      h.error ??= err instanceof TreeError ? err : new TreeError('failure', 'scrittura non riuscita');
-      throw h.error;
-    } finally {
+      const failure = await w.then(() => undefined, (err: unknown) => {
+        // The first failed write spoils the upload: CLOSE will refuse it instead of committing a file with a hole.
+        h.error ??= err instanceof TreeError ? err : new TreeError('failure', 'scrittura non riuscita');
+        return h.error;
+      });
       h.pending.delete(w);
+      await previous;
+      // Sent here rather than thrown to on(), whose status would leave a turn later, after the next write's.
+      if (failure) sftp.status(reqid, statusOf(failure).code, failure.message);
+      else sftp.status(reqid, STATUS_CODE.OK);
+    } finally {
+      sent();
     }
-    sftp.status(reqid, STATUS_CODE.OK);
   });
   on('CLOSE', async (reqid, b: Buffer) => {
     const [id, h] = handleOf(b);
     handles.delete(id);
     if (h.kind === 'write') {
       await Promise.allSettled([...h.pending]);
+      await h.replied; // the CLOSE reply comes after every WRITE reply, in request order
       if (h.error) {
         await h.upload.abort(h.error.message);
         throw h.error;
@@ -290,7 +304,8 @@ export async function startSftpServer(deps: SftpDeps, opts: { host: string; port
     // ssh2's server-side connection has setNoDelay (server.js), but its type declarations leave it out.
     (client as Connection & { setNoDelay(noDelay: boolean): void }).setNoDelay(true);
     client.on('close', () => clients.delete(client));
-    handleConnection({ ...deps, log }, client, info.ip, log);
+    // deps keep the service's logger: login and the tree bind `channel` themselves (a second one duplicated the key).
+    handleConnection(deps, client, info.ip, log);
   });
   server.maxConnections = LIMITS.connectionsPerServer;
   await new Promise<void>((resolve, reject) => {

@@ -40,13 +40,13 @@ export const MESSAGES = {
 export interface Entry {
   name: string;
   type: 'dir' | 'file';
-  /** Exact for files looked up one by one; in listings 0 when not known without loading the file. */
+  /** Exact, in listings too: stored files from the store, outcome files rendered (listing-sizes.ts). */
   size: number;
   mtime: Date;
   writable: boolean;
 }
 
-/** Sizes of stored files and rendered outcomes, by submission id (+ suffix), learnt when loaded. */
+/** Sizes of rendered outcome files (listing-sizes.ts), so that a listing does not render the same file again. */
 export class SizeCache {
   readonly #sizes = new Map<string, number>();
   /** 10,000 numbers: well under 1 MB; when full it starts over rather than tracking age. */

@@ -16,9 +16,11 @@ import { createHash } from 'node:crypto';
 import { readFile, rm } from 'node:fs/promises';
 import type { StoredSubmission } from '../../intake/types.ts';
 import type { SubmissionSummary } from '../../store/store.ts';
+import { childLogger } from '../../log.ts';
 import { LIMITS } from './limits.ts';
 import { displayNames, isTemporaryName } from './names.ts';
-import { OUTCOME_JSON_SUFFIX, OUTCOME_TEXT_SUFFIX, renderOutcomeJson, renderOutcomeText } from './outcome-file.ts';
+import { OUTCOME_JSON_SUFFIX, OUTCOME_TEXT_SUFFIX } from './outcome-file.ts';
+import { outcomeInput, outcomeSizeKey, outcomeSizes, renderOutcomeFile, type OutcomeFileRef } from './listing-sizes.ts';
 import { SpoolWriter, TooLargeError } from './spool.ts';
 import {
   INBOX, locate, MESSAGES, segmentsOf, SUBFOLDERS, TreeError, writeError,
@@ -30,7 +32,7 @@ interface Snapshot {
   inbox: Map<string, SubmissionSummary>;
   elaborati: Map<string, SubmissionSummary>;
   scartati: Map<string, SubmissionSummary>;
-  esiti: Map<string, { s: SubmissionSummary; kind: 'json' | 'txt'; base: string }>;
+  esiti: Map<string, OutcomeFileRef>;
 }
 
 /** Folders are views: their time is the time they are looked at. */
@@ -52,7 +54,7 @@ export interface FileTree {
 export function createTree(deps: FilesDeps, session: SessionInfo): FileTree {
   const { store, intake, spool, sizes, timeZone } = deps;
   const customerId = session.principal.customerId;
-  const log = deps.log.child({ channel: session.channel, customer: session.principal.customerCode, remote: session.remote });
+  const log = childLogger(deps.log, { channel: session.channel, customer: session.principal.customerCode, remote: session.remote });
   let uploads = 0;
 
   async function snapshot(): Promise<Snapshot> {
@@ -75,24 +77,23 @@ export function createTree(deps: FilesDeps, session: SessionInfo): FileTree {
     const s = await store.getSubmission(id);
     // The listing came from this customer's rows; checked again so that no path can ever reach another's bytes.
     if (!s || s.customerId !== customerId) throw new TreeError('not_found', MESSAGES.notFound);
-    sizes.set(s.id, s.raw.length);
     return s;
   }
 
   async function renderOutcome(id: string, base: string, kind: 'json' | 'txt'): Promise<Buffer> {
     const s = await load(id);
     if (!s.outcome) throw new TreeError('not_found', MESSAGES.notFound);
-    const input = {
-      name: base, submissionId: s.id, receivedAt: s.receivedAt, processedAt: s.processedAt,
-      alreadyReceivedAt: s.meta.gia_ricevuto_il, outcome: s.outcome, timeZone,
-    };
-    const bytes = kind === 'json' ? renderOutcomeJson(input) : renderOutcomeText(input);
-    sizes.set(`${s.id}:${kind}`, bytes.length);
+    const bytes = renderOutcomeFile(outcomeInput(s, s.outcome, base, timeZone), kind);
+    sizes.set(outcomeSizeKey(s.id, kind, s.processedAt, base), bytes.length);
     return bytes;
   }
 
   function storedEntry(name: string, s: SubmissionSummary): Entry {
-    return { name, type: 'file', size: sizes.get(s.id) ?? 0, mtime: new Date(s.receivedAt), writable: false };
+    return { name, type: 'file', size: s.size, mtime: new Date(s.receivedAt), writable: false };
+  }
+
+  function outcomeEntry(name: string, o: OutcomeFileRef, size: number): Entry {
+    return { name, type: 'file', size, mtime: new Date(o.s.processedAt ?? o.s.receivedAt), writable: false };
   }
 
   /** The stored submission behind a located file, and how to produce its bytes. */
@@ -114,10 +115,9 @@ export function createTree(deps: FilesDeps, session: SessionInfo): FileTree {
     if (loc.folder === 'esiti') {
       const o = snap.esiti.get(loc.name);
       if (!o) return undefined;
-      return {
-        entry: { name: loc.name, type: 'file', size: sizes.get(`${o.s.id}:${o.kind}`) ?? 0, mtime: new Date(o.s.processedAt ?? o.s.receivedAt), writable: false },
-        bytes: () => renderOutcome(o.s.id, o.base, o.kind),
-      };
+      const size = (await outcomeSizes(deps, customerId, [o])).get(o);
+      if (size === undefined) return undefined;
+      return { entry: outcomeEntry(loc.name, o, size), bytes: () => renderOutcome(o.s.id, o.base, o.kind) };
     }
     const s = snap[loc.folder].get(loc.name);
     return s && { entry: storedEntry(loc.name, s), bytes: async () => (await load(s.id)).raw };
@@ -142,7 +142,6 @@ export function createTree(deps: FilesDeps, session: SessionInfo): FileTree {
       const s = await intake.submitInBackground({
         principal: session.principal, channel: session.channel, fileName: name, mediaType: undefined, raw, meta, singleOrder: false,
       });
-      sizes.set(s.id, raw.length);
       log.info({ submission: s.id, file: name, bytes: raw.length, sameAs: earlier?.id }, 'file received');
       return s;
     } catch (err) {
@@ -242,11 +241,6 @@ export function createTree(deps: FilesDeps, session: SessionInfo): FileTree {
       if (loc.at === 'dir') return dir(loc.folder, loc.folder === INBOX);
       const found = await find(loc);
       if (!found) throw new TreeError('not_found', MESSAGES.notFound);
-      if (found.entry.size === 0 && !found.entry.writable) {
-        // Asked one by one, a size is worth loading: clients use it to show progress and to check a download.
-        const bytes = await found.bytes();
-        return { ...found.entry, size: bytes.length };
-      }
       return found.entry;
     },
 
@@ -267,9 +261,11 @@ export function createTree(deps: FilesDeps, session: SessionInfo): FileTree {
         ];
       }
       if (loc.folder === 'esiti') {
-        return [...snap.esiti].map(([name, o]): Entry => ({
-          name, type: 'file', size: sizes.get(`${o.s.id}:${o.kind}`) ?? 0, mtime: new Date(o.s.processedAt ?? o.s.receivedAt), writable: false,
-        }));
+        const known = await outcomeSizes(deps, customerId, [...snap.esiti.values()]);
+        return [...snap.esiti].flatMap(([name, o]) => {
+          const size = known.get(o);
+          return size === undefined ? [] : [outcomeEntry(name, o, size)];
+        });
       }
       return [...snap[loc.folder]].map(([name, s]) => storedEntry(name, s));
     },

@@ -68,7 +68,8 @@ export async function startMailChannels(deps: MailChannelsDeps): Promise<MailCha
         tls: config.tlsCertFile && config.tlsKeyFile ? { certFile: config.tlsCertFile, keyFile: config.tlsKeyFile } : undefined,
       });
       ports.smtp = smtp.port;
-      log.info({ channel: 'smtp', port: smtp.port, domain: config.mailDomain }, `SMTP listening on port ${smtp.port} for @${config.mailDomain}`);
+      // The service's logger, not the mail channel's: its `channel` binding would have come out twice in the line.
+      deps.log.info({ channel: 'smtp', port: smtp.port, domain: config.mailDomain }, `SMTP listening on port ${smtp.port} for @${config.mailDomain}`);
     }
     imap = startImapWatchers({
       store, log, secretKey: config.secretKey, maxMailBytes: config.maxMailBytes, pollSeconds: config.imapPollSeconds, holder, onStored, claimMs,

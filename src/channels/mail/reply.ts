@@ -85,11 +85,12 @@ function subjectOf(original: string, t: Tally): string {
 
 function introLines(input: ReplyInput, t: Tally): string[] {
   const { message, judged } = input;
-  const what = message.subject ? `il Suo messaggio "${message.subject}"` : 'il Suo messaggio';
+  // Articulated prepositions: "nel Suo messaggio", never "in il Suo messaggio".
+  const quoted = message.subject ? ` "${message.subject}"` : '';
   const lines = ['Gentile cliente,', ''];
   if (judged.length === 0) {
     lines.push(
-      `in ${what}, ricevuto il ${localTime(input.receivedAt, input.timeZone)}, non abbiamo trovato nessun file d'ordine, quindi nessun ordine è stato registrato.`,
+      `nel Suo messaggio${quoted}, ricevuto il ${localTime(input.receivedAt, input.timeZone)}, non abbiamo trovato nessun file d'ordine, quindi nessun ordine è stato registrato.`,
       '',
       `Per inviare un ordine scriva a ${input.mailbox} allegando il file dell'ordine in formato JSON, XML o CSV`,
       "(anche più file nello stesso messaggio, oppure un archivio ZIP che li contiene). Il testo del messaggio non viene letto:",
@@ -97,7 +98,7 @@ function introLines(input: ReplyInput, t: Tally): string[] {
     );
   } else {
     lines.push(
-      `abbiamo ricevuto ${what} il ${localTime(input.receivedAt, input.timeZone)} con ${count(judged.length, "file d'ordine", "file d'ordine")}.`,
+      `abbiamo ricevuto il Suo messaggio${quoted} il ${localTime(input.receivedAt, input.timeZone)} con ${count(judged.length, "file d'ordine", "file d'ordine")}.`,
       `Esito: ${t.summary}.`,
     );
   }

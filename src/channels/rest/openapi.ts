@@ -2,6 +2,9 @@
  * The OpenAPI 3 document of the REST channel, written out rather than generated from route schemas: fastify
  * would also use response schemas to serialize (dropping fields they do not name), and the document must say
  * exactly what the spec says. Served as JSON at /api/docs/json and browsable at /api/docs.
+ *
+ * It is OpenAPI 3.0, the version every code generator reads, so schemas use 3.0 forms (boolean exclusiveMinimum
+ * beside minimum, `nullable` rather than type arrays); test/channels/rest/openapi.test.ts validates what is served.
  */
 import { connectorPaths, connectorSecuritySchemes } from '../connectors/openapi.ts';
 
@@ -28,7 +31,7 @@ const errorB = {
 };
 const line = {
   type: 'object', required: ['codice_articolo', 'quantita', 'unita_misura'],
-  properties: { codice_articolo: { type: 'string', example: 'BV-STD' }, quantita: { type: 'number', exclusiveMinimum: 0, example: 500 }, unita_misura: { type: 'string', example: 'PZ' } },
+  properties: { codice_articolo: { type: 'string', example: 'BV-STD' }, quantita: { type: 'number', minimum: 0, exclusiveMinimum: true, example: 500 }, unita_misura: { type: 'string', example: 'PZ' } },
 };
 const order = {
   type: 'object', required: ['codice_cliente', 'riferimento_ordine', 'data_ordine', 'righe'],

@@ -9,7 +9,7 @@ export function registerServeCommand(program: Command): void {
     .description('start every channel (REST, SOAP, FTP, SFTP, SMTP, …) until SIGINT or SIGTERM')
     .action(async () => {
       const config = loadConfig();
-      const log = createLogger(config.logLevel);
+      const log = createLogger(config.logLevel, { format: config.logFormat });
       // Loaded here, not at the top: the other commands then do not load every channel's libraries.
       const { startService } = await import('../../main.ts');
       const service = await startService(config, log);

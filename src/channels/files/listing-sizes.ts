@@ -1,0 +1,64 @@
+/**
+ * Sizes of the outcome files in /ordini/esiti for listings. They are rendered on the fly (outcome-file.ts), so their
+ * size is known only by rendering them: from the outcomes in the store, a few submissions at a time, on every
+ * instance and after a restart alike. The cache only spares rendering the same file again; its key holds everything
+ * the bytes depend on (name, processing time), so a reprocessed or renamed file is never shown with an old size.
+ * Stored files need none of this: their size comes with the listing (SubmissionSummary.size).
+ */
+import type { Outcome } from '../../intake/types.ts';
+import type { Store, SubmissionSummary } from '../../store/store.ts';
+import { renderOutcomeJson, renderOutcomeText, type OutcomeFileInput } from './outcome-file.ts';
+import type { SizeCache } from './tree-model.ts';
+
+export interface OutcomeFileRef {
+  s: SubmissionSummary;
+  kind: 'json' | 'txt';
+  /** The listed name of the file the outcome belongs to. */
+  base: string;
+}
+
+/**
+ * Outcomes loaded per query: one outcome of a 100,000-order file is tens of MB of JSON, so a listing that must
+ * render many loads them in small groups rather than all at once.
+ */
+const OUTCOMES_PER_QUERY = 20;
+
+export function outcomeInput(s: Pick<SubmissionSummary, 'id' | 'receivedAt' | 'processedAt' | 'meta'>, outcome: Outcome, base: string, timeZone: string): OutcomeFileInput {
+  return {
+    name: base, submissionId: s.id, receivedAt: s.receivedAt, processedAt: s.processedAt,
+    alreadyReceivedAt: s.meta.gia_ricevuto_il, outcome, timeZone,
+  };
+}
+
+export function renderOutcomeFile(input: OutcomeFileInput, kind: 'json' | 'txt'): Buffer {
+  return kind === 'json' ? renderOutcomeJson(input) : renderOutcomeText(input);
+}
+
+export function outcomeSizeKey(id: string, kind: 'json' | 'txt', processedAt: string | undefined, base: string): string {
+  return `${id}:${kind}:${processedAt ?? ''}:${base}`;
+}
+
+/** The size of every outcome file in `refs` (rendering those not cached); files whose outcome is gone are left out. */
+export async function outcomeSizes(
+  deps: { store: Store; sizes: SizeCache; timeZone: string }, customerId: string, refs: readonly OutcomeFileRef[],
+): Promise<Map<OutcomeFileRef, number>> {
+  const out = new Map<OutcomeFileRef, number>();
+  const missing = new Map<string, OutcomeFileRef[]>();
+  for (const ref of refs) {
+    const known = deps.sizes.get(outcomeSizeKey(ref.s.id, ref.kind, ref.s.processedAt, ref.base));
+    if (known !== undefined) out.set(ref, known);
+    else missing.set(ref.s.id, [...(missing.get(ref.s.id) ?? []), ref]);
+  }
+  const ids = [...missing.keys()];
+  for (let i = 0; i < ids.length; i += OUTCOMES_PER_QUERY) {
+    const outcomes = await deps.store.getSubmissionOutcomes(customerId, ids.slice(i, i + OUTCOMES_PER_QUERY));
+    for (const [id, outcome] of outcomes) {
+      for (const ref of missing.get(id) ?? []) {
+        const size = renderOutcomeFile(outcomeInput(ref.s, outcome, ref.base, deps.timeZone), ref.kind).length;
+        deps.sizes.set(outcomeSizeKey(id, ref.kind, ref.s.processedAt, ref.base), size);
+        out.set(ref, size);
+      }
+    }
+  }
+  return out;
+}
