@@ -18,6 +18,7 @@ import type {
 } from '../intake/types.ts';
 import type { ConnectorStore } from './connectors.ts';
 import type { MailStore } from './mail.ts';
+import type { QueueName } from './stats.ts';
 
 export interface Customer {
   id: string;
@@ -183,4 +184,8 @@ export interface Store extends MailStore, ConnectorStore {
   listOrders(q: { customerId?: string; limit?: number }): Promise<RegisteredOrder[]>;
   /** The latest outcome recorded for that reference of that customer (accepted or refused). */
   latestAttempt(customerId: string, riferimento: string): Promise<OrderAttempt | undefined>;
+
+  // Monitoring (stats.ts).
+  /** How many items wait in that queue now (GET /metrics). */
+  countQueue(queue: QueueName): Promise<number>;
 }

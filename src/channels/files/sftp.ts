@@ -293,6 +293,7 @@ export async function startSftpServer(deps: SftpDeps, opts: { host: string; port
     handleConnection({ ...deps, log }, client, info.ip, log);
   });
   server.maxConnections = LIMITS.connectionsPerServer;
+  deps.metrics?.trackConnections('sftp', server);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(opts.port, opts.host, () => {

@@ -9,6 +9,7 @@ import { hostname } from 'node:os';
 import type { Config } from '../../config.ts';
 import type { Intake } from '../../intake/intake.ts';
 import type { Logger } from '../../log.ts';
+import type { Metrics } from '../../metrics/metrics.ts';
 import type { Store } from '../../store/store.ts';
 import { startImapWatchers, type ImapWatchers } from './imap.ts';
 import { MAIL_LIMITS } from './limits.ts';
@@ -23,6 +24,8 @@ export interface MailChannelsDeps {
   log: Logger;
   /** Test hook: faster reply retries. */
   replyRetry?: RetryPolicy;
+  /** Acknowledgement latency and open connections of SMTP (GET /metrics). */
+  metrics?: Metrics;
 }
 
 export interface MailChannels {
@@ -61,7 +64,7 @@ export async function startMailChannels(deps: MailChannelsDeps): Promise<MailCha
   try {
     if (config.smtpPort !== 'off') {
       smtp = await startSmtpServer({
-        store, log, host: config.host, port: config.smtpPort, maxMailBytes: config.maxMailBytes, onStored, claimMs: deriveLeaseMs,
+        store, log, host: config.host, port: config.smtpPort, maxMailBytes: config.maxMailBytes, onStored, claimMs: deriveLeaseMs, metrics: deps.metrics,
         tls: config.tlsCertFile && config.tlsKeyFile ? { certFile: config.tlsCertFile, keyFile: config.tlsKeyFile } : undefined,
       });
       ports.smtp = smtp.port;
