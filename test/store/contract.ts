@@ -7,6 +7,7 @@ import type { Store } from '../../src/store/store.ts';
 import { connectorsContract } from './contract-connectors.ts';
 import { mailContract } from './contract-mail.ts';
 import { ordersContract } from './contract-orders.ts';
+import { statsContract } from './contract-stats.ts';
 import { workContract } from './contract-work.ts';
 import { addCustomer, addSubmission, at, newSubmission, withStore, type StoreFactory } from './fixtures.ts';
 
@@ -245,5 +246,6 @@ export function storeContract(name: string, makeStore: StoreFactory): void {
     workContract(makeStore);
     mailContract(makeStore);
     connectorsContract(makeStore);
+    statsContract(makeStore);
   });
 }
