@@ -57,6 +57,9 @@ void describe('HTTPS on the HTTP port', () => {
       assert.equal(res.statusCode, 200);
       assert.match(wsdl, new RegExp(`location="https://127\\.0\\.0\\.1:${t.service.ports.http}/ws/ordini"`));
       assert.equal(res.headers['strict-transport-security'], HSTS_VALUE);
+      const doc = await request(`${base}/api/docs/json`, { dispatcher });
+      const servers = (await doc.body.json() as { servers: { url: string }[] }).servers;
+      assert.match(servers[0]!.url, /^https:\/\//, 'the OpenAPI document points clients at HTTPS');
     } finally {
       await dispatcher.close();
     }
@@ -69,6 +72,11 @@ void describe('HTTPS on the HTTP port', () => {
   void it('clear text to the HTTPS port gets no answer from the service', async () => {
     const res = await run('curl', ['-sS', '-o', '/dev/null', '-w', '%{http_code}', `http://127.0.0.1:${t.service.ports.http}/healthz`]).catch((e: { stdout: string }) => e);
     assert.notEqual(res.stdout, '200');
+  });
+
+  void it('the test helper and the banner address say https://', () => {
+    assert.equal(t.url, base);
+    assert.equal(t.service.demo?.baseUrl ?? base, base);
   });
 });
 

@@ -4,6 +4,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { request } from 'undici';
+import { HSTS_VALUE } from '../../../src/channels/http-tls.ts';
 import { addConnector } from '../../../src/connectors/provision.ts';
 import { addSite } from '../../../src/connectors/sites.ts';
 import { order, startTestService, type TestService } from '../../helpers/service.ts';
@@ -65,6 +66,17 @@ void describe('reverse proxy mode (INTAKE_TRUST_PROXY)', () => {
       assert.equal(r.json.message, 'This connector key may not be used from 127.0.0.1');
       assert.equal((await s.t.service.store.listSubmissions({ limit: 10 })).length, 0);
     }
+  });
+
+  void it('HSTS is sent when a trusted proxy says the client came over HTTPS, never on a spoofed X-Forwarded-Proto', async () => {
+    const hsts = async (s: Setup) => {
+      const res = await request(`${s.t.url}/healthz`, { headers: { 'x-forwarded-proto': 'https' } });
+      await res.body.dump();
+      return res.headers['strict-transport-security'];
+    };
+    assert.equal(await hsts(trusted), HSTS_VALUE);
+    assert.equal(await hsts(elsewhere), undefined);
+    assert.equal(await hsts(unset), undefined);
   });
 
   void it('invalid proxy entries stop the start with a clear message', async () => {
