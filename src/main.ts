@@ -7,7 +7,7 @@ import type { AddressInfo } from 'node:net';
 import type { Server as TlsServer } from 'node:tls';
 import { createAuthenticator } from './auth/authenticator.ts';
 import { createHttpServer } from './channels/http-server.ts';
-import { addHsts, readTlsFiles, reloadTls, startRedirectServer } from './channels/http-tls.ts';
+import { addHsts, httpsOptions, reloadTls, startRedirectServer } from './channels/http-tls.ts';
 import { registerConnectorRoutes } from './channels/connectors/routes.ts';
 import { registerDocs } from './channels/rest/docs.ts';
 import { registerRestRoutes } from './channels/rest/routes.ts';
@@ -65,7 +65,7 @@ export async function startService(config: Config, log: Logger): Promise<Service
   if (config.httpPort !== 'off') {
     const tlsFiles = config.httpTls && config.tlsCertFile && config.tlsKeyFile ? { certFile: config.tlsCertFile, keyFile: config.tlsKeyFile } : undefined;
     const app = createHttpServer({
-      store, log, maxBodyBytes: config.maxBodyBytes, trustProxy: config.trustProxy, https: tlsFiles && await readTlsFiles(tlsFiles),
+      store, log, maxBodyBytes: config.maxBodyBytes, trustProxy: config.trustProxy, https: tlsFiles && await httpsOptions(tlsFiles),
     });
     if (tlsFiles) reloaders.push(() => reloadTls(app.server as unknown as TlsServer, tlsFiles));
     addHsts(app);
@@ -111,6 +111,7 @@ export async function startService(config: Config, log: Logger): Promise<Service
   return {
     store, intake, ports, metrics,
     async reloadTls() {
+      if (reloaders.length === 0) return log.info('SIGHUP: no HTTPS certificate to reload');
       for (const reload of reloaders) await reload();
       log.info({ reloaded: reloaders.length }, 'TLS certificate reloaded');
     },

@@ -14,7 +14,7 @@ export interface HttpServerDeps {
   /** Largest accepted body (INTAKE_MAX_BODY_BYTES); larger ones get 413 before they are buffered. */
   maxBodyBytes: number;
   /** PEM certificate and key: the port speaks HTTPS (INTAKE_TLS_CERT/INTAKE_TLS_KEY; see http-tls.ts for reloading). */
-  https?: { cert: Buffer; key: Buffer };
+  https?: { cert: Buffer; key: Buffer; handshakeTimeout?: number };
   /** INTAKE_TRUST_PROXY: peers whose X-Forwarded-* headers are believed (empty: none). */
   trustProxy?: readonly string[];
 }

@@ -25,11 +25,23 @@ export interface TlsFiles {
  */
 export const HSTS_VALUE = 'max-age=31536000';
 
+/**
+ * A TLS handshake not finished within this is dropped. Node's default (120 s) would let sockets that never start
+ * one sit for two minutes each, outside the HTTP timeouts, which begin only after the handshake; a real client
+ * finishes in well under a second, 10 s leaves room for a slow link.
+ */
+export const HANDSHAKE_TIMEOUT_MS = 10_000;
+
 /** Read the PEM files and prove they make a usable context (certificate and key match) before anyone relies on them. */
 export async function readTlsFiles(files: TlsFiles): Promise<{ cert: Buffer; key: Buffer }> {
   const [cert, key] = await Promise.all([readFile(files.certFile), readFile(files.keyFile)]);
   createSecureContext({ cert, key });
   return { cert, key };
+}
+
+/** What the HTTPS server starts with: the certificate files and the handshake bound. */
+export async function httpsOptions(files: TlsFiles): Promise<{ cert: Buffer; key: Buffer; handshakeTimeout: number }> {
+  return { ...(await readTlsFiles(files)), handshakeTimeout: HANDSHAKE_TIMEOUT_MS };
 }
 
 /** Re-read the certificate files into a running HTTPS server; throws (and keeps the old ones) when they are unusable. */
