@@ -6,6 +6,8 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { after, before, describe, it } from 'node:test';
+import https from 'node:https';
+import { createClientAsync } from 'soap';
 import { Agent, request } from 'undici';
 import { HSTS_VALUE } from '../../../src/channels/http-tls.ts';
 import { order, startTestService, tempDir, type TestCustomer, type TestService } from '../../helpers/service.ts';
@@ -62,6 +64,22 @@ void describe('HTTPS on the HTTP port', () => {
       assert.match(servers[0]!.url, /^https:\/\//, 'the OpenAPI document points clients at HTTPS');
     } finally {
       await dispatcher.close();
+    }
+  });
+
+  void it('node-soap builds its client from the WSDL over HTTPS and InviaOrdine reaches the https:// address it names', async () => {
+    const httpsAgent = new https.Agent({ ca: cert.pem });
+    try {
+      const c = await createClientAsync(`${base}/ws/ordini?wsdl`, { wsdl_options: { httpsAgent } });
+      c.addSoapHeader({ Autenticazione: { ApiKey: customer.apiKey } }, 'Autenticazione', 'ord', `${base}/ws/ordini`);
+      const [r] = (await c.InviaOrdineAsync({
+        codice_cliente: 'C001', riferimento_ordine: 'TLS-SOAP-1', data_ordine: '2026-11-20',
+        righe: { riga: [{ codice_articolo: 'BV-STD', quantita: 500, unita_misura: 'PZ' }] },
+      }, { httpsAgent })) as [Record<string, unknown>];
+      assert.equal(r.esito, 'ok', JSON.stringify(r));
+      assert.match(String(r.numero_ordine), /^\d{4}-\d{6}$/);
+    } finally {
+      httpsAgent.destroy();
     }
   });
 
