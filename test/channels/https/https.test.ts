@@ -109,6 +109,19 @@ void describe('the clear-text redirect port (INTAKE_HTTP_REDIRECT_PORT)', () => 
     assert.equal((JSON.parse(followed.body) as { status: string }).status, 'ok');
   });
 
+  void it('with an https:// INTAKE_PUBLIC_URL the redirect goes there, whatever Host the client sent', async () => {
+    const other = await startTestService({
+      INTAKE_TLS_CERT: cert.certFile, INTAKE_TLS_KEY: cert.keyFile, INTAKE_HTTP_REDIRECT_PORT: '0', INTAKE_PUBLIC_URL: 'https://ordini.example.it',
+    });
+    try {
+      const r = await curl(['-H', 'Host: evil.example', `http://127.0.0.1:${other.service.ports['http-redirect']}/ws/ordini?wsdl`]);
+      assert.equal(r.status, 308);
+      assert.match(r.headers, /^location: https:\/\/ordini\.example\.it\/ws\/ordini\?wsdl\r?$/mi);
+    } finally {
+      await other.close();
+    }
+  });
+
   void it('POST in clear text is refused with 403, not redirected, and nothing is stored', async () => {
     const before = (await t.service.store.listSubmissions({ limit: 1000 })).length;
     const r = await curl(['-X', 'POST', `http://127.0.0.1:${t.service.ports['http-redirect']}/api/v1/ordini`, '-H', 'Content-Type: application/json',
