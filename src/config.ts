@@ -5,6 +5,7 @@
  */
 import path from 'node:path';
 import { IntakeError } from './errors.ts';
+import { parseCidr } from './connectors/ip-allow.ts';
 
 /** A listening port: a number (0 = ephemeral, the bound port is logged) or 'off' to disable the channel. */
 export type PortSetting = number | 'off';
@@ -127,6 +128,33 @@ export interface Config {
    * default: pretty when stdout is a terminal, JSON otherwise (systemd, Docker, a pipe).
    */
   readonly logFormat: 'auto' | 'json' | 'pretty';
+  /**
+   * INTAKE_HTTP_TLS: "on" (default when INTAKE_TLS_CERT/INTAKE_TLS_KEY are set) serves the HTTP port over TLS (HTTPS)
+   * with that certificate, re-read on SIGHUP; "off" keeps it in clear text, for a reverse proxy that terminates TLS
+   * while FTP/SMTP still use the certificate.
+   */
+  readonly httpTls: boolean;
+  /**
+   * INTAKE_HTTP_REDIRECT_PORT: with HTTPS on, a second, clear-text port that sends GET/HEAD to the same path over
+   * HTTPS (308) and refuses every other method (403). Default off.
+   */
+  readonly httpRedirectPort: PortSetting;
+  /**
+   * INTAKE_TRUST_PROXY: comma-separated addresses or CIDR blocks of the reverse proxies in front of the HTTP port
+   * (or loopback / linklocal / uniquelocal). Only a request whose TCP peer is one of them has its X-Forwarded-For /
+   * X-Forwarded-Proto / X-Forwarded-Host believed; the client address then comes from X-Forwarded-For (connector
+   * allow lists, logs). Unset: no header is believed.
+   */
+  readonly trustProxy: readonly string[];
+  /**
+   * INTAKE_METRICS_TOKEN: bearer token that GET /metrics requires. Without it and without INTAKE_METRICS_PORT,
+   * /metrics is not served at all: metrics show traffic volumes and are not for everyone who can reach the port.
+   */
+  readonly metricsToken?: string;
+  /** INTAKE_METRICS_PORT: a separate port serving only GET /metrics (the token applies there too when set). Default off. */
+  readonly metricsPort: PortSetting;
+  /** INTAKE_METRICS_HOST: address the metrics port binds to. Default INTAKE_HOST. */
+  readonly metricsHost: string;
 }
 
 type Env = Record<string, string | undefined>;
@@ -214,6 +242,7 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     ftpRequireTls: ftpRequireTls(env, tlsCert !== undefined),
     logFormat: logFormat(env.INTAKE_LOG_FORMAT),
     ...handoff(env),
+    ...httpSettings(env, tlsCert !== undefined),
   });
 }
 
@@ -255,6 +284,47 @@ function ftpRequireTls(env: Env, hasCertificate: boolean): boolean {
   // Requiring TLS without a certificate would refuse every login: a configuration mistake, said at start.
   if (!hasCertificate) throw new IntakeError('INTERNAL', 'INTAKE_FTP_REQUIRE_TLS needs INTAKE_TLS_CERT and INTAKE_TLS_KEY');
   return true;
+}
+
+/** HTTPS, reverse proxy and metrics settings (see the Config fields of the same names). */
+function httpSettings(env: Env, haveCert: boolean) {
+  const tlsSetting = env.INTAKE_HTTP_TLS?.trim().toLowerCase() || (haveCert ? 'on' : 'off');
+  if (tlsSetting !== 'on' && tlsSetting !== 'off') throw new IntakeError('INTERNAL', `INTAKE_HTTP_TLS must be "on" or "off", got "${tlsSetting}"`);
+  if (tlsSetting === 'on' && !haveCert) throw new IntakeError('INTERNAL', 'INTAKE_HTTP_TLS=on needs INTAKE_TLS_CERT and INTAKE_TLS_KEY');
+  const httpTls = tlsSetting === 'on';
+  const redirect: PortSetting = env.INTAKE_HTTP_REDIRECT_PORT?.trim() ? port(env, 'INTAKE_HTTP_REDIRECT_PORT', 0) : 'off';
+  if (redirect !== 'off' && !httpTls) throw new IntakeError('INTERNAL', 'INTAKE_HTTP_REDIRECT_PORT needs HTTPS on the HTTP port (INTAKE_TLS_CERT and INTAKE_TLS_KEY)');
+  const metricsToken = env.INTAKE_METRICS_TOKEN?.trim() || undefined;
+  // A token short enough to guess would protect nothing; 32 characters is what `openssl rand -hex 16` prints.
+  if (metricsToken !== undefined && metricsToken.length < 32) throw new IntakeError('INTERNAL', 'INTAKE_METRICS_TOKEN must be at least 32 characters (e.g. the output of "openssl rand -hex 16")');
+  return {
+    httpTls,
+    httpRedirectPort: redirect,
+    trustProxy: trustProxyList(env.INTAKE_TRUST_PROXY),
+    metricsToken,
+    metricsPort: (env.INTAKE_METRICS_PORT?.trim() ? port(env, 'INTAKE_METRICS_PORT', 0) : 'off') as PortSetting,
+    metricsHost: env.INTAKE_METRICS_HOST?.trim() || env.INTAKE_HOST?.trim() || '0.0.0.0',
+  };
+}
+
+/** proxy-addr's names for whole ranges, accepted besides addresses and CIDR blocks. */
+const PROXY_RANGE_NAMES = ['loopback', 'linklocal', 'uniquelocal'];
+
+function trustProxyList(value: string | undefined): readonly string[] {
+  const entries = (value ?? '').split(',').map((e) => e.trim()).filter(Boolean);
+  const out: string[] = [];
+  for (const e of entries) {
+    if (PROXY_RANGE_NAMES.includes(e.toLowerCase())) {
+      out.push(e.toLowerCase());
+      continue;
+    }
+    try {
+      out.push(parseCidr(e));
+    } catch (err) {
+      throw new IntakeError('INTERNAL', `INTAKE_TRUST_PROXY: ${(err as Error).message}`);
+    }
+  }
+  return Object.freeze(out);
 }
 
 /** The sealing key as given, once it is known to decode to exactly 32 bytes (see src/channels/mail/secret-box.ts). */

@@ -4,8 +4,10 @@
  * the store closes last.
  */
 import type { AddressInfo } from 'node:net';
+import type { Server as TlsServer } from 'node:tls';
 import { createAuthenticator } from './auth/authenticator.ts';
 import { createHttpServer } from './channels/http-server.ts';
+import { addHsts, httpsOptions, reloadTls, startRedirectServer } from './channels/http-tls.ts';
 import { registerConnectorRoutes } from './channels/connectors/routes.ts';
 import { registerDocs } from './channels/rest/docs.ts';
 import { registerRestRoutes } from './channels/rest/routes.ts';
@@ -16,7 +18,12 @@ import { createIntake, type Intake } from './intake/intake.ts';
 import { defaultHolder } from './intake/claims.ts';
 import { startHandoff } from './handoff/index.ts';
 import { storeEventReader } from './handoff/reader.ts';
+import { registerMetricsRoute, startMetricsServer } from './metrics/http.ts';
+import { createMetrics, type Metrics } from './metrics/metrics.ts';
+import { timeStoreWrites } from './metrics/store-timing.ts';
+import { countLockouts, timeAcks } from './metrics/wrap.ts';
 import { seedDemoIfEmpty } from './seed/demo.ts';
+import { QUEUE_NAMES } from './store/stats.ts';
 import { openStore } from './store/open.ts';
 import type { Config } from './config.ts';
 import type { ProvisionedCustomer } from './customers/provision.ts';
@@ -30,17 +37,24 @@ export interface Service {
   ports: Record<string, number>;
   /** The demo customer seeded into an empty store at this start (its secrets, to show once), with the HTTP base URL. */
   demo?: { customer: ProvisionedCustomer; baseUrl?: string };
+  /** This service's metrics (its own registry: services in one process never share numbers). */
+  metrics: Metrics;
+  /** Re-read the TLS certificate and key (SIGHUP); connections already open keep theirs. Throws, keeping the old ones, if unusable. */
+  reloadTls(): Promise<void>;
   stop(): Promise<void>;
 }
 
 function baseUrl(config: Config, httpPort: number): string {
   if (config.publicUrl) return config.publicUrl;
   const host = config.host === '0.0.0.0' || config.host === '::' ? 'localhost' : config.host;
-  return `http://${host}:${httpPort}`;
+  return `${config.httpTls ? 'https' : 'http'}://${host}:${httpPort}`;
 }
 
 export async function startService(config: Config, log: Logger): Promise<Service> {
-  const store = await openStore(config);
+  const metrics = createMetrics();
+  const opened = await openStore(config);
+  const store = timeStoreWrites(opened, metrics);
+  for (const queue of QUEUE_NAMES) metrics.addQueue(queue, () => opened.countQueue(queue));
   log.info({ store: store.kind, dataDir: config.databaseUrl ? undefined : config.dataDir }, 'store ready');
   const demo = await seedDemoIfEmpty(store, config.mailDomain);
   // One name for this process on every claim and lease it takes, registered as a live instance: what it holds is
@@ -48,13 +62,23 @@ export async function startService(config: Config, log: Logger): Promise<Service
   const holder = defaultHolder();
   await store.startInstance(holder);
   log.info({ instance: holder }, 'instance registered');
-  const intake = createIntake({ store, timeZone: config.timeZone, log, claimLeaseMs: config.claimLeaseMs, sweepIntervalMs: config.sweepIntervalMs, holder });
-  const auth = createAuthenticator(store);
+  const core = createIntake({ store, timeZone: config.timeZone, log, claimLeaseMs: config.claimLeaseMs, sweepIntervalMs: config.sweepIntervalMs, holder, metrics });
+  // What channels get: the same intake and authenticator, with acknowledgement latency and lockouts counted.
+  const intake = timeAcks(core, metrics);
+  const auth = countLockouts(createAuthenticator(store), metrics);
+  const reloaders: (() => Promise<void>)[] = [];
   const ports: Record<string, number> = {};
   const stops: (() => Promise<void>)[] = [];
 
   if (config.httpPort !== 'off') {
-    const app = createHttpServer({ store, log, maxBodyBytes: config.maxBodyBytes });
+    const tlsFiles = config.httpTls && config.tlsCertFile && config.tlsKeyFile ? { certFile: config.tlsCertFile, keyFile: config.tlsKeyFile } : undefined;
+    const app = createHttpServer({
+      store, log, maxBodyBytes: config.maxBodyBytes, trustProxy: config.trustProxy, https: tlsFiles && await httpsOptions(tlsFiles),
+    });
+    if (tlsFiles) reloaders.push(() => reloadTls(app.server as unknown as TlsServer, tlsFiles));
+    addHsts(app);
+    metrics.trackConnections('http', app.server);
+    if (config.metricsToken && config.metricsPort === 'off') registerMetricsRoute(app, metrics, config.metricsToken);
     registerRestRoutes(app, { intake, store, auth });
     registerConnectorRoutes(app, { intake, store });
     registerSoapRoutes(app, { intake, store, auth, publicUrl: () => baseUrl(config, ports.http ?? Number(config.httpPort)) });
@@ -63,15 +87,25 @@ export async function startService(config: Config, log: Logger): Promise<Service
     await registerDocs(app, baseUrl(config, config.httpPort));
     await app.listen({ host: config.host, port: config.httpPort });
     ports.http = (app.server.address() as AddressInfo).port;
-    log.info({ channel: 'http', port: ports.http }, `HTTP (REST, SOAP, docs) listening on port ${ports.http}`);
+    log.info({ channel: 'http', port: ports.http, tls: Boolean(tlsFiles) }, `HTTP${tlsFiles ? 'S' : ''} (REST, SOAP, docs) listening on port ${ports.http}`);
     stops.push(() => app.close());
+    if (config.httpRedirectPort !== 'off') {
+      const redirect = await startRedirectServer({ host: config.host, port: config.httpRedirectPort, httpsPort: ports.http, publicUrl: config.publicUrl, log });
+      ports['http-redirect'] = redirect.port;
+      stops.push(() => redirect.close());
+    }
+  }
+  if (config.metricsPort !== 'off') {
+    const m = await startMetricsServer({ metrics, host: config.metricsHost, port: config.metricsPort, token: config.metricsToken, log });
+    ports.metrics = m.port;
+    stops.push(() => m.close());
   }
 
-  const files = await startFileChannels({ config, intake, store, auth, log });
+  const files = await startFileChannels({ config, intake, store, auth, log, metrics });
   Object.assign(ports, files.ports);
   stops.push(() => files.close());
 
-  const mail = await startMailChannels({ config, intake, store, log, holder });
+  const mail = await startMailChannels({ config, intake, store, log, holder, metrics });
   Object.assign(ports, mail.ports);
   stops.push(() => mail.close());
 
@@ -87,7 +121,12 @@ export async function startService(config: Config, log: Logger): Promise<Service
   );
 
   return {
-    store, intake, ports,
+    store, intake, ports, metrics,
+    async reloadTls() {
+      if (reloaders.length === 0) return log.info('SIGHUP: no HTTPS certificate to reload');
+      for (const reload of reloaders) await reload();
+      log.info({ reloaded: reloaders.length }, 'TLS certificate reloaded');
+    },
     demo: demo && { customer: demo, baseUrl: ports.http ? baseUrl(config, ports.http) : undefined },
     async stop() {
       for (const stop of stops.reverse()) await stop();

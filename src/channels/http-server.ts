@@ -13,6 +13,10 @@ export interface HttpServerDeps {
   log: Logger;
   /** Largest accepted body (INTAKE_MAX_BODY_BYTES); larger ones get 413 before they are buffered. */
   maxBodyBytes: number;
+  /** PEM certificate and key: the port speaks HTTPS (INTAKE_TLS_CERT/INTAKE_TLS_KEY; see http-tls.ts for reloading). */
+  https?: { cert: Buffer; key: Buffer; handshakeTimeout?: number };
+  /** INTAKE_TRUST_PROXY: peers whose X-Forwarded-* headers are believed (empty: none). */
+  trustProxy?: readonly string[];
 }
 
 /**
@@ -36,7 +40,11 @@ export function createHttpServer(deps: HttpServerDeps): FastifyInstance {
     // Slowloris: a client that trickles its headers or body is cut off rather than holding a socket forever.
     requestTimeout: 60_000,
     connectionTimeout: 60_000,
-  });
+    // Only listed proxies are believed: from any other peer X-Forwarded-For is the client's own claim and req.ip
+    // stays the TCP peer (connector allow lists and logs depend on it).
+    ...(deps.trustProxy?.length ? { trustProxy: [...deps.trustProxy] } : {}),
+    ...(deps.https ? { https: deps.https } : {}),
+  }) as unknown as FastifyInstance;
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', { parseAs: 'buffer' }, (_req, body, done) => done(null, body));
 

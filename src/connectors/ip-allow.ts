@@ -1,7 +1,8 @@
 /**
  * Source address allow lists of connectors: CIDR blocks (`10.0.0.0/8`, `2001:db8::/32`) or single addresses.
- * An empty list allows any address. The address checked is the TCP peer (Fastify's `req.ip` without
- * trustProxy): a header such as X-Forwarded-For is written by the client and proves nothing.
+ * An empty list allows any address. The address checked is Fastify's `req.ip`: the TCP peer, unless that peer is
+ * one of the reverse proxies named in INTAKE_TRUST_PROXY, whose X-Forwarded-For is then believed (the address next
+ * to the proxy). From anyone else such a header is written by the client and proves nothing.
  */
 import { BlockList, isIP } from 'node:net';
 

@@ -11,6 +11,7 @@ import { v7 as uuidv7 } from 'uuid';
 import { createClaims, createSweeper, defaultHolder, DEFAULT_LEASE_MS, DEFAULT_SWEEP_MS } from './claims.ts';
 import { judge } from './judge.ts';
 import type { Logger } from '../log.ts';
+import type { Metrics } from '../metrics/metrics.ts';
 import type { Store, WriteOptions } from '../store/store.ts';
 import type { Outcome, StoredSubmission, Submission } from './types.ts';
 
@@ -50,6 +51,8 @@ export interface IntakeDeps {
   claimLeaseMs?: number;
   /** How often to look for unclaimed work after recover() (default DEFAULT_SWEEP_MS). */
   sweepIntervalMs?: number;
+  /** Counts submissions and orders by channel and outcome (GET /metrics). */
+  metrics?: Pick<Metrics, 'decided'>;
 }
 
 export function createIntake(deps: IntakeDeps): Intake {
@@ -132,6 +135,7 @@ export function createIntake(deps: IntakeDeps): Intake {
       orders: outcome.orders.length, accepted: okCount, rejected: outcome.orders.length - okCount,
       fileError: outcome.fileError?.code,
     }, 'submission processed');
+    deps.metrics?.decided(s.channel, outcome);
     await notify({ ...s, state: 'processed', outcome }, outcome);
     return outcome;
   }

@@ -18,6 +18,7 @@ import { postgresInstances } from './postgres-instances.ts';
 import { postgresHandoff } from './postgres-handoff.ts';
 import { insertEventsQuery, pgProductionHistory, postgresEvents } from './postgres-events.ts';
 import { refusals, registeredEvent, type NewEvent } from './events.ts';
+import { postgresStats } from './postgres-stats.ts';
 import {
   attemptRows, checkCatalog, checkItem, chunks, decide, DEFAULT_LIMIT, isoIn, lastWins, limitOf,
   linesByOrder, lowerMailbox, MAX_PENDING_BATCH, newSubmissionRow, nowIso, numeroOrdine, SUBMISSION_COLUMNS, toAttempt, toCredential,
@@ -240,6 +241,7 @@ export async function openPostgresStore(url: string, opts: PostgresStoreOptions 
       const r = await one<OrderRow>(`SELECT ${ORDER_COLUMNS} FROM orders WHERE id = $1`, [id]);
       return r && (await withLines([r]))[0];
     }),
+    ...postgresStats(pool),
 
     async migrate() {
       const list = await readMigrations(migrationsDir('postgres'));

@@ -15,6 +15,7 @@ import { sqliteMail } from './sqlite-mail.ts';
 import { sqliteInstances } from './sqlite-instances.ts';
 import { sqliteConnectors } from './sqlite-connectors.ts';
 import { sqliteHandoff } from './sqlite-handoff.ts';
+import { sqliteStats } from './sqlite-stats.ts';
 import { statementCache } from './sqlite-statements.ts';
 import { sqliteWriter } from './sqlite-writer.ts';
 import { insertEvents, sqliteEvents, sqliteProductionHistory } from './sqlite-events.ts';
@@ -169,6 +170,7 @@ export async function openSqliteStore(file: string): Promise<Store> {
       const r = q(`SELECT ${ORDER_COLUMNS} FROM orders WHERE id = ?`).get(id) as OrderRow | undefined;
       return r && withLines([r])[0];
     }),
+    ...sqliteStats(db),
 
     async migrate() {
       const list = await readMigrations(migrationsDir('sqlite'));

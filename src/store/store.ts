@@ -21,6 +21,7 @@ import type { EventStore } from './events.ts';
 import type { MailStore } from './mail.ts';
 import type { InstanceStore } from './instances.ts';
 import type { HandoffStore } from './handoff.ts';
+import type { QueueName } from './stats.ts';
 
 export interface Customer {
   id: string;
@@ -196,4 +197,8 @@ export interface Store extends MailStore, ConnectorStore, EventStore, HandoffSto
   listOrders(q: { customerId?: string; limit?: number }): Promise<RegisteredOrder[]>;
   /** The latest outcome recorded for that reference of that customer (accepted or refused). */
   latestAttempt(customerId: string, riferimento: string): Promise<OrderAttempt | undefined>;
+
+  // Monitoring (stats.ts).
+  /** How many items wait in that queue now (GET /metrics). */
+  countQueue(queue: QueueName): Promise<number>;
 }

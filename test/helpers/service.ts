@@ -48,7 +48,7 @@ export async function startTestService(env: Record<string, string> = {}, dataDir
   await service.store.upsertArticles(TEST_ARTICLES);
   return {
     service, config, dataDir,
-    url: `http://127.0.0.1:${service.ports.http}`,
+    url: `${config.httpTls ? 'https' : 'http'}://127.0.0.1:${service.ports.http}`,
     async customer(code) {
       const existing = await service.store.getCustomerByCode(code);
       if (existing) throw new Error(`customer ${code} already provisioned in this test`);

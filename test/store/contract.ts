@@ -11,6 +11,7 @@ import { handoffContract } from './contract-handoff.ts';
 import { filesContract } from './contract-files.ts';
 import { mailContract } from './contract-mail.ts';
 import { ordersContract } from './contract-orders.ts';
+import { statsContract } from './contract-stats.ts';
 import { workContract } from './contract-work.ts';
 import { addCustomer, addSubmission, at, newSubmission, withStore, type StoreFactory } from './fixtures.ts';
 
@@ -253,5 +254,6 @@ export function storeContract(name: string, makeStore: StoreFactory): void {
     eventsContract(makeStore);
     handoffContract(makeStore);
     filesContract(makeStore);
+    statsContract(makeStore);
   });
 }

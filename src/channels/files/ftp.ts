@@ -316,6 +316,7 @@ export async function startFtpServer(deps: FtpDeps, opts: FtpOptions): Promise<R
     });
   });
 
+  deps.metrics?.trackConnections('ftp', raw as unknown as EventEmitter);
   server.on('client-error', ({ error }) => log.debug({ err: error }, 'ftp client error'));
 
   await server.listen();

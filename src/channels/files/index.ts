@@ -6,6 +6,7 @@ import type { Authenticator } from '../../auth/authenticator.ts';
 import type { Config } from '../../config.ts';
 import type { Intake } from '../../intake/intake.ts';
 import type { Logger } from '../../log.ts';
+import type { Metrics } from '../../metrics/metrics.ts';
 import type { Store } from '../../store/store.ts';
 import { startFtpServer } from './ftp.ts';
 import { loadOrCreateHostKey } from './host-key.ts';
@@ -22,6 +23,8 @@ export interface FileChannelsDeps {
   log: Logger;
   /** Test hook: the delay after a failed login (default 1 s). */
   failedLoginDelayMs?: number;
+  /** Open connections per channel (GET /metrics). */
+  metrics?: Metrics;
 }
 
 export interface FileChannels {
@@ -40,6 +43,7 @@ export async function startFileChannels(deps: FileChannelsDeps): Promise<FileCha
   const shared = {
     store: deps.store, intake: deps.intake, log, auth: deps.auth, timeZone: config.timeZone, maxFileBytes: config.maxFileBytes,
     spool, sizes: new SizeCache(), sessions: createSessionLimiter(), failedLoginDelayMs: deps.failedLoginDelayMs,
+    metrics: deps.metrics,
   };
   const close = async () => {
     for (const s of servers.reverse()) await s.close();

@@ -308,6 +308,7 @@ export async function startSftpServer(deps: SftpDeps, opts: { host: string; port
     handleConnection(deps, client, info.ip, log);
   });
   server.maxConnections = LIMITS.connectionsPerServer;
+  deps.metrics?.trackConnections('sftp', server);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(opts.port, opts.host, () => {

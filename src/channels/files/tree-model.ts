@@ -5,6 +5,7 @@
 import type { Intake } from '../../intake/intake.ts';
 import type { Principal, StoredSubmission } from '../../intake/types.ts';
 import type { Logger } from '../../log.ts';
+import type { Metrics } from '../../metrics/metrics.ts';
 import type { Store } from '../../store/store.ts';
 import { LIMITS } from './limits.ts';
 import { TooLargeError, type Spool } from './spool.ts';
@@ -70,6 +71,7 @@ export interface FilesDeps {
   maxFileBytes: number;
   spool: Spool;
   sizes: SizeCache;
+  metrics?: Metrics;
 }
 
 export interface SessionInfo {

@@ -9,6 +9,7 @@ import { hostname } from 'node:os';
 import type { Config } from '../../config.ts';
 import type { Intake } from '../../intake/intake.ts';
 import type { Logger } from '../../log.ts';
+import type { Metrics } from '../../metrics/metrics.ts';
 import type { Store } from '../../store/store.ts';
 import { startImapWatchers, type ImapWatchers } from './imap.ts';
 import { startOutbox, type RetryPolicy } from './outbox.ts';
@@ -24,6 +25,8 @@ export interface MailChannelsDeps {
   replyRetry?: RetryPolicy;
   /** This instance's name on its claims and leases (main.ts registers it as a live instance); default: a new one. */
   holder?: string;
+  /** Acknowledgement latency and open connections of SMTP (GET /metrics). */
+  metrics?: Metrics;
 }
 
 export interface MailChannels {
@@ -64,7 +67,7 @@ export async function startMailChannels(deps: MailChannelsDeps): Promise<MailCha
   try {
     if (config.smtpPort !== 'off') {
       smtp = await startSmtpServer({
-        store, log, host: config.host, port: config.smtpPort, maxMailBytes: config.maxMailBytes, onStored, claimMs, holder,
+        store, log, host: config.host, port: config.smtpPort, maxMailBytes: config.maxMailBytes, onStored, claimMs, holder, metrics: deps.metrics,
         tls: config.tlsCertFile && config.tlsKeyFile ? { certFile: config.tlsCertFile, keyFile: config.tlsKeyFile } : undefined,
       });
       ports.smtp = smtp.port;

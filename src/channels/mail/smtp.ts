@@ -18,6 +18,7 @@ import { ERROR_CATALOG } from '../../errors.ts';
 import type { Logger } from '../../log.ts';
 import type { NewMailMessage } from '../../store/mail.ts';
 import type { Customer, Store } from '../../store/store.ts';
+import { noopMetrics, type Metrics } from '../../metrics/metrics.ts';
 import { MAIL_LIMITS } from './limits.ts';
 
 export interface SmtpDeps {
@@ -33,6 +34,7 @@ export interface SmtpDeps {
   claimMs: number;
   /** This instance's name on that claim, so it is freed as soon as the instance is gone. */
   holder: string;
+  metrics?: Metrics;
 }
 
 export interface RunningSmtp {
@@ -152,7 +154,7 @@ export async function startSmtpServer(deps: SmtpDeps): Promise<RunningSmtp> {
           callback(smtpError(ERROR_CATALOG.NOT_PARSEABLE.smtp, '5.6.0 Message refused: it holds a bare LF or CR; lines must end with CRLF (RFC 5321 2.3.8)'));
           return;
         }
-        store250(session, Buffer.concat(chunks, size)).then(
+        (deps.metrics ?? noopMetrics).timeAck('smtp', () => store250(session, Buffer.concat(chunks, size))).then(
           (ids) => callback(null, `2.0.0 Stored as ${ids}`),
           (err: unknown) => {
             if (err instanceof Error && 'responseCode' in err) return callback(err);
@@ -165,6 +167,7 @@ export async function startSmtpServer(deps: SmtpDeps): Promise<RunningSmtp> {
     },
   });
   server.on('error', (err) => log.warn({ err }, 'SMTP connection error'));
+  deps.metrics?.trackConnections('smtp', server.server);
 
   await new Promise<void>((resolve, reject) => {
     server.server.once('error', reject);

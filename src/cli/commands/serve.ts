@@ -6,7 +6,7 @@ import { demoBanner } from '../../seed/banner.ts';
 export function registerServeCommand(program: Command): void {
   program
     .command('serve')
-    .description('start every channel (REST, SOAP, FTP, SFTP, SMTP, …) until SIGINT or SIGTERM')
+    .description('start every channel (REST, SOAP, FTP, SFTP, SMTP, …) until SIGINT or SIGTERM; SIGHUP reloads the TLS certificate')
     .action(async () => {
       const config = loadConfig();
       const log = createLogger(config.logLevel, { format: config.logFormat });
@@ -29,5 +29,9 @@ export function registerServeCommand(program: Command): void {
       // once: a second Ctrl-C during a stuck stop gets Node's default handling and ends the process at once.
       process.once('SIGINT', stop);
       process.once('SIGTERM', stop);
+      // SIGHUP: a renewed certificate (certbot's deploy hook, an ACME client) is picked up without a restart.
+      process.on('SIGHUP', () => {
+        service.reloadTls().catch((err: unknown) => log.error({ err }, 'TLS certificate reload failed; the previous certificate stays in use'));
+      });
     });
 }
