@@ -14,6 +14,7 @@ import { registerDbCommands } from './commands/db.ts';
 import { registerKeyCommands } from './commands/key.ts';
 import { registerMailCommands } from './commands/mail.ts';
 import { registerOrderCommands } from './commands/orders.ts';
+import { registerOperatorCommands } from './commands/operator.ts';
 import { registerServeCommand } from './commands/serve.ts';
 import { registerSiteCommands } from './commands/site.ts';
 import { registerSubmissionCommands } from './commands/submissions.ts';
@@ -46,6 +47,7 @@ export function buildProgram(): Command {
   registerDbCommands(program);
   registerSiteCommands(program);
   registerConnectorCommands(program);
+  registerOperatorCommands(program);
   return program;
 }
 

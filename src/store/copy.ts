@@ -43,7 +43,7 @@ const FIXED_STEPS: readonly Step[] = [
 ];
 const CARRIED = ['order_attempts', 'order_lines'];
 /** Bookkeeping of one database and leases of running processes: meaningless in another database. */
-const NOT_COPIED = ['schema_migrations', 'leases'];
+const NOT_COPIED = ['schema_migrations', 'leases', 'web_sessions'];
 
 /** Source rows per page: one PostgreSQL transaction each. */
 const DEFAULT_PAGE = 500;

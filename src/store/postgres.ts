@@ -13,6 +13,7 @@ import { checkKnown, migrationsDir, readMigrations } from './migrate.ts';
 import { postgresWork } from './postgres-work.ts';
 import { postgresMail } from './postgres-mail.ts';
 import { postgresConnectors } from './postgres-connectors.ts';
+import { postgresWeb } from './postgres-web.ts';
 import {
   attemptRows, checkCatalog, checkItem, chunks, decide, DEFAULT_LIMIT, isoIn, lastWins, limitOf,
   linesByOrder, lowerMailbox, MAX_PENDING_BATCH, newSubmissionRow, nowIso, numeroOrdine, SUBMISSION_COLUMNS, toAttempt, toCredential,
@@ -211,6 +212,7 @@ export async function openPostgresStore(url: string, opts: PostgresStoreOptions 
     ...postgresWork(pool),
     ...postgresMail(pool),
     ...postgresConnectors(pool),
+    ...postgresWeb(pool),
 
     async migrate() {
       const list = await readMigrations(migrationsDir('postgres'));

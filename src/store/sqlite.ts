@@ -13,6 +13,7 @@ import { checkKnown, migrationsDir, readMigrations, type Migration } from './mig
 import { sqliteWork } from './sqlite-work.ts';
 import { sqliteMail } from './sqlite-mail.ts';
 import { sqliteConnectors } from './sqlite-connectors.ts';
+import { sqliteWeb } from './sqlite-web.ts';
 import { statementCache } from './sqlite-statements.ts';
 import { sqliteWriter } from './sqlite-writer.ts';
 import {
@@ -146,6 +147,7 @@ export async function openSqliteStore(file: string): Promise<Store> {
     ...work,
     ...sqliteMail(db),
     ...sqliteConnectors(db),
+    ...sqliteWeb(db),
 
     async migrate() {
       const list = await readMigrations(migrationsDir('sqlite'));

@@ -18,6 +18,7 @@ import type {
 } from '../intake/types.ts';
 import type { ConnectorStore } from './connectors.ts';
 import type { MailStore } from './mail.ts';
+import type { WebStore } from './web.ts';
 
 export interface Customer {
   id: string;
@@ -102,7 +103,7 @@ export interface WriteOptions {
 }
 
 /** The e-mail channel's methods (messages, parts, reply outbox, IMAP mailboxes) are declared in mail.ts. */
-export interface Store extends MailStore, ConnectorStore {
+export interface Store extends MailStore, ConnectorStore, WebStore {
   /** Which engine, for logs and /healthz. */
   readonly kind: 'sqlite' | 'postgres';
   /**

@@ -8,6 +8,7 @@ import { connectorsContract } from './contract-connectors.ts';
 import { mailContract } from './contract-mail.ts';
 import { ordersContract } from './contract-orders.ts';
 import { workContract } from './contract-work.ts';
+import { webContract } from './contract-web.ts';
 import { addCustomer, addSubmission, at, newSubmission, withStore, type StoreFactory } from './fixtures.ts';
 
 export type { StoreFactory, StoreHandle } from './fixtures.ts';
@@ -245,5 +246,6 @@ export function storeContract(name: string, makeStore: StoreFactory): void {
     workContract(makeStore);
     mailContract(makeStore);
     connectorsContract(makeStore);
+    webContract(makeStore);
   });
 }

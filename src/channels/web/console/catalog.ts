@@ -1,0 +1,68 @@
+/**
+ * Customers and the article catalog in the console: customers listed, added (credentials shown once), API key
+ * rotated, FTP/SFTP password reset; articles and units searched.
+ */
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { isIntakeError } from '../../../errors.ts';
+import { resetCustomerPassword } from '../../../customers/password.ts';
+import { provisionCustomer, rotateApiKey } from '../../../customers/provision.ts';
+import type { WebContext } from '../index.ts';
+import { str } from '../render.ts';
+import { actor, consolePage, record } from './routes.ts';
+
+export function registerCatalogRoutes(app: FastifyInstance, ctx: WebContext): void {
+  async function listPage(req: FastifyRequest, reply: FastifyReply, extra: Record<string, unknown> = {}) {
+    const customers = await ctx.store.listCustomers();
+    return consolePage(ctx, req, reply, 'console/customers.eta', { title: 'Clienti', nav: 'customers', customers, ...extra });
+  }
+
+  app.get('/clienti', async (req, reply) => listPage(req, reply));
+
+  app.post('/clienti', async (req, reply) => {
+    actor(req);
+    const b = (req.body ?? {}) as Record<string, unknown>;
+    const code = str(b.codice, 40) ?? '';
+    const name = str(b.nome, 200) ?? '';
+    try {
+      const p = await provisionCustomer(ctx.store, { code, name }, ctx.mailDomain);
+      await record(ctx, req, 'cliente.aggiungi', 'cliente', p.customer.code, { nome: p.customer.name });
+      return consolePage(ctx, req, reply, 'console/credentials.eta', {
+        title: `Cliente ${p.customer.code} attivato`, nav: 'customers', code: p.customer.code,
+        items: [['Chiave API (REST, SOAP)', p.apiKey], ['Casella e-mail ordini', p.mailbox], ['Utente FTP/SFTP e portale', p.ftpUser], ['Password FTP/SFTP e portale', p.ftpPassword]],
+      });
+    } catch (e) {
+      if (!isIntakeError(e)) throw e;
+      const error = e.code === 'CONFLICT' ? `Esiste già un cliente con codice «${code}».` : 'Codice o nome non validi: il codice ha da 1 a 32 lettere, cifre, punti, trattini.';
+      return listPage(req, reply.code(e.http), { error, form: { codice: code, nome: name } });
+    }
+  });
+
+  app.post('/clienti/:code/chiave', async (req, reply) => {
+    actor(req);
+    const code = String((req.params as { code: string }).code);
+    const key = await rotateApiKey(ctx.store, code);
+    await record(ctx, req, 'cliente.ruota_chiave', 'cliente', code);
+    return consolePage(ctx, req, reply, 'console/credentials.eta', {
+      title: `Nuova chiave API per ${code}`, nav: 'customers', code, items: [['Chiave API (REST, SOAP)', key]],
+      note: 'La chiave precedente non è più valida.',
+    });
+  });
+
+  app.post('/clienti/:code/password', async (req, reply) => {
+    actor(req);
+    const code = String((req.params as { code: string }).code);
+    const { user, password } = await resetCustomerPassword(ctx.store, code);
+    await record(ctx, req, 'cliente.reimposta_password', 'cliente', code);
+    return consolePage(ctx, req, reply, 'console/credentials.eta', {
+      title: `Nuova password per ${code}`, nav: 'customers', code, items: [['Utente FTP/SFTP e portale', user], ['Password', password]],
+      note: 'La password precedente non è più valida e le sessioni aperte nel portale sono chiuse.',
+    });
+  });
+
+  app.get('/articoli', async (req, reply) => {
+    const q = str((req.query as Record<string, unknown>).q, 64) ?? '';
+    const [articles, units, total] = await Promise.all([ctx.store.searchArticles(q, 100), ctx.store.listUnits(), ctx.store.countArticles()]);
+    return consolePage(ctx, req, reply, 'console/articles.eta', { title: 'Articoli e unità', nav: 'articles', q, articles, units, total });
+  });
+
+}
