@@ -22,8 +22,8 @@ export function stateLabel(s: Pick<SubmissionSummary, 'state' | 'esito'>): { tex
 }
 
 export function dateTimeFormatter(timeZone: string): (iso: string | undefined) => string {
-  const f = new Intl.DateTimeFormat('it-IT', { timeZone, dateStyle: 'short', timeStyle: 'short' });
-  return (iso) => (iso ? f.format(new Date(iso)) : '');
+  const f = new Intl.DateTimeFormat('it-IT', { timeZone, day: '2-digit', month: '2-digit', year: 'numeric', hour: '2-digit', minute: '2-digit' });
+  return (iso) => (iso ? f.format(new Date(iso)).replace(',', '') : '');
 }
 
 const FIELD_NAMES: Record<string, string> = {
@@ -74,6 +74,27 @@ export function orderErrors(o: OrderOutcome): { where: string; text: string }[] 
   const out = (o.message ?? []).map((m) => ({ where: '', text: italianMessage(m) }));
   for (const e of o.errori ?? []) out.push({ where: capitalise(fieldLabel(e.campo)), text: e.messaggio });
   return out;
+}
+
+const ACTIONS: Record<string, string> = {
+  login: 'Accesso', logout: 'Uscita', 'operator.add': 'Operatore creato', 'operator.reset_password': 'Password operatore reimpostata',
+  'operator.disable': 'Operatore disattivato', 'operator.enable': 'Operatore riattivato', 'invio.rielabora': 'Invio rielaborato',
+  'invio.correggi_registra': 'Ordine corretto e registrato', 'invio.correggi_rifiutato': 'Correzione rifiutata',
+  'ordini.esporta': 'Ordini esportati in CSV', 'cliente.aggiungi': 'Cliente attivato', 'cliente.ruota_chiave': 'Nuova chiave API',
+  'cliente.reimposta_password': 'Nuova password cliente',
+};
+
+export function actionLabel(action: string): string {
+  return ACTIONS[action] ?? action;
+}
+
+const DETAILS: Record<string, string> = {
+  nuovo_invio: 'Nuovo invio', ordine_nel_file: 'Ordine nel file', riferimento_ordine: 'Riferimento', numero_ordine: 'Numero ordine',
+  role: 'Ruolo', esito: 'Esito', righe: 'Righe', nome: 'Nome',
+};
+
+export function detailLabel(key: string): string {
+  return DETAILS[key] ?? key;
 }
 
 /** Largest part of a raw file shown on a page; the whole file is a download away. */

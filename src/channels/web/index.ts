@@ -24,7 +24,7 @@ import type { WebSession } from '../../store/web.ts';
 import { registerConsoleRoutes } from './console/routes.ts';
 import { registerPortalRoutes } from './portal/routes.ts';
 import { securityHeaders } from './security.ts';
-import { createSessions, type Sessions } from './sessions.ts';
+import { createSessions, csrfUserInfo, type Sessions } from './sessions.ts';
 import { createLoginThrottle, type LoginThrottle } from './throttle.ts';
 
 export interface WebDeps {
@@ -77,7 +77,7 @@ export async function registerWeb(app: FastifyInstance, deps: WebDeps): Promise<
       cookieOpts: { path: '/', sameSite: 'strict', httpOnly: true, signed: true },
       csrfOpts: { hmacKey: key, userInfo: true },
       // The token is bound to the session it was issued in: a token read before login is useless after it.
-      getUserInfo: (req) => req.webSession?.tokenHash ?? '',
+      getUserInfo: csrfUserInfo,
       getToken: (req) => {
         const body = req.body as Record<string, unknown> | undefined;
         const fromBody = body && typeof body._csrf === 'string' ? body._csrf : undefined;

@@ -4,7 +4,8 @@
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { IntakeError } from '../../errors.ts';
-import { attachment, channelLabel, dateTimeFormatter, fieldLabel, italianMessage, orderErrors, stateLabel } from './format.ts';
+import { csrfUserInfo } from './sessions.ts';
+import { actionLabel, attachment, channelLabel, detailLabel, dateTimeFormatter, fieldLabel, italianMessage, orderErrors, stateLabel } from './format.ts';
 
 export interface PageData {
   title: string;
@@ -18,7 +19,7 @@ export interface PageData {
 const formatters = new Map<string, ReturnType<typeof helpers>>();
 
 function helpers(timeZone: string) {
-  return { dateTime: dateTimeFormatter(timeZone), channelLabel, stateLabel, fieldLabel, italianMessage, orderErrors };
+  return { dateTime: dateTimeFormatter(timeZone), actionLabel, detailLabel, channelLabel, stateLabel, fieldLabel, italianMessage, orderErrors };
 }
 
 export function fmtFor(timeZone: string) {
@@ -28,7 +29,7 @@ export function fmtFor(timeZone: string) {
 }
 
 export function page(req: FastifyRequest, reply: FastifyReply, area: 'console' | 'portale', template: string, timeZone: string, data: PageData) {
-  const csrf = reply.generateCsrf({ userInfo: req.webSession?.tokenHash ?? '' });
+  const csrf = reply.generateCsrf({ userInfo: csrfUserInfo(req) });
   return reply.type('text/html; charset=utf-8').view(template, { ...data, area, csrf, fmt: fmtFor(timeZone) });
 }
 

@@ -30,6 +30,15 @@ export function cookieOptions(req: FastifyRequest, kind: WebSessionKind) {
   };
 }
 
+/**
+ * What a CSRF token is bound to: the session's token hash, or a fixed word before login (the library refuses an
+ * empty value). A token issued before login is therefore refused after it, and one issued in a session that has
+ * ended is refused everywhere.
+ */
+export function csrfUserInfo(req: FastifyRequest): string {
+  return req.webSession?.tokenHash ?? 'anonimo';
+}
+
 export interface Sessions {
   start(req: FastifyRequest, reply: FastifyReply, kind: WebSessionKind, subjectId: string): Promise<WebSession>;
   /** The request's live session of that kind, extending its expiry when due. */

@@ -91,7 +91,7 @@ export function registerCorrectRoutes(app: FastifyInstance, ctx: WebContext): vo
     });
     const result = outcome.orders[0];
     await record(ctx, req, outcome.esito === 'ok' ? 'invio.correggi_registra' : 'invio.correggi_rifiutato', 'invio', s.id, {
-      nuovo_invio: submission.id, ordine: index, riferimento_ordine: form.riferimento_ordine,
+      nuovo_invio: submission.id, ordine_nel_file: index + 1, riferimento_ordine: form.riferimento_ordine,
       ...(result?.numero_ordine ? { numero_ordine: result.numero_ordine } : {}),
     });
     if (outcome.esito === 'ok') {
