@@ -116,6 +116,13 @@ export function safeFileName(name: string | undefined, fallback: string): string
   return clean || fallback;
 }
 
+/** 65536 → "64 KiB", 104857600 → "100 MiB". */
+export function sizeLabel(bytes: number): string {
+  if (bytes >= 1024 * 1024) return `${Math.floor(bytes / 1024 / 1024)} MiB`;
+  if (bytes >= 1024) return `${Math.floor(bytes / 1024)} KiB`;
+  return `${bytes} byte`;
+}
+
 export function attachment(name: string): string {
   return `attachment; filename="${name}"`;
 }

@@ -69,6 +69,9 @@ export async function registerWeb(app: FastifyInstance, deps: WebDeps): Promise<
     web.removeAllContentTypeParsers();
     await web.register(fastifyFormbody, { bodyLimit: 1024 * 1024 });
     await web.register(fastifyMultipart, {
+      // A file over the limit is cut and flagged (truncated) instead of failing the whole upload: the other files
+      // of the same upload are still taken, and the page says which one was too large.
+      throwFileSizeLimit: false,
       limits: { fileSize: deps.maxFileBytes, files: MAX_FILES_PER_UPLOAD, fields: 20, fieldSize: 64 * 1024, parts: MAX_FILES_PER_UPLOAD + 20 },
     });
     await web.register(fastifyCookie, { secret: key });

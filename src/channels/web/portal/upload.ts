@@ -5,6 +5,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { Outcome, StoredSubmission } from '../../../intake/types.ts';
 import type { WebContext } from '../index.ts';
+import { sizeLabel } from '../format.ts';
 import { sourceOf } from '../render.ts';
 import { portalPage, principalOf } from './routes.ts';
 
@@ -32,12 +33,9 @@ export function registerUpload(app: FastifyInstance, ctx: WebContext): void {
     const results: FileResult[] = [];
     for await (const part of req.files()) {
       const fileName = part.filename || 'file';
-      const raw = await part.toBuffer().catch((e: { code?: string }) => {
-        if (e.code === 'FST_REQ_FILE_TOO_LARGE') return undefined;
-        throw e;
-      });
-      if (raw === undefined || part.file.truncated) {
-        results.push({ fileName, error: `Il file supera la dimensione massima di ${Math.floor(ctx.maxFileBytes / 1024 / 1024)} MiB e non è stato accettato.` });
+      const raw = await part.toBuffer();
+      if (part.file.truncated) {
+        results.push({ fileName, error: `Il file supera la dimensione massima di ${sizeLabel(ctx.maxFileBytes)} e non è stato accettato.` });
         continue;
       }
       if (raw.length === 0) {
