@@ -5,6 +5,7 @@ import { decodersBenchmark } from './decoders.ts';
 import { fileBenchmark } from './files.ts';
 import { mailBenchmark } from './mail.ts';
 import { mixedBenchmark } from './mixed.ts';
+import { consoleBenchmark } from './console.ts';
 
 export const BENCHMARKS: readonly Benchmark[] = [
   restBenchmark('sqlite'),
@@ -14,4 +15,5 @@ export const BENCHMARKS: readonly Benchmark[] = [
   fileBenchmark('ftp'),
   mailBenchmark,
   mixedBenchmark,
+  consoleBenchmark,
 ];
