@@ -123,6 +123,30 @@ void describe('console in the browser', () => {
     }
   });
 
+  void it('imports an article catalog CSV and lists connectors and sites', async () => {
+    await t.service.store.createSite({ code: 'VR', name: 'Verona <b>centro</b>' });
+    const { context, page, incidents } = await newPage(browser);
+    try {
+      await login(page, t.url, 'console', email, password);
+      await page.goto(`${t.url}/console/articoli`);
+      await page.getByLabel(/Importa un catalogo CSV/).setInputFiles({
+        name: 'catalogo.csv', mimeType: 'text/csv', buffer: Buffer.from('codice_articolo;descrizione;unita_misura\r\nNUOVO-1;Nuovo articolo;PZ\r\nNUOVO-2;Altro;RS\r\n'),
+      });
+      await shot(page, 'console-articles-import');
+      await page.getByRole('button', { name: 'Importa', exact: true }).click();
+      assert.match(await page.getByRole('status').innerText(), /2 articoli importati da catalogo\.csv/);
+      assert.deepEqual([...await t.service.store.knownArticles(['NUOVO-1', 'NUOVO-2', 'NUOVO-3'])].sort(), ['NUOVO-1', 'NUOVO-2']);
+      const audit = await t.service.store.listAudit({ limit: 5 });
+      assert.equal(audit[0]?.action, 'articoli.importa');
+      await page.getByRole('link', { name: 'Connettori' }).click();
+      await page.getByText('Verona <b>centro</b>').waitFor();
+      await shot(page, 'console-connectors');
+      assert.deepEqual(incidents, []);
+    } finally {
+      await context.close();
+    }
+  });
+
   void it('works at phone width', async () => {
     const { context, page } = await newPage(browser, PHONE);
     try {

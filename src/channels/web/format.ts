@@ -81,7 +81,7 @@ const ACTIONS: Record<string, string> = {
   'operator.disable': 'Operatore disattivato', 'operator.enable': 'Operatore riattivato', 'invio.rielabora': 'Invio rielaborato',
   'invio.correggi_registra': 'Ordine corretto e registrato', 'invio.correggi_rifiutato': 'Correzione rifiutata',
   'ordini.esporta': 'Ordini esportati in CSV', 'cliente.aggiungi': 'Cliente attivato', 'cliente.ruota_chiave': 'Nuova chiave API',
-  'cliente.reimposta_password': 'Nuova password cliente',
+  'cliente.reimposta_password': 'Nuova password cliente', 'articoli.importa': 'Catalogo articoli importato',
 };
 
 export function actionLabel(action: string): string {

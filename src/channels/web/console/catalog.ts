@@ -2,7 +2,13 @@
  * Customers and the article catalog in the console: customers listed, added (credentials shown once), API key
  * rotated, FTP/SFTP password reset; articles and units searched.
  */
+import { createWriteStream } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { pipeline } from 'node:stream/promises';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { importArticles } from '../../../catalog/import-articles.ts';
 import { isIntakeError } from '../../../errors.ts';
 import { resetCustomerPassword } from '../../../customers/password.ts';
 import { provisionCustomer, rotateApiKey } from '../../../customers/provision.ts';
@@ -59,10 +65,39 @@ export function registerCatalogRoutes(app: FastifyInstance, ctx: WebContext): vo
     });
   });
 
-  app.get('/articoli', async (req, reply) => {
-    const q = str((req.query as Record<string, unknown>).q, 64) ?? '';
+  async function articlesPage(req: FastifyRequest, reply: FastifyReply, q: string, extra: Record<string, unknown> = {}) {
     const [articles, units, total] = await Promise.all([ctx.store.searchArticles(q, 100), ctx.store.listUnits(), ctx.store.countArticles()]);
-    return consolePage(ctx, req, reply, 'console/articles.eta', { title: 'Articoli e unità', nav: 'articles', q, articles, units, total });
+    return consolePage(ctx, req, reply, 'console/articles.eta', { title: 'Articoli e unità', nav: 'articles', q, articles, units, total, ...extra });
+  }
+
+  app.get('/articoli', async (req, reply) => articlesPage(req, reply, str((req.query as Record<string, unknown>).q, 64) ?? ''));
+
+  // The catalog CSV goes to a temporary file and through the same import as `order-intake articles import`.
+  app.post('/articoli/importa', async (req, reply) => {
+    actor(req);
+    const part = await req.file();
+    if (!part) return articlesPage(req, reply.code(400), '', { error: 'Scegliere un file CSV.' });
+    const dir = await mkdtemp(path.join(tmpdir(), 'intake-articoli-'));
+    try {
+      const file = path.join(dir, 'articoli.csv');
+      await pipeline(part.file, createWriteStream(file));
+      if (part.file.truncated) return articlesPage(req, reply.code(413), '', { error: 'Il file è troppo grande.' });
+      try {
+        const { rows } = await importArticles(ctx.store, file);
+        await record(ctx, req, 'articoli.importa', 'catalogo', 'articoli', { righe: rows, file: part.filename });
+        return articlesPage(req, reply, '', { done: `Catalogo aggiornato: ${rows} articoli importati da ${part.filename}.` });
+      } catch (e) {
+        // The import's messages name the line and the problem (in English, as the CLI prints them).
+        return articlesPage(req, reply.code(400), '', { error: `Importazione non riuscita: ${(e as Error).message}` });
+      }
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  app.get('/connettori', async (req, reply) => {
+    const [sites, connectors] = await Promise.all([ctx.store.listSites(), ctx.store.listConnectors({})]);
+    return consolePage(ctx, req, reply, 'console/connectors.eta', { title: 'Connettori e siti', nav: 'connectors', sites, connectors });
   });
 
 }
