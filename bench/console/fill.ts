@@ -6,6 +6,7 @@
  */
 import Database from 'better-sqlite3';
 import { randomUUID } from 'node:crypto';
+import { v7 as uuidv7 } from 'uuid';
 import { openSqliteStore } from '../../src/store/sqlite.ts';
 
 export const CUSTOMERS = 20;
@@ -41,12 +42,13 @@ export async function fillStore(file: string, n: number, progress: (m: string) =
       for (let i = from; i < to; i++) {
         const c = i % CUSTOMERS;
         const code = `B${String(c).padStart(3, '0')}`;
-        const id = randomUUID();
+        // UUIDv7 like the service: time-ordered keys append to the primary key's b-tree instead of splitting pages.
+        const id = uuidv7();
         const at = new Date(start + Math.floor(i * step)).toISOString();
         const ref = `REF-${i}`;
         const channel = CHANNELS[i % CHANNELS.length]!;
         const refused = i % 10 === 0;
-        const orderId = randomUUID();
+        const orderId = uuidv7();
         const numero = `2026-${String(i + 1).padStart(6, '0')}`;
         const oo = refused
           ? { index: 0, riferimento_ordine: ref, esito: 'errore', code: 'BUSINESS', errori: [{ campo: 'righe[0].codice_articolo', messaggio: 'Articolo sconosciuto: "X"' }] }
