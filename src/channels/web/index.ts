@@ -113,7 +113,7 @@ export async function registerWeb(app: FastifyInstance, deps: WebDeps): Promise<
 
     web.setErrorHandler((err: FastifyError, req, reply) => errorPage(err, req, reply, deps.log));
     const notFound = (req: FastifyRequest, reply: FastifyReply) =>
-      reply.code(404).view('error.eta', { title: 'Pagina non trovata', message: 'La pagina richiesta non esiste.', back: backOf(req) });
+      reply.code(404).view('error.eta', { title: 'Pagina non trovata', message: 'La pagina richiesta non esiste.', back: backOf(req), area: areaName(req) });
     await web.register(async (area) => {
       area.setNotFoundHandler(notFound);
       registerConsoleRoutes(area, ctx);
@@ -123,6 +123,10 @@ export async function registerWeb(app: FastifyInstance, deps: WebDeps): Promise<
       registerPortalRoutes(area, ctx);
     }, { prefix: '/portale' });
   });
+}
+
+function areaName(req: FastifyRequest): 'console' | 'portale' {
+  return areaOf(req.url) === 'customer' ? 'portale' : 'console';
 }
 
 function backOf(req: FastifyRequest): string {
@@ -141,5 +145,6 @@ function errorPage(err: FastifyError, req: FastifyRequest, reply: FastifyReply, 
   if (status === 500) log.error({ err, url: req.url }, 'web request failed');
   const code = err.code === 'FST_REQ_FILE_TOO_LARGE' ? 413 : status;
   if (req.headers.accept?.includes('application/json')) return reply.code(code).send({ statusCode: code, message });
-  return reply.code(code).view('error.eta', { title: 'Errore', message, back: backOf(req) });
+  const title = code === 404 ? 'Pagina non trovata' : code === 403 ? 'Operazione non consentita' : 'Errore';
+  return reply.code(code).view('error.eta', { title, message, back: backOf(req), area: areaName(req) });
 }
