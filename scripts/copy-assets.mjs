@@ -12,3 +12,12 @@ if (!existsSync(from)) {
 rmSync(to, { recursive: true, force: true });
 cpSync(from, to, { recursive: true, filter: (src) => !src.endsWith('~') });
 console.log(`copy-assets: migrations copied to ${to.pathname}`);
+
+// The web channel's templates and static files (CSS, the portal's script), read at run time next to its modules.
+for (const dir of ['views', 'static']) {
+  const src = new URL(`../src/channels/web/${dir}/`, import.meta.url);
+  const dst = new URL(`../dist/channels/web/${dir}/`, import.meta.url);
+  rmSync(dst, { recursive: true, force: true });
+  cpSync(src, dst, { recursive: true, filter: (p) => !p.endsWith('~') });
+}
+console.log('copy-assets: web views and static files copied');

@@ -12,6 +12,7 @@ import { registerConnectorRoutes } from './channels/connectors/routes.ts';
 import { registerDocs } from './channels/rest/docs.ts';
 import { registerRestRoutes } from './channels/rest/routes.ts';
 import { registerSoapRoutes } from './channels/soap/routes.ts';
+import { registerWeb } from './channels/web/index.ts';
 import { startFileChannels } from './channels/files/index.ts';
 import { startMailChannels } from './channels/mail/index.ts';
 import { createIntake, type Intake } from './intake/intake.ts';
@@ -81,6 +82,7 @@ export async function startService(config: Config, log: Logger): Promise<Service
     if (config.metricsToken && config.metricsPort === 'off') registerMetricsRoute(app, metrics, config.metricsToken);
     registerRestRoutes(app, { intake, store, auth });
     registerConnectorRoutes(app, { intake, store });
+    await registerWeb(app, { store, intake, log, timeZone: config.timeZone, mailDomain: config.mailDomain, maxFileBytes: config.maxFileBytes });
     registerSoapRoutes(app, { intake, store, auth, publicUrl: () => baseUrl(config, ports.http ?? Number(config.httpPort)) });
     // The docs' server URL is only known once bound when the port is ephemeral; the static document is built
     // from the configured public URL or the configured port.

@@ -7,6 +7,7 @@ import { mailBenchmark } from './mail.ts';
 import { mixedBenchmark } from './mixed.ts';
 import { recoveryBenchmark, recoveryPgBenchmark } from './recovery.ts';
 import { handoffBenchmark } from './handoff.ts';
+import { consoleBenchmark } from './console.ts';
 
 export const BENCHMARKS: readonly Benchmark[] = [
   restBenchmark('sqlite'),
@@ -19,4 +20,5 @@ export const BENCHMARKS: readonly Benchmark[] = [
   recoveryBenchmark,
   recoveryPgBenchmark,
   handoffBenchmark,
+  consoleBenchmark,
 ];

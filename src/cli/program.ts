@@ -14,6 +14,7 @@ import { registerDbCommands } from './commands/db.ts';
 import { registerKeyCommands } from './commands/key.ts';
 import { registerMailCommands } from './commands/mail.ts';
 import { registerOrderCommands } from './commands/orders.ts';
+import { registerOperatorCommands } from './commands/operator.ts';
 import { registerServeCommand } from './commands/serve.ts';
 import { registerSiteCommands } from './commands/site.ts';
 import { registerSubmissionCommands } from './commands/submissions.ts';
@@ -50,6 +51,7 @@ export function buildProgram(): Command {
   registerConnectorCommands(program);
   registerWebhookCommands(program);
   registerExportCommands(program);
+  registerOperatorCommands(program);
   return program;
 }
 

@@ -26,7 +26,8 @@
  */
 import type { ErrorCode } from '../errors.ts';
 
-export const CHANNELS = ['rest', 'soap', 'email', 'imap', 'ftp', 'sftp', 'connector', 'watch'] as const;
+// console: an order an operator corrected and registered on the customer's behalf; portal: the customers' web page.
+export const CHANNELS = ['rest', 'soap', 'email', 'imap', 'ftp', 'sftp', 'connector', 'watch', 'console', 'portal'] as const;
 export type Channel = (typeof CHANNELS)[number];
 
 /** The authenticated sender, as a channel resolved it from a credential. */

@@ -180,4 +180,37 @@ export const OUTBOX_TABLES: readonly TableSpec[] = [
   },
 ];
 
-export const SPEC_TABLES: readonly TableSpec[] = [...MAIL_TABLES, ...CONNECTOR_TABLES, ...CIP4_TABLES, ...OUTBOX_TABLES];
+/**
+ * Migration 010: operator accounts, the audit log and the cookie signing key. Sessions are not copied (web_sessions
+ * is in copy.ts's NOT_COPIED): people log in again after the switch.
+ */
+export const WEB_TABLES: readonly TableSpec[] = [
+  {
+    table: 'operators',
+    what: 'operator (same id, another e-mail)',
+    key: ['id'],
+    columns: ['id', 'email', 'role', 'password_hash', 'created_at', 'disabled_at'],
+    same: ['email'],
+    update: {
+      set: 'role = excluded.role, password_hash = excluded.password_hash, disabled_at = excluded.disabled_at',
+      where: `(operators.role, operators.password_hash, operators.disabled_at) IS DISTINCT FROM
+        (excluded.role, excluded.password_hash, excluded.disabled_at)`,
+    },
+  },
+  {
+    table: 'audit_log',
+    what: 'audit entry',
+    key: ['id'],
+    columns: ['id', 'at', 'actor', 'action', 'object_type', 'object_id', 'detail'],
+    same: ['actor', 'action'],
+  },
+  {
+    table: 'web_keys',
+    what: 'web key (another value under the same name)',
+    key: ['name'],
+    columns: ['name', 'value'],
+    same: ['value'],
+  },
+];
+
+export const SPEC_TABLES: readonly TableSpec[] = [...MAIL_TABLES, ...CONNECTOR_TABLES, ...CIP4_TABLES, ...OUTBOX_TABLES, ...WEB_TABLES];

@@ -44,7 +44,7 @@ const FIXED_STEPS: readonly Step[] = [
 ];
 const CARRIED = ['order_attempts', 'order_lines'];
 /** Bookkeeping of one database and leases of running processes: meaningless in another database. */
-const NOT_COPIED = ['schema_migrations', 'leases', 'instances',
+const NOT_COPIED = ['schema_migrations', 'leases', 'instances', 'web_sessions',
   // Webhook and export subscribers hold cursors into this database's event stream and a secret sealed for it; the
   // operator adds them again on the new database (docs/operators/webhooks-and-export.md).
   'handoff_subscribers', 'handoff_deliveries'];

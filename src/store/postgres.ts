@@ -19,6 +19,7 @@ import { postgresHandoff } from './postgres-handoff.ts';
 import { insertEventsQuery, pgProductionHistory, postgresEvents } from './postgres-events.ts';
 import { refusals, registeredEvent, type NewEvent } from './events.ts';
 import { postgresStats } from './postgres-stats.ts';
+import { postgresWeb } from './postgres-web.ts';
 import {
   attemptRows, checkCatalog, checkItem, chunks, decide, DEFAULT_LIMIT, isoIn, lastWins, limitOf,
   linesByOrder, lowerMailbox, MAX_PENDING_BATCH, newSubmissionRow, nowIso, numeroOrdine, SUBMISSION_COLUMNS, toAttempt, toCredential,
@@ -242,6 +243,7 @@ export async function openPostgresStore(url: string, opts: PostgresStoreOptions 
       return r && (await withLines([r]))[0];
     }),
     ...postgresStats(pool),
+    ...postgresWeb(pool),
 
     async migrate() {
       const list = await readMigrations(migrationsDir('postgres'));

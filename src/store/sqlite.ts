@@ -16,6 +16,7 @@ import { sqliteInstances } from './sqlite-instances.ts';
 import { sqliteConnectors } from './sqlite-connectors.ts';
 import { sqliteHandoff } from './sqlite-handoff.ts';
 import { sqliteStats } from './sqlite-stats.ts';
+import { sqliteWeb } from './sqlite-web.ts';
 import { statementCache } from './sqlite-statements.ts';
 import { sqliteWriter } from './sqlite-writer.ts';
 import { insertEvents, sqliteEvents, sqliteProductionHistory } from './sqlite-events.ts';
@@ -171,6 +172,7 @@ export async function openSqliteStore(file: string): Promise<Store> {
       return r && withLines([r])[0];
     }),
     ...sqliteStats(db),
+    ...sqliteWeb(db),
 
     async migrate() {
       const list = await readMigrations(migrationsDir('sqlite'));

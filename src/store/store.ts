@@ -22,6 +22,7 @@ import type { MailStore } from './mail.ts';
 import type { InstanceStore } from './instances.ts';
 import type { HandoffStore } from './handoff.ts';
 import type { QueueName } from './stats.ts';
+import type { WebStore } from './web.ts';
 
 export interface Customer {
   id: string;
@@ -110,8 +111,8 @@ export interface WriteOptions {
 }
 
 /** The e-mail channel's methods (messages, parts, reply outbox, IMAP mailboxes) are declared in mail.ts; webhook and
- * export subscribers and their deliveries in handoff.ts; instances and their liveness in instances.ts. */
-export interface Store extends MailStore, ConnectorStore, EventStore, HandoffStore, InstanceStore {
+ * export subscribers and their deliveries in handoff.ts; instances and their liveness in instances.ts; operators, sessions and the audit log in web.ts. */
+export interface Store extends MailStore, ConnectorStore, EventStore, HandoffStore, InstanceStore, WebStore {
   /** Which engine, for logs and /healthz. */
   readonly kind: 'sqlite' | 'postgres';
   /**

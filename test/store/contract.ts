@@ -13,6 +13,7 @@ import { mailContract } from './contract-mail.ts';
 import { ordersContract } from './contract-orders.ts';
 import { statsContract } from './contract-stats.ts';
 import { workContract } from './contract-work.ts';
+import { webContract } from './contract-web.ts';
 import { addCustomer, addSubmission, at, newSubmission, withStore, type StoreFactory } from './fixtures.ts';
 
 export type { StoreFactory, StoreHandle } from './fixtures.ts';
@@ -255,5 +256,6 @@ export function storeContract(name: string, makeStore: StoreFactory): void {
     handoffContract(makeStore);
     filesContract(makeStore);
     statsContract(makeStore);
+    webContract(makeStore);
   });
 }

@@ -15,6 +15,7 @@ import { startOutbox } from '../../src/channels/mail/outbox.ts';
 import { createPipeline } from '../../src/channels/mail/pipeline.ts';
 import { openSecret, sealSecret } from '../../src/channels/mail/secret-box.ts';
 import { provisionCustomer } from '../../src/customers/provision.ts';
+import { addOperator } from '../../src/operators/accounts.ts';
 import { IntakeError } from '../../src/errors.ts';
 import { createIntake, type Intake } from '../../src/intake/intake.ts';
 import type { Order } from '../../src/intake/types.ts';
@@ -287,14 +288,20 @@ void describe('db copy from SQLite to PostgreSQL', { skip: PG_SKIP }, () => {
 
   void it('copies an installation that used e-mail and connectors, twice without duplicates, and the copy works', () => withCopySetup(async (src, schema, target) => {
     const facts = await useEmail(src);
+    // The console's tables too: an operator (and the audit entry its creation writes) and the cookie key.
+    const { operator } = await addOperator(src.store, { email: 'ops@example.com', role: 'admin' });
+    const cookieKey = await src.store.webKey('cookie', 'chiave-di-prova');
     const progress: number[] = [];
     const first = await copySqliteToPostgres({ from: src.file, to: schema.url, pageSize: 2, onProgress: (p) => progress.push(p.done) });
     const rows = Object.fromEntries(first.tables.map((t) => [t.table, t.rows]));
     assert.deepEqual(rows, {
       customers: 2, credentials: 5, articles: 2, units: DEFAULT_UNITS.length, submissions: 8, orders: 6, order_sequences: 1, order_events: 7,
       mail_messages: 3, mail_parts: 3, mail_replies: 2, imap_accounts: 1, sites: 1, connectors: 1, connector_sites: 1, connector_lookup: 2,
-      connector_customers: 1, connector_customer_ids: 1, order_tickets: 1, integrations: 0, order_production_history: 0,
+      connector_customers: 1, connector_customer_ids: 1, order_tickets: 1, integrations: 0, order_production_history: 0, operators: 1, audit_log: 1, web_keys: 1,
     });
+    assert.deepEqual(await target.getOperatorByEmail('ops@example.com'), operator);
+    assert.equal(await target.webKey('cookie', 'another'), cookieKey);
+    assert.deepEqual((await target.listAudit({ limit: 5 })).map((e) => e.action), ['operator.add']);
     assert.deepEqual(written(first), rows);
     assert.equal(progress.at(-1), Object.values(rows).reduce((a, b) => a + b, 0), 'the progress counts the e-mail and connector rows too');
     assert.deepEqual(await snapshot(target), await snapshot(src.store));

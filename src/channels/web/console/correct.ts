@@ -1,0 +1,102 @@
+/**
+ * "Correct and register": an operator edits the decoded order of a refused submission and registers it on the
+ * customer's behalf. The corrected order goes through the intake core like any other (a new submission of channel
+ * `console`, JSON, one order), so it is judged, numbered and deduplicated exactly as if the customer had sent it;
+ * its meta links the original submission and names the operator, and the audit log records the action on the
+ * original.
+ */
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { IntakeError } from '../../../errors.ts';
+import { openOrders } from '../../../intake/formats/index.ts';
+import type { StoredSubmission } from '../../../intake/types.ts';
+import type { WebContext } from '../index.ts';
+import { idParam } from '../render.ts';
+import { MAX_FORM_LINES, orderFromForm, postedForm, text, type OrderForm } from '../order-form.ts';
+import { actor, consolePage, record } from './routes.ts';
+
+/** Empty lines offered below the decoded ones, so a line can be added without any script. */
+export const SPARE_LINES = 2;
+
+/** The order candidate at `index` of the submission's file as form values ('' where the file had nothing usable). */
+export function decodedForm(s: StoredSubmission, index: number): OrderForm {
+  const empty: OrderForm = { riferimento_ordine: '', data_ordine: '', data_consegna: '', righe: [] };
+  let candidate: unknown;
+  try {
+    let i = 0;
+    for (const c of openOrders({ raw: s.raw, mediaType: s.mediaType, fileName: s.fileName, charset: s.charset }, { maxOrders: index + 1 }).candidates()) {
+      if (i++ === index) {
+        candidate = c;
+        break;
+      }
+    }
+  } catch {
+    return empty; // the file could not be read at all: the operator types the order from the raw text shown
+  }
+  if (!candidate || typeof candidate !== 'object') return empty;
+  const o = candidate as Record<string, unknown>;
+  const righe = Array.isArray(o.righe) ? o.righe.slice(0, MAX_FORM_LINES) : [];
+  return {
+    riferimento_ordine: text(o.riferimento_ordine), data_ordine: text(o.data_ordine), data_consegna: text(o.data_consegna),
+    righe: righe.map((r) => {
+      const l = (r && typeof r === 'object' ? r : {}) as Record<string, unknown>;
+      return { codice_articolo: text(l.codice_articolo), quantita: text(l.quantita), unita_misura: text(l.unita_misura) };
+    }),
+  };
+}
+
+function withSpare(form: OrderForm): OrderForm {
+  return { ...form, righe: [...form.righe, ...Array.from({ length: SPARE_LINES }, () => ({ codice_articolo: '', quantita: '', unita_misura: '' }))] };
+}
+
+export function registerCorrectRoutes(app: FastifyInstance, ctx: WebContext): void {
+  async function refused(req: FastifyRequest): Promise<StoredSubmission> {
+    actor(req);
+    const id = idParam((req.params as { id: string }).id);
+    const s = await ctx.store.getSubmission(id);
+    if (!s) throw new IntakeError('NOT_FOUND');
+    // Only refused submissions of the ordinary formats: connector payloads need their connector's mapping.
+    if (s.state !== 'processed' || s.outcome?.esito !== 'errore' || s.connectorId !== undefined) throw new IntakeError('FORBIDDEN');
+    return s;
+  }
+
+  function show(req: FastifyRequest, reply: FastifyReply, s: StoredSubmission, index: number, form: OrderForm, extra: Record<string, unknown> = {}) {
+    const failed = s.outcome?.orders.find((o) => o.index === index);
+    return consolePage(ctx, req, reply, 'console/correct.eta', {
+      title: 'Correggi e registra', nav: 'submissions', s, index, form: withSpare(form), failed, orders: s.outcome?.orders ?? [], ...extra,
+    });
+  }
+
+  app.get('/invii/:id/correggi', async (req, reply) => {
+    const s = await refused(req);
+    const wanted = Number((req.query as Record<string, unknown>).ordine ?? NaN);
+    const firstRefused = s.outcome?.orders.find((o) => o.esito === 'errore')?.index ?? 0;
+    const index = Number.isInteger(wanted) && wanted >= 0 ? wanted : firstRefused;
+    return show(req, reply, s, index, decodedForm(s, index));
+  });
+
+  app.post('/invii/:id/correggi', async (req, reply) => {
+    const s = await refused(req);
+    const op = actor(req);
+    const index = Number((req.body as Record<string, unknown>).ordine ?? 0) || 0;
+    const form = postedForm(req.body);
+    const order = orderFromForm(form, s.customerCode);
+    const { submission, outcome } = await ctx.intake.submit({
+      principal: { customerId: s.customerId, customerCode: s.customerCode },
+      channel: 'console',
+      fileName: `correzione-${s.id}.json`,
+      mediaType: 'application/json',
+      raw: Buffer.from(JSON.stringify(order), 'utf8'),
+      meta: { corregge: s.id, ordine: String(index), operatore: op.email },
+      singleOrder: true,
+    });
+    const result = outcome.orders[0];
+    await record(ctx, req, outcome.esito === 'ok' ? 'invio.correggi_registra' : 'invio.correggi_rifiutato', 'invio', s.id, {
+      nuovo_invio: submission.id, ordine_nel_file: index + 1, riferimento_ordine: form.riferimento_ordine,
+      ...(result?.numero_ordine ? { numero_ordine: result.numero_ordine } : {}),
+    });
+    if (outcome.esito === 'ok') {
+      return consolePage(ctx, req, reply, 'console/corrected.eta', { title: 'Ordine registrato', nav: 'submissions', s, submission, outcome });
+    }
+    return show(req, reply.code(422), s, index, form, { outcome });
+  });
+}

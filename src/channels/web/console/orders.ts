@@ -1,0 +1,85 @@
+/**
+ * Orders in the console: filtered list (keyset pages), one order in detail, and the filtered list as CSV.
+ */
+import type { FastifyInstance } from 'fastify';
+import { IntakeError } from '../../../errors.ts';
+import { CHANNELS, type Channel } from '../../../intake/types.ts';
+import type { OrderSearch, OrderSummary } from '../../../store/web.ts';
+import type { WebContext } from '../index.ts';
+import { cursorOf, download, idParam, parseCursor, str } from '../render.ts';
+import { dayStart } from './dashboard.ts';
+import { consolePage, record, operatorOf } from './routes.ts';
+import { PAGE_SIZE } from './submissions.ts';
+
+/** Rows one CSV export may hold: a spreadsheet's worth; narrower filters give the rest. */
+export const MAX_EXPORT_ROWS = 100_000;
+
+async function orderFilters(ctx: WebContext, query: unknown) {
+  const q = (query ?? {}) as Record<string, unknown>;
+  const form = { cliente: str(q.cliente, 40) ?? '', canale: str(q.canale, 20) ?? '', dal: str(q.dal, 10) ?? '', al: str(q.al, 10) ?? '', rif: str(q.rif, 100) ?? '' };
+  const search: OrderSearch = { limit: PAGE_SIZE };
+  let unknownCustomer = false;
+  if (form.cliente) {
+    const c = await ctx.store.getCustomerByCode(form.cliente);
+    if (c) search.customerId = c.id;
+    else unknownCustomer = true;
+  }
+  if ((CHANNELS as readonly string[]).includes(form.canale)) search.channel = form.canale as Channel;
+  search.from = dayStart(form.dal, ctx.timeZone);
+  search.to = dayStart(form.al, ctx.timeZone, 1);
+  if (form.rif) search.riferimento = form.rif;
+  search.after = parseCursor(q.dopo);
+  return { form, search, unknownCustomer };
+}
+
+/** A CSV cell: quoted, quotes doubled, and a leading = + - @ neutralised so a spreadsheet never runs it as a formula. */
+export function csvCell(v: unknown): string {
+  let s = v === undefined || v === null ? '' : String(v);
+  if (/^[=+\-@\t\r]/.test(s)) s = `'${s}`;
+  return `"${s.replace(/"/g, '""')}"`;
+}
+
+export function registerOrderRoutes(app: FastifyInstance, ctx: WebContext): void {
+  app.get('/ordini', async (req, reply) => {
+    const { form, search, unknownCustomer } = await orderFilters(ctx, req.query);
+    const rows = unknownCustomer ? [] : await ctx.store.searchOrders(search);
+    const last = rows.length === PAGE_SIZE ? rows[rows.length - 1] : undefined;
+    const params = new URLSearchParams(Object.entries(form).filter(([, v]) => v !== ''));
+    const exportUrl = `/console/ordini.csv?${params.toString()}`;
+    if (last) params.set('dopo', cursorOf(last.registeredAt, last.id_ordine));
+    return consolePage(ctx, req, reply, 'console/orders.eta', {
+      title: 'Ordini', nav: 'orders', rows, form, unknownCustomer, channels: CHANNELS, exportUrl,
+      next: last ? `/console/ordini?${params.toString()}` : undefined, paged: search.after !== undefined,
+    });
+  });
+
+  app.get('/ordini.csv', async (req, reply) => {
+    const { search, unknownCustomer } = await orderFilters(ctx, req.query);
+    const lines = ['numero_ordine;codice_cliente;riferimento_ordine;data_ordine;data_consegna;canale;registrato_il;id_ordine'];
+    let after = search.after;
+    let n = 0;
+    // Keyset pages of the same query the list shows, so the export costs the same per row at any depth.
+    while (!unknownCustomer && n < MAX_EXPORT_ROWS) {
+      const rows: OrderSummary[] = await ctx.store.searchOrders({ ...search, after, limit: 1000 });
+      for (const o of rows) {
+        lines.push([o.numero_ordine, o.codice_cliente, o.riferimento_ordine, o.data_ordine, o.data_consegna ?? '', o.channel, o.registeredAt, o.id_ordine].map(csvCell).join(';'));
+      }
+      n += rows.length;
+      const last = rows[rows.length - 1];
+      if (!last || rows.length < 1000) break;
+      after = { at: last.registeredAt, id: last.id_ordine };
+    }
+    await record(ctx, req, 'ordini.esporta', 'ordini', 'csv', { righe: n });
+    // BOM: Excel in Italian opens UTF-8 CSV correctly only with it.
+    return download(reply, 'ordini.csv', 'text/csv; charset=utf-8', `\ufeff${lines.join('\r\n')}\r\n`);
+  });
+
+  app.get('/clienti/:code/ordini/:id', async (req, reply) => {
+    operatorOf(req);
+    const p = req.params as { code: string; id: string };
+    const customer = await ctx.store.getCustomerByCode(String(p.code));
+    const order = customer && await ctx.store.getOrder(customer.id, idParam(p.id));
+    if (!customer || !order) throw new IntakeError('NOT_FOUND');
+    return consolePage(ctx, req, reply, 'console/order.eta', { title: `Ordine ${order.numero_ordine}`, nav: 'orders', order, customer });
+  });
+}

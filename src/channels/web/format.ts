@@ -1,0 +1,128 @@
+/**
+ * How the pages word what the store holds: Italian labels for channels and states, dates in the service's time
+ * zone, field paths as a person reads them ("riga 2, codice articolo"), and raw files as text safe to show.
+ * Everything returned here is plain text; the templates escape it.
+ */
+import type { Channel, OrderOutcome } from '../../intake/types.ts';
+import type { SubmissionSummary } from '../../store/store.ts';
+
+const CHANNEL_LABELS: Record<Channel, string> = {
+  rest: 'REST', soap: 'SOAP', email: 'E-mail', imap: 'E-mail (IMAP)', ftp: 'FTP', sftp: 'SFTP',
+  connector: 'Connettore', watch: 'Cartella', console: 'Console', portal: 'Portale',
+};
+
+export function channelLabel(c: string): string {
+  return CHANNEL_LABELS[c as Channel] ?? c;
+}
+
+export function stateLabel(s: Pick<SubmissionSummary, 'state' | 'esito'>): { text: string; kind: 'ok' | 'err' | 'wait' } {
+  if (s.state === 'received') return { text: 'In elaborazione', kind: 'wait' };
+  if (s.state === 'failed') return { text: 'Errore interno', kind: 'err' };
+  return s.esito === 'ok' ? { text: 'Accettato', kind: 'ok' } : { text: 'Rifiutato', kind: 'err' };
+}
+
+export function dateTimeFormatter(timeZone: string): (iso: string | undefined) => string {
+  const f = new Intl.DateTimeFormat('it-IT', { timeZone, day: '2-digit', month: '2-digit', year: 'numeric', hour: '2-digit', minute: '2-digit' });
+  return (iso) => (iso ? f.format(new Date(iso)).replace(',', '') : '');
+}
+
+const FIELD_NAMES: Record<string, string> = {
+  codice_cliente: 'codice cliente', riferimento_ordine: 'riferimento ordine', data_ordine: 'data ordine',
+  data_consegna: 'data di consegna', codice_articolo: 'codice articolo', quantita: 'quantità', unita_misura: 'unità di misura',
+  righe: 'righe', ordine: 'ordine',
+};
+
+/** `righe[1].codice_articolo` or `righe.1.codice_articolo` → `riga 2, codice articolo`. */
+export function fieldLabel(path: string): string {
+  const m = /^righe(?:\[(\d+)\]|\.(\d+))(?:\.(\w+))?$/.exec(path);
+  if (m) {
+    const n = Number(m[1] ?? m[2]) + 1;
+    return m[3] ? `riga ${n}, ${FIELD_NAMES[m[3]] ?? m[3]}` : `riga ${n}`;
+  }
+  return FIELD_NAMES[path] ?? path;
+}
+
+/** Stage A messages are English (class-validator wording, for API clients); people read them in Italian. */
+const STAGE_A: [RegExp, (f: string, x?: string) => string][] = [
+  [/^(\S+) should not be empty$/, (f) => `${f}: campo obbligatorio`],
+  [/^(\S+) must be a string$/, (f) => `${f}: deve essere un testo`],
+  [/^(\S+) must not contain control characters$/, (f) => `${f}: contiene caratteri non ammessi`],
+  [/^(\S+) must be shorter than or equal to (\d+) characters$/, (f, x) => `${f}: al massimo ${x} caratteri`],
+  [/^(\S+) must be a valid ISO 8601 date string.*$/, (f) => `${f}: data non valida (formato AAAA-MM-GG)`],
+  [/^(\S+) must be an object$/, (f) => `${f}: struttura non valida`],
+  [/^(\S+) must be a number.*$/, (f) => `${f}: deve essere un numero`],
+  [/^(\S+) must be a positive number$/, (f) => `${f}: deve essere maggiore di zero`],
+  [/^(\S+) must be an array$/, (f) => `${f}: deve essere un elenco`],
+  [/^(\S+) must contain at least 1 elements$/, (f) => `${f}: serve almeno una riga`],
+  [/^(\S+) must contain no more than (\d+) elements$/, (f, x) => `${f}: al massimo ${x} righe`],
+];
+
+export function italianMessage(message: string): string {
+  for (const [re, say] of STAGE_A) {
+    const m = re.exec(message);
+    if (m) return say(capitalise(fieldLabel(m[1] ?? '')), m[2]);
+  }
+  return message;
+}
+
+function capitalise(s: string): string {
+  return s.charAt(0).toUpperCase() + s.slice(1);
+}
+
+/** Every error of one order as `{ where, text }` lines for the outcome lists. */
+export function orderErrors(o: OrderOutcome): { where: string; text: string }[] {
+  const out = (o.message ?? []).map((m) => ({ where: '', text: italianMessage(m) }));
+  for (const e of o.errori ?? []) out.push({ where: capitalise(fieldLabel(e.campo)), text: e.messaggio });
+  return out;
+}
+
+const ACTIONS: Record<string, string> = {
+  login: 'Accesso', logout: 'Uscita', 'operator.add': 'Operatore creato', 'operator.reset_password': 'Password operatore reimpostata',
+  'operator.disable': 'Operatore disattivato', 'operator.enable': 'Operatore riattivato', 'invio.rielabora': 'Invio rielaborato',
+  'invio.correggi_registra': 'Ordine corretto e registrato', 'invio.correggi_rifiutato': 'Correzione rifiutata',
+  'ordini.esporta': 'Ordini esportati in CSV', 'cliente.aggiungi': 'Cliente attivato', 'cliente.ruota_chiave': 'Nuova chiave API',
+  'cliente.reimposta_password': 'Nuova password cliente', 'articoli.importa': 'Catalogo articoli importato',
+};
+
+export function actionLabel(action: string): string {
+  return ACTIONS[action] ?? action;
+}
+
+const DETAILS: Record<string, string> = {
+  nuovo_invio: 'Nuovo invio', ordine_nel_file: 'Ordine nel file', riferimento_ordine: 'Riferimento', numero_ordine: 'Numero ordine',
+  role: 'Ruolo', esito: 'Esito', righe: 'Righe', nome: 'Nome',
+};
+
+export function detailLabel(key: string): string {
+  return DETAILS[key] ?? key;
+}
+
+/** Largest part of a raw file shown on a page; the whole file is a download away. */
+export const RAW_PREVIEW_BYTES = 256 * 1024;
+
+/** The raw file as text to show: UTF-8 (invalid bytes replaced), control characters made visible. */
+export function rawPreview(raw: Buffer): { text: string; cut: boolean; binary: boolean } {
+  const head = raw.subarray(0, RAW_PREVIEW_BYTES);
+  const binary = head.includes(0);
+  // eslint-disable-next-line no-control-regex
+  const text = binary ? '' : head.toString('utf8').replace(/[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]/g, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`);
+  return { text, cut: raw.length > RAW_PREVIEW_BYTES, binary };
+}
+
+/** A file name safe in a Content-Disposition header and on any disk: no paths, no quotes, no control characters. */
+export function safeFileName(name: string | undefined, fallback: string): string {
+  const base = (name ?? '').split(/[\\/]/).pop() ?? '';
+  const clean = base.replace(/[^A-Za-z0-9._-]+/g, '_').replace(/^[._]+/, '').slice(0, 100);
+  return clean || fallback;
+}
+
+/** 65536 → "64 KiB", 104857600 → "100 MiB". */
+export function sizeLabel(bytes: number): string {
+  if (bytes >= 1024 * 1024) return `${Math.floor(bytes / 1024 / 1024)} MiB`;
+  if (bytes >= 1024) return `${Math.floor(bytes / 1024)} KiB`;
+  return `${bytes} byte`;
+}
+
+export function attachment(name: string): string {
+  return `attachment; filename="${name}"`;
+}

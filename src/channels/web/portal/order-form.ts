@@ -1,0 +1,56 @@
+/**
+ * The portal's order form, for customers with no file at all: the customer code is fixed to the logged-in
+ * customer, article codes are suggested from the catalog (a datalist, refreshed by a small script as the customer
+ * types), and the order goes through the intake core as a one-order JSON submission of channel `portal`.
+ */
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { orderFromForm, postedForm, type OrderForm } from '../order-form.ts';
+import type { WebContext } from '../index.ts';
+import { sourceOf, str } from '../render.ts';
+import { customerOf, portalPage, principalOf } from './routes.ts';
+
+/** Suggestions sent at once: enough to browse a small catalog, few enough to keep the page light. */
+const SUGGESTIONS = 200;
+const FORM_LINES = 5;
+
+function blank(): OrderForm {
+  return {
+    riferimento_ordine: '', data_ordine: new Date().toISOString().slice(0, 10), data_consegna: '',
+    righe: Array.from({ length: FORM_LINES }, () => ({ codice_articolo: '', quantita: '', unita_misura: '' })),
+  };
+}
+
+function padded(form: OrderForm): OrderForm {
+  const missing = Math.max(0, FORM_LINES - form.righe.length);
+  return { ...form, righe: [...form.righe, ...Array.from({ length: missing }, () => ({ codice_articolo: '', quantita: '', unita_misura: '' }))] };
+}
+
+export function registerPortalOrderForm(app: FastifyInstance, ctx: WebContext): void {
+  async function show(req: FastifyRequest, reply: FastifyReply, form: OrderForm, extra: Record<string, unknown> = {}) {
+    const [articles, units] = await Promise.all([ctx.store.searchArticles('', SUGGESTIONS), ctx.store.listUnits()]);
+    return portalPage(ctx, req, reply, 'portal/form.eta', {
+      title: 'Nuovo ordine', nav: 'form', form, articles, units, code: customerOf(req).code, script: 'portale.js', ...extra,
+    });
+  }
+
+  app.get('/ordine', async (req, reply) => show(req, reply, blank()));
+
+  app.post('/ordine', async (req, reply) => {
+    const principal = principalOf(req);
+    const form = postedForm(req.body);
+    const order = orderFromForm(form, principal.customerCode);
+    const { outcome } = await ctx.intake.submit({
+      principal, channel: 'portal', mediaType: 'application/json', raw: Buffer.from(JSON.stringify(order), 'utf8'),
+      meta: { remote: sourceOf(req), modulo: 'ordine' }, singleOrder: true,
+    });
+    if (outcome.esito === 'ok') return portalPage(ctx, req, reply, 'portal/result.eta', { title: 'Ordine inviato', nav: 'form', results: [{ fileName: 'Modulo d\'ordine', outcome }] });
+    return show(req, reply.code(422), padded(form), { outcome });
+  });
+
+  app.get('/articoli', async (req) => {
+    customerOf(req);
+    const q = str((req.query as Record<string, unknown>).q, 64) ?? '';
+    const rows = await ctx.store.searchArticles(q, 50);
+    return rows.map((a) => ({ codice: a.codice_articolo, descrizione: a.descrizione, unita: a.unita_misura }));
+  });
+}

@@ -1,0 +1,136 @@
+/**
+ * The customers' portal: login with the FTP/SFTP user and password, file upload (one or many, drag-and-drop or
+ * picker), a simple order form, and the customer's own submissions and orders. Every lookup is scoped to the
+ * logged-in customer: another customer's id in a URL answers 404, exactly as an id that does not exist.
+ */
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { IntakeError } from '../../../errors.ts';
+import type { Principal } from '../../../intake/types.ts';
+import type { Customer } from '../../../store/store.ts';
+import type { WebContext } from '../index.ts';
+import { checkLogin } from '../login.ts';
+import { cursorOf, download, idParam, page, parseCursor, str, type PageData } from '../render.ts';
+import { safeFileName } from '../format.ts';
+import { registerPortalOrderForm } from './order-form.ts';
+import { registerUpload } from './upload.ts';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    customer?: Customer;
+  }
+}
+
+const PUBLIC = new Set(['/portale/login']);
+const PAGE = 50;
+
+export function customerOf(req: FastifyRequest): Customer {
+  if (!req.customer) throw new IntakeError('UNAUTHORIZED');
+  return req.customer;
+}
+
+export function principalOf(req: FastifyRequest): Principal {
+  const c = customerOf(req);
+  return { customerId: c.id, customerCode: c.code };
+}
+
+export function portalPage(ctx: WebContext, req: FastifyRequest, reply: FastifyReply, template: string, data: PageData) {
+  const c = req.customer;
+  return page(req, reply, 'portale', template, ctx.timeZone, { ...data, me: c && `${c.code} — ${c.name}` });
+}
+
+export function registerPortalRoutes(app: FastifyInstance, ctx: WebContext): void {
+  app.addHook('preHandler', async (req, reply) => {
+    if (PUBLIC.has(req.routeOptions.url ?? '')) return;
+    const s = req.webSession;
+    const customer = s && await ctx.store.getCustomer(s.subjectId);
+    if (!s || !customer) {
+      if (s) await ctx.sessions.end(req, reply, 'customer');
+      if (req.method === 'GET') return reply.redirect('/portale/login');
+      return reply.code(401).view('error.eta', { title: 'Sessione scaduta', message: 'Accedere di nuovo per continuare.', back: '/portale/login', area: 'portale' });
+    }
+    req.customer = customer;
+  });
+
+  app.get('/login', async (req, reply) => {
+    if (req.webSession) return reply.redirect('/portale/');
+    return portalPage(ctx, req, reply, 'login.eta', loginData());
+  });
+
+  app.post('/login', async (req, reply) => {
+    const body = (req.body ?? {}) as Record<string, unknown>;
+    const user = str(body.user, 64) ?? '';
+    const result = await checkLogin(ctx, req, user, typeof body.password === 'string' ? body.password : '', async (name) => {
+      const cred = await ctx.store.findCredential('password', name);
+      return cred && !cred.revokedAt ? { id: cred.customerId, hash: cred.secretHash } : undefined;
+    });
+    if (!result.ok) return portalPage(ctx, req, reply.code(result.status), 'login.eta', { ...loginData(), error: result.message, user });
+    await ctx.sessions.start(req, reply, 'customer', result.subjectId);
+    return reply.redirect('/portale/', 303);
+  });
+
+  app.post('/logout', async (req, reply) => {
+    await ctx.sessions.end(req, reply, 'customer');
+    return reply.redirect('/portale/login', 303);
+  });
+
+  app.get('/', async (req, reply) => {
+    const c = customerOf(req);
+    const recent = await ctx.store.searchSubmissions({ customerId: c.id, limit: 20 });
+    return portalPage(ctx, req, reply, 'portal/home.eta', { title: 'Invia ordini', nav: 'home', recent, script: 'portale.js' });
+  });
+
+  app.get('/invii/:id', async (req, reply) => {
+    const s = await ownSubmission(ctx, req);
+    return portalPage(ctx, req, reply, 'portal/submission.eta', { title: `Invio ${s.fileName ?? ''}`, nav: 'home', s });
+  });
+
+  app.get('/invii/:id/esito', async (req, reply) => {
+    const s = await ownSubmission(ctx, req);
+    const body = {
+      id_invio: s.id, file: s.fileName ?? null, ricevuto_il: s.receivedAt,
+      esito: s.outcome?.esito ?? 'in_elaborazione',
+      errore_file: s.outcome?.fileError?.message ?? null,
+      ordini: (s.outcome?.orders ?? []).map((o) => ({
+        riferimento_ordine: o.riferimento_ordine ?? null, esito: o.esito, numero_ordine: o.numero_ordine ?? null,
+        id_ordine: o.id_ordine ?? null, errori: o.errori ?? [], messaggi: o.message ?? [],
+      })),
+    };
+    const name = `esito-${safeFileName(s.fileName, s.id).replace(/\.[^.]*$/, '')}.json`;
+    return download(reply, name, 'application/json; charset=utf-8', `${JSON.stringify(body, null, 2)}\n`);
+  });
+
+  app.get('/ordini', async (req, reply) => {
+    const c = customerOf(req);
+    const q = req.query as Record<string, unknown>;
+    const rif = str(q.rif, 100);
+    const rows = await ctx.store.searchOrders({ customerId: c.id, riferimento: rif, after: parseCursor(q.dopo), limit: PAGE });
+    const last = rows.length === PAGE ? rows[rows.length - 1] : undefined;
+    const next = last ? `/portale/ordini?${new URLSearchParams({ ...(rif ? { rif } : {}), dopo: cursorOf(last.registeredAt, last.id_ordine) }).toString()}` : undefined;
+    return portalPage(ctx, req, reply, 'portal/orders.eta', { title: 'I miei ordini', nav: 'orders', rows, rif: rif ?? '', next });
+  });
+
+  app.get('/ordini/:id', async (req, reply) => {
+    const c = customerOf(req);
+    const order = await ctx.store.getOrder(c.id, idParam((req.params as { id: string }).id));
+    if (!order) throw new IntakeError('NOT_FOUND');
+    return portalPage(ctx, req, reply, 'portal/order.eta', { title: `Ordine ${order.numero_ordine}`, nav: 'orders', order });
+  });
+
+  registerUpload(app, ctx);
+  registerPortalOrderForm(app, ctx);
+}
+
+/** The logged-in customer's submission, or 404 (also when it belongs to another customer). */
+async function ownSubmission(ctx: WebContext, req: FastifyRequest) {
+  const c = customerOf(req);
+  const s = await ctx.store.getSubmission(idParam((req.params as { id: string }).id));
+  if (!s || s.customerId !== c.id) throw new IntakeError('NOT_FOUND');
+  return s;
+}
+
+function loginData(): PageData {
+  return {
+    title: 'Accesso al portale ordini', userLabel: 'Utente',
+    hint: 'Usare l\'utente e la password ricevuti all\'attivazione (gli stessi di FTP/SFTP).',
+  };
+}

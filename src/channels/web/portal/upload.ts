@@ -1,0 +1,53 @@
+/**
+ * File upload in the portal: one or many files in one multipart request, each handed to the intake core as a
+ * submission of channel `portal` and judged at once, so the page answers with every order's outcome.
+ */
+import type { FastifyInstance } from 'fastify';
+import type { Outcome, StoredSubmission } from '../../../intake/types.ts';
+import type { WebContext } from '../index.ts';
+import { sizeLabel } from '../format.ts';
+import { sourceOf } from '../render.ts';
+import { portalPage, principalOf } from './routes.ts';
+
+interface FileResult {
+  fileName: string;
+  submission?: StoredSubmission;
+  outcome?: Outcome;
+  error?: string;
+}
+
+/**
+ * Browsers guess a file's type from its extension and the desktop's settings (Windows calls .csv files
+ * application/vnd.ms-excel); only the types that name one of our formats are passed on, the rest is left to the
+ * file name and the content, as for FTP uploads.
+ */
+const KNOWN_TYPES = new Set(['text/csv', 'application/json', 'application/xml', 'text/xml']);
+function trusted(mime: string | undefined): string | undefined {
+  const base = mime?.split(';', 1)[0]?.trim().toLowerCase();
+  return base && KNOWN_TYPES.has(base) ? base : undefined;
+}
+
+export function registerUpload(app: FastifyInstance, ctx: WebContext): void {
+  app.post('/invia', async (req, reply) => {
+    const principal = principalOf(req);
+    const results: FileResult[] = [];
+    for await (const part of req.files()) {
+      const fileName = part.filename || 'file';
+      const raw = await part.toBuffer();
+      if (part.file.truncated) {
+        results.push({ fileName, error: `Il file supera la dimensione massima di ${sizeLabel(ctx.maxFileBytes)} e non è stato accettato.` });
+        continue;
+      }
+      if (raw.length === 0) {
+        results.push({ fileName, error: 'Il file è vuoto.' });
+        continue;
+      }
+      const { submission, outcome } = await ctx.intake.submit({
+        principal, channel: 'portal', fileName, mediaType: trusted(part.mimetype), raw, meta: { remote: sourceOf(req) },
+      });
+      results.push({ fileName, submission, outcome });
+    }
+    const status = results.length === 0 ? 400 : 200;
+    return portalPage(ctx, req, reply.code(status), 'portal/result.eta', { title: 'Esito dell\'invio', nav: 'home', results });
+  });
+}

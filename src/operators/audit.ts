@@ -1,0 +1,12 @@
+/**
+ * The audit log: one entry per operator action (who, when, what, on which object), written by the console and by
+ * the CLI commands that manage operators. Entries are only ever added.
+ */
+import { v7 as uuidv7 } from 'uuid';
+import type { Store } from '../store/store.ts';
+
+export async function audit(
+  store: Store, actor: string, action: string, objectType: string, objectId: string, detail: Record<string, unknown> = {},
+): Promise<void> {
+  await store.addAudit({ id: uuidv7(), at: new Date().toISOString(), actor, action, objectType, objectId, detail });
+}
