@@ -14,6 +14,7 @@ import { startImapWatchers, type ImapWatchers } from './imap.ts';
 import { MAIL_LIMITS } from './limits.ts';
 import { startOutbox, type RetryPolicy } from './outbox.ts';
 import { createPipeline } from './pipeline.ts';
+import type { RecipientLimits } from './recipients.ts';
 import { startSmtpServer, type RunningSmtp } from './smtp.ts';
 
 export interface MailChannelsDeps {
@@ -23,6 +24,8 @@ export interface MailChannelsDeps {
   log: Logger;
   /** Test hook: faster reply retries. */
   replyRetry?: RetryPolicy;
+  /** Test hook: shorter unknown-recipient delays. */
+  recipientLimits?: RecipientLimits;
 }
 
 export interface MailChannels {
@@ -62,6 +65,7 @@ export async function startMailChannels(deps: MailChannelsDeps): Promise<MailCha
     if (config.smtpPort !== 'off') {
       smtp = await startSmtpServer({
         store, log, host: config.host, port: config.smtpPort, maxMailBytes: config.maxMailBytes, onStored, claimMs: deriveLeaseMs,
+        recipientLimits: deps.recipientLimits,
         tls: config.tlsCertFile && config.tlsKeyFile ? { certFile: config.tlsCertFile, keyFile: config.tlsKeyFile } : undefined,
       });
       ports.smtp = smtp.port;
