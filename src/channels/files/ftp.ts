@@ -20,6 +20,7 @@ import { Readable, Writable } from 'node:stream';
 import { FileSystem, FtpSrv, type FtpConnection } from 'ftp-srv';
 import type { Logger } from '../../log.ts';
 import { createConnectionGuard, plainAddress, type Ticket } from '../connection-guard.ts';
+import { installSafePassive } from './ftp-passive.ts';
 import { FILES_GUARD_LIMITS, GUARD_REFUSALS, LIMITS } from './limits.ts';
 import { passwordLogin, type LoginDeps } from './login.ts';
 import { resolveClientPath } from './paths.ts';
@@ -226,6 +227,8 @@ export async function startFtpServer(deps: FtpDeps, opts: FtpOptions): Promise<R
     return opts.pasvUrl ?? localAddress.get(ip)?.address ?? remote;
   };
 
+  // Stray data connections are dropped, not allowed to end the session; passive ports are random (ftp-passive.ts).
+  installSafePassive();
   const signals = ['SIGTERM', 'SIGINT', 'SIGQUIT'] as const;
   const before = new Map(signals.map((s) => [s, new Set(process.listeners(s))]));
   const server = new FtpSrv({

@@ -2,10 +2,11 @@
 // the slots (item 6) and wrong passwords sent to lock a customer out (item 9). Attackers connect from 127.0.0.2 and
 // up, the customer from 127.0.0.1, with real clients (basic-ftp, OpenSSH sftp through sshpass, ssh2).
 import assert from 'node:assert/strict';
+import { connect, type Socket } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import ssh2 from 'ssh2';
 import { LIMITS } from '../../../src/channels/files/limits.ts';
-import type { TestCustomer } from '../../helpers/service.ts';
+import { waitFor, type TestCustomer } from '../../helpers/service.ts';
 import { flood, loopbacks } from '../../helpers/flood.ts';
 import { ftpClient, rawFtp, sftpBatch, ssh2Sftp, startFiles, type FilesHarness } from './helpers.ts';
 
@@ -95,5 +96,56 @@ void describe('file channels under attack', () => {
     locked.socket.destroy();
     // ...and the customer, from his own address, is served on both protocols.
     await customerServed(h, c1);
+  });
+
+  void it('FTP passive port race: a stray connection to the PASV port is dropped, the customer\'s transfer goes on', async () => {
+    const ctl = await rawFtp(h.ftpPort);
+    try {
+      await ctl.send(`USER ${c1.ftpUser}`);
+      assert.match(await ctl.send(`PASS ${c1.ftpPassword}`), /^230/);
+      const pasv = await ctl.send('PASV');
+      const m = /\((\d+),(\d+),(\d+),(\d+),(\d+),(\d+)\)/.exec(pasv);
+      assert.ok(m, pasv);
+      const port = Number(m[5]) * 256 + Number(m[6]);
+      // The attacker, from another address, reaches the port first...
+      const stray = connect({ port, host: '127.0.0.1', localAddress: '127.0.0.5' });
+      stray.on('error', () => undefined);
+      let strayClosed = false;
+      stray.on('close', () => {
+        strayClosed = true;
+      });
+      await waitFor(() => (strayClosed ? true : undefined), 5000, 'the stray data connection to be dropped');
+      // ...and the customer's listing still arrives over the same passive port.
+      const data: Socket = connect({ port, host: '127.0.0.1' });
+      let listing = '';
+      data.on('data', (d: Buffer) => {
+        listing += d.toString();
+      });
+      const ended = new Promise<void>((resolve) => data.on('close', () => resolve()));
+      assert.match(await ctl.send('LIST /'), /^150/);
+      await ended;
+      assert.match(await ctl.next(), /^226/);
+      assert.match(listing, /ordini/);
+    } finally {
+      ctl.socket.destroy();
+    }
+  });
+
+  void it('FTP passive ports are taken at random in the range, not in order', async () => {
+    const ctl = await rawFtp(h.ftpPort);
+    try {
+      await ctl.send(`USER ${c1.ftpUser}`);
+      await ctl.send(`PASS ${c1.ftpPassword}`);
+      const ports: number[] = [];
+      for (let i = 0; i < 6; i++) {
+        const m = /\((?:\d+,){4}(\d+),(\d+)\)/.exec(await ctl.send('PASV'));
+        assert.ok(m);
+        ports.push(Number(m[1]) * 256 + Number(m[2]));
+      }
+      const steps = ports.slice(1).map((p, i) => p - ports[i]!);
+      assert.ok(steps.some((d) => Math.abs(d) > 1), `ports ${ports.join(', ')} follow one another`);
+    } finally {
+      ctl.socket.destroy();
+    }
   });
 });
