@@ -14,6 +14,14 @@ import type { Logger } from '../log.ts';
 import type { Store, WriteOptions } from '../store/store.ts';
 import type { Outcome, StoredSubmission, Submission } from './types.ts';
 
+/**
+ * Times the sweeper takes up a submission left unprocessed (an internal error, a crash while judging it) before it
+ * gives it up as failed, with an outcome saying so. A submission that fails this often fails for what it is (a file
+ * that trips a bug), not for a passing fault; retrying it at every sweep and start for ever only burns time and
+ * hides it from operators. The count is kept in the store (submissions.retries), so a crash loop counts too.
+ */
+export const MAX_SUBMISSION_RETRIES = 3;
+
 export type ProcessedListener = (submission: StoredSubmission, outcome: Outcome) => void | Promise<void>;
 
 export interface Intake {
@@ -110,7 +118,7 @@ export function createIntake(deps: IntakeDeps): Intake {
     // (another holder finished it), the claim below finds out.
     const s = known ?? await store.getSubmission(id);
     if (!s) throw new Error(`submission ${id} not found`);
-    if (s.state === 'processed' && s.outcome) return s.outcome;
+    if ((s.state === 'processed' || s.state === 'failed') && s.outcome) return s.outcome;
     if (!claims.has(id)) {
       const taken = await claims.take(id);
       // Another instance held it and has finished it meanwhile: its answer is the answer.
@@ -149,7 +157,33 @@ export function createIntake(deps: IntakeDeps): Intake {
     background.add(q);
   }
 
-  const sweeper = createSweeper({ claims, log, intervalMs: deps.sweepIntervalMs ?? DEFAULT_SWEEP_MS, process });
+  /** A submission the sweeper takes up again: counted, and given up once it has failed too often (poison work). */
+  async function processSwept(id: string): Promise<Outcome | undefined> {
+    const retries = await store.countRetry(id);
+    if (retries <= MAX_SUBMISSION_RETRIES) return process(id);
+    const s = await store.getSubmission(id);
+    if (!s || s.state !== 'received') {
+      claims.done(id);
+      return s?.outcome;
+    }
+    const outcome: Outcome = {
+      submissionId: id, esito: 'errore', orders: [],
+      fileError: {
+        code: 'INTERNAL',
+        message: [`Il file non è stato elaborato: l'elaborazione non è riuscita per ${retries} volte. Il file è conservato e il servizio clienti può farlo elaborare di nuovo; in alternativa lo invii di nuovo.`],
+      },
+    };
+    try {
+      await store.completeSubmission(id, 'failed', outcome, now().toISOString());
+    } finally {
+      claims.done(id);
+    }
+    log.error({ submission: id, channel: s.channel, customer: s.customerCode, retries }, 'submission given up as failed after repeated processing failures');
+    await notify({ ...s, state: 'failed', outcome }, outcome);
+    return outcome;
+  }
+
+  const sweeper = createSweeper({ claims, log, intervalMs: deps.sweepIntervalMs ?? DEFAULT_SWEEP_MS, process: processSwept });
 
   async function idle(): Promise<void> {
     while (background.size > 0) await Promise.all([...background]);

@@ -53,10 +53,14 @@ export interface MailResult {
   replyId?: string;
   /** Why no reply was sent (bounce, auto-submitted, list mail, …). */
   noReply?: string;
+  /** Set when the message itself could not be read and was given up: why, for the operator. */
+  unreadable?: string;
 }
 
 export interface MailMessage extends Omit<NewMailMessage, 'claimMs'> {
   state: MailState;
+  /** Derivations started (issue 19, item 7): past MAIL_LIMITS.deriveAttempts the message is given up as unreadable. */
+  attempts?: number;
   doneAt?: string;
   result?: MailResult;
 }
@@ -129,6 +133,8 @@ export interface MailStore {
   pendingMailIds(limit: number): Promise<string[]>;
   /** Take a received message for `leaseMs`; false when it is finished or another claim on it still runs. */
   claimMail(id: string, leaseMs: number): Promise<boolean>;
+  /** Count one more derivation of a message (issue 19, item 7); resolves with the count, the first included. */
+  countMailAttempt(id: string): Promise<number>;
   mailParts(mailId: string): Promise<MailPart[]>;
   /** Record the submission holding part `idx`; returns the one recorded (an earlier record wins). */
   addMailPart(mailId: string, idx: number, submissionId: string): Promise<string>;

@@ -7,6 +7,7 @@ import type { Store } from '../../src/store/store.ts';
 import { connectorsContract } from './contract-connectors.ts';
 import { mailContract } from './contract-mail.ts';
 import { ordersContract } from './contract-orders.ts';
+import { poisonContract } from './contract-poison.ts';
 import { workContract } from './contract-work.ts';
 import { addCustomer, addSubmission, at, newSubmission, withStore, type StoreFactory } from './fixtures.ts';
 
@@ -157,7 +158,7 @@ export function storeContract(name: string, makeStore: StoreFactory): void {
         });
         const saved = await store.saveSubmission(input);
         const expected = {
-          ...input, receivedAt: '2025-02-01T09:00:00.000Z', state: 'received', attempts: 0,
+          ...input, receivedAt: '2025-02-01T09:00:00.000Z', state: 'received', attempts: 0, retries: 0,
         };
         assert.deepEqual(saved, expected);
         const read = await store.getSubmission(input.id);
@@ -244,6 +245,7 @@ export function storeContract(name: string, makeStore: StoreFactory): void {
     ordersContract(makeStore);
     workContract(makeStore);
     mailContract(makeStore);
+    poisonContract(makeStore);
     connectorsContract(makeStore);
   });
 }

@@ -6,7 +6,24 @@ import { after, before, describe, it } from 'node:test';
 import { MAIL_LIMITS } from '../../../src/channels/mail/limits.ts';
 import { order, waitFor, type TestCustomer } from '../../helpers/service.ts';
 import { flood, loopbacks } from '../../helpers/flood.ts';
-import { converse, startMail, type MailHarness } from './helpers.ts';
+import { converse, received, startMail, startSink, type MailHarness, type Sink } from './helpers.ts';
+
+/** Messages the parser gives up on, and the refusal SMTP answers them with at DATA time. */
+const POISON: [string, () => string, RegExp][] = [
+  ['1,000 nested multiparts', () => {
+    let s = 'From: a@cliente.it\r\nSubject: nested\r\nMIME-Version: 1.0\r\n';
+    for (let i = 0; i < 1000; i++) s += `Content-Type: multipart/mixed; boundary="b${i}"\r\n\r\n--b${i}\r\n`;
+    s += 'Content-Type: text/plain\r\n\r\nciao\r\n';
+    for (let i = 999; i >= 0; i--) s += `--b${i}--\r\n`;
+    return s;
+  }, /^554 5\.6\.0 Message refused: more than 50 nested/],
+  ['a 2 MB header', () => `From: a@cliente.it\r\nSubject: big\r\nX-Big: ${'a'.repeat(2 * 1024 * 1024)}\r\n\r\nciao\r\n`, /^552 5\.3\.4 Message refused: its header section is/],
+  ['100,000 headers', () => {
+    let s = 'From: a@cliente.it\r\nSubject: many\r\n';
+    for (let i = 0; i < 100_000; i++) s += `X-H: ${i}\r\n`;
+    return `${s}\r\nciao\r\n`;
+  }, /^552 5\.3\.4 Message refused: its header section is/],
+];
 
 void describe('SMTP under attack', () => {
   let h: MailHarness;
@@ -74,22 +91,8 @@ void describe('SMTP under attack', () => {
     assert.match(c1.mailbox, /^c001-[a-z2-7]{16}@ordini\.test$/);
   });
 
-  const poison: [string, () => string, RegExp][] = [
-    ['1,000 nested multiparts', () => {
-      let s = 'From: a@cliente.it\r\nSubject: nested\r\nMIME-Version: 1.0\r\n';
-      for (let i = 0; i < 1000; i++) s += `Content-Type: multipart/mixed; boundary="b${i}"\r\n\r\n--b${i}\r\n`;
-      s += 'Content-Type: text/plain\r\n\r\nciao\r\n';
-      for (let i = 999; i >= 0; i--) s += `--b${i}--\r\n`;
-      return s;
-    }, /^554 5\.6\.0 Message refused: more than 50 nested/],
-    ['a 2 MB header', () => `From: a@cliente.it\r\nSubject: big\r\nX-Big: ${'a'.repeat(2 * 1024 * 1024)}\r\n\r\nciao\r\n`, /^552 5\.3\.4 Message refused: its header section is/],
-    ['100,000 headers', () => {
-      let s = 'From: a@cliente.it\r\nSubject: many\r\n';
-      for (let i = 0; i < 100_000; i++) s += `X-H: ${i}\r\n`;
-      return `${s}\r\nciao\r\n`;
-    }, /^552 5\.3\.4 Message refused: its header section is/],
-  ];
-  for (const [name, make, expected] of poison) {
+  for (const [name, make, expected] of POISON) {
+
     void it(`refused at DATA time, never acknowledged: ${name}`, async () => {
       const replies = await converse(h.smtpPort, [
         'EHLO cliente.it\r\n', 'MAIL FROM:<a@cliente.it>\r\n', `RCPT TO:<${c1.mailbox}>\r\n`, 'DATA\r\n', `${make()}\r\n.\r\n`,
@@ -100,4 +103,63 @@ void describe('SMTP under attack', () => {
       assert.ok(stored.every((m) => m.size < 1024 * 1024), 'nothing of it was stored');
     });
   }
+});
+
+void describe('poison messages that got in anyway (IMAP, or stored before the DATA checks)', () => {
+  let h: MailHarness;
+  let sink: Sink;
+  let c1: TestCustomer;
+
+  before(async () => {
+    sink = await startSink();
+    h = await startMail({ env: { INTAKE_SMTP_RELAY: sink.url, INTAKE_SWEEP_INTERVAL_MS: '200' } });
+    c1 = await h.t.customer('C001');
+  });
+  after(async () => {
+    await h?.close();
+    await sink?.close();
+  });
+
+  const store = () => h.t.service.store;
+  async function keep(id: string, raw: string, claimMs?: number): Promise<void> {
+    const customer = await store().getCustomerByCode('C001');
+    await store().saveMailMessages([{
+      id, customerId: customer!.id, source: 'imap', recipients: [c1.mailbox], raw: Buffer.from(raw), sha256: id.padEnd(64, '0'),
+      receivedAt: new Date().toISOString(), claimMs,
+    }]);
+  }
+
+  for (const [i, [name, make]] of POISON.entries()) {
+    void it(`finished with a reply that says it could not be read: ${name}`, async () => {
+      const id = `0190a000-0000-7000-8000-00000000000${i}`;
+      await keep(id, make().replace('From: a@cliente.it', `From: a${i}@cliente.it`));
+      const m = await waitFor(async () => {
+        const x = await store().getMailMessage(id);
+        return x?.state === 'done' ? x : undefined;
+      }, 20_000, 'the poison message to be finished');
+      assert.equal(m.result?.esito, 'errore');
+      assert.match(m.result?.unreadable ?? '', /^structure: /);
+      assert.equal(m.attempts, 1, 'given up at the first attempt: the same bytes fail the same way every time');
+      const r = await received(sink, (x) => x.rcptTo.includes(`a${i}@cliente.it`), 15_000, 'the reply');
+      assert.match(r.parsed.subject ?? '', /\[esito: ERRORE, messaggio non leggibile\]/);
+      assert.match(r.parsed.text ?? '', /non è stato possibile leggere il Suo messaggio/);
+      assert.match(r.parsed.text ?? '', /struttura del messaggio supera i limiti/);
+    });
+  }
+
+  void it('a message whose reading keeps failing is given up after a bounded number of attempts', async () => {
+    const id = '0190a000-0000-7000-8000-0000000000ff';
+    // Held (as by an instance that took it and then crashed) until the three attempts below are counted.
+    await keep(id, 'From: ripetuto@cliente.it\r\nSubject: ordine\r\n\r\nciao\r\n', 1500);
+    // Three attempts that ended without finishing it (a crash each time, say): the next one gives up.
+    for (let n = 0; n < 3; n++) await store().countMailAttempt(id);
+    const m = await waitFor(async () => {
+      const x = await store().getMailMessage(id);
+      return x?.state === 'done' ? x : undefined;
+    }, 20_000, 'the message to be finished');
+    assert.match(m.result?.unreadable ?? '', /^attempts: /);
+    assert.equal(m.attempts, 4);
+    const r = await received(sink, (x) => x.rcptTo.includes('ripetuto@cliente.it'), 15_000, 'the reply');
+    assert.match(r.parsed.text ?? '', /ripetuti tentativi/);
+  });
 });
