@@ -90,6 +90,14 @@ export interface Config {
    * is a query per instance, and looking more often only loads the database.
    */
   readonly sweepIntervalMs: number;
+  /**
+   * INTAKE_UPLOAD_MEMORY_BYTES: memory that uploaded files being stored and judged may take at once, across every
+   * customer (FTP/SFTP). A file costs about UPLOAD_MEMORY_FACTOR (4) times its size while it is read, stored and
+   * judged; past the budget further files wait for others to finish, then get a temporary refusal. Default 512 MiB:
+   * one 100 MiB file and a stream of small ones at a time, which a machine with 2 GiB of RAM holds beside the rest
+   * of the service. Raise it on a larger machine that takes many large files at once.
+   */
+  readonly uploadMemoryBytes: number;
 }
 
 type Env = Record<string, string | undefined>;
@@ -174,6 +182,7 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     imapPollSeconds: seconds(env, 'INTAKE_IMAP_POLL_SECONDS', 60, 1, 3600),
     claimLeaseMs: millis(env, 'INTAKE_CLAIM_LEASE_MS', 30_000, 1000, 60 * 60_000),
     sweepIntervalMs: millis(env, 'INTAKE_SWEEP_INTERVAL_MS', 5000, 100, 60 * 60_000),
+    uploadMemoryBytes: bytes(env, 'INTAKE_UPLOAD_MEMORY_BYTES', 512 * 1024 * 1024),
   });
 }
 

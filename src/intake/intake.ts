@@ -27,12 +27,18 @@ export type ProcessedListener = (submission: StoredSubmission, outcome: Outcome)
 export interface Intake {
   /** Commit the raw submission; resolves once it is durable. */
   receive(sub: Submission): Promise<StoredSubmission>;
-  /** Judge a received submission and record its outcome (already processed: its recorded outcome). */
-  process(id: string): Promise<Outcome>;
+  /**
+   * Judge a received submission and record its outcome (already processed: its recorded outcome). `known` is the
+   * submission as just saved, sparing a read of its raw body.
+   */
+  process(id: string, known?: StoredSubmission): Promise<Outcome>;
   /** receive + process: for channels that answer with the outcome (REST, SOAP). */
   submit(sub: Submission): Promise<{ submission: StoredSubmission; outcome: Outcome }>;
-  /** receive, then process in the background: for channels that acknowledge receipt only. */
-  submitInBackground(sub: Submission): Promise<StoredSubmission>;
+  /**
+   * receive, then process in the background: for channels that acknowledge receipt only. `onSettled` is called
+   * when the background processing has ended, whichever way (e.g. to give back a memory budget).
+   */
+  submitInBackground(sub: Submission, opts?: { onSettled?: () => void }): Promise<StoredSubmission>;
   /** Put a submission back and process it again (operator action, e.g. after the catalog was fixed). */
   reprocess(id: string): Promise<Outcome>;
   /**
@@ -191,7 +197,7 @@ export function createIntake(deps: IntakeDeps): Intake {
 
   return {
     receive,
-    process: (id) => process(id),
+    process: (id, known) => process(id, known),
     async submit(sub) {
       // Nothing is acknowledged before the outcome is recorded, and that write is durable: the save may share
       // its fsync (WriteOptions). A crash before it loses only what no one was told was received.
@@ -199,9 +205,16 @@ export function createIntake(deps: IntakeDeps): Intake {
       const outcome = await process(submission.id, submission);
       return { submission, outcome };
     },
-    async submitInBackground(sub) {
-      const submission = await receive(sub);
-      track(process(submission.id));
+    async submitInBackground(sub, opts) {
+      let submission: StoredSubmission;
+      try {
+        submission = await receive(sub);
+      } catch (err) {
+        opts?.onSettled?.();
+        throw err;
+      }
+      // The submission as saved is passed on: reading its raw body back would be one more copy of the whole file.
+      track(process(submission.id, submission).finally(() => opts?.onSettled?.()));
       return submission;
     },
     async reprocess(id) {

@@ -49,6 +49,17 @@ export const LIMITS = {
   maxReadChunk: 64 * 1024,
   /** Temporary (.part, .filepart …) files a customer may keep in the spool: each may be as large as maxFileBytes. */
   tempFilesPerCustomer: 20,
+  /**
+   * Memory an uploaded file takes while it is read, stored and judged, as a multiple of its size (measured by
+   * bench/memory/upload-rss.ts): what it takes from the shared budget, config.uploadMemoryBytes.
+   */
+  uploadMemoryFactor: 4,
+  /**
+   * How long a finished upload waits for room in that budget before it is refused with a temporary error. The client
+   * is waiting for its 226 / CLOSE status meanwhile; clients wait minutes for that, and judging a 100 MB file takes
+   * well under one.
+   */
+  budgetWaitMs: 5 * 60_000,
   /** A temporary file untouched for this long was abandoned (its upload will not resume) and is deleted at start. */
   tempMaxAgeMs: 7 * 24 * 3600_000,
 } as const;
