@@ -92,10 +92,10 @@ export interface Config {
   readonly sweepIntervalMs: number;
   /**
    * INTAKE_UPLOAD_MEMORY_BYTES: memory that uploaded files being stored and judged may take at once, across every
-   * customer (FTP/SFTP). A file costs about UPLOAD_MEMORY_FACTOR (4) times its size while it is read, stored and
-   * judged; past the budget further files wait for others to finish, then get a temporary refusal. Default 512 MiB:
-   * one 100 MiB file and a stream of small ones at a time, which a machine with 2 GiB of RAM holds beside the rest
-   * of the service. Raise it on a larger machine that takes many large files at once.
+   * customer (FTP/SFTP). A file is counted at 8 times its size (LIMITS.uploadMemoryFactor) while it is read, stored
+   * and judged; past the budget further files wait for others to finish, then get a temporary refusal. Default
+   * 512 MiB: a 60 MiB file, or a stream of small ones, at a time (a larger file runs alone), which a machine with
+   * 2 GiB of RAM holds beside the rest of the service. Raise it on a larger machine that takes many large files.
    */
   readonly uploadMemoryBytes: number;
 }
