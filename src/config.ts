@@ -155,6 +155,14 @@ export interface Config {
   readonly metricsPort: PortSetting;
   /** INTAKE_METRICS_HOST: address the metrics port binds to. Default INTAKE_HOST. */
   readonly metricsHost: string;
+  /**
+   * INTAKE_UPLOAD_MEMORY_BYTES: memory that uploaded files being stored and judged may take at once, across every
+   * customer (FTP/SFTP). A file is counted at 8 times its size (LIMITS.uploadMemoryFactor) while it is read, stored
+   * and judged; past the budget further files wait for others to finish, then get a temporary refusal. Default
+   * 512 MiB: a 60 MiB file, or a stream of small ones, at a time (a larger file runs alone), which a machine with
+   * 2 GiB of RAM holds beside the rest of the service. Raise it on a larger machine that takes many large files.
+   */
+  readonly uploadMemoryBytes: number;
 }
 
 type Env = Record<string, string | undefined>;
@@ -243,6 +251,7 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     logFormat: logFormat(env.INTAKE_LOG_FORMAT),
     ...handoff(env),
     ...httpSettings(env, tlsCert !== undefined),
+    uploadMemoryBytes: bytes(env, 'INTAKE_UPLOAD_MEMORY_BYTES', 512 * 1024 * 1024),
   });
 }
 

@@ -5,6 +5,7 @@
  */
 import type { Principal } from '../intake/types.ts';
 import type { Store } from '../store/store.ts';
+import { createAccountThrottle, type AccountThrottleOptions } from './account-throttle.ts';
 import { createLockout, type LockoutOptions } from './lockout.ts';
 import { decoyPasswordHash, hashApiKey, parseApiKey, verifyApiKey, verifyPassword } from './secrets.ts';
 
@@ -15,6 +16,8 @@ export interface AuthenticatorOptions extends LockoutOptions {
    * key revoked by another process (the CLI, another instance) is still accepted by this one for up to this long.
    */
   apiKeyCacheMs?: number;
+  /** Slowing down the guessing of one account from many addresses (account-throttle.ts). */
+  accountThrottle?: AccountThrottleOptions;
 }
 
 /** Default of apiKeyCacheMs: short enough that a revocation takes effect within seconds. */
@@ -26,11 +29,12 @@ export interface Authenticator {
   /** The customer of an API key (REST X-API-Key, SOAP ord:ApiKey); undefined when absent, malformed or wrong. */
   apiKey(token: string | undefined): Promise<Principal | undefined>;
   /**
-   * The customer of an FTP/SFTP login. Refused (undefined) while the user name or the remote address is locked
-   * out, even with the right password. No delay is added here: channels may add their own.
+   * The customer of an FTP/SFTP login. Refused (undefined) while the remote address is locked out, even with the
+   * right password. An account itself is never locked (that would let anyone lock its customer out): attempts on an
+   * account under attack from addresses that never logged in to it wait a growing delay here first.
    */
   password(user: string, password: string, remoteAddress?: string): Promise<Principal | undefined>;
-  /** True while that user name or remote address is refused, so a channel can say so before asking. */
+  /** True while that remote address is refused, so a channel can say so before asking. */
   isLocked(user: string, remoteAddress?: string): boolean;
 }
 
@@ -49,6 +53,7 @@ function addressKey(remote: string | undefined): string | undefined {
 
 export function createAuthenticator(store: Store, opts: AuthenticatorOptions = {}): Authenticator {
   const lockout = createLockout(opts);
+  const throttle = createAccountThrottle({ now: opts.now, ...opts.accountThrottle });
   const now = opts.now ?? Date.now;
   const cacheMs = opts.apiKeyCacheMs ?? API_KEY_CACHE_MS;
   // Keyed by the SHA-256 of the whole token, so no secret is kept and a hit proves the whole key, as the stored
@@ -81,9 +86,14 @@ export function createAuthenticator(store: Store, opts: AuthenticatorOptions = {
 
     async password(user, password, remoteAddress) {
       if (typeof user !== 'string' || typeof password !== 'string') return undefined;
-      const keys = [userKey(user)];
+      const account = userKey(user);
       const addr = addressKey(remoteAddress);
-      if (addr) keys.push(addr);
+      // Only the address is locked: someone else's failures must never lock the customer out of his own account.
+      const keys = addr ? [addr] : [];
+      // A locked address is refused at once: making it wait would only hold its connection longer.
+      if (addr && lockout.isLocked(addr)) return undefined;
+      const wait = throttle.delayFor(account, addr);
+      if (wait > 0) await new Promise((r) => setTimeout(r, wait));
       if (!(await lockout.begin(keys))) return undefined;
 
       let principal: Principal | undefined;
@@ -100,19 +110,20 @@ export function createAuthenticator(store: Store, opts: AuthenticatorOptions = {
         throw err;
       }
       if (principal) {
-        // Only the user's counter is cleared: clearing the address's would let someone who owns one account
-        // reset his own limit between guesses at other accounts.
-        lockout.end(keys[0] as string, 'success');
+        // The address's counter is not cleared: that would let someone who owns one account reset his own limit
+        // between guesses at other accounts.
+        throttle.success(account, addr);
         if (addr) lockout.end(addr, 'neutral');
       } else {
-        for (const k of keys) lockout.end(k, 'failure');
+        throttle.failure(account);
+        if (addr) lockout.end(addr, 'failure');
       }
       return principal;
     },
 
-    isLocked(user, remoteAddress) {
+    isLocked(_user, remoteAddress) {
       const addr = addressKey(remoteAddress);
-      return lockout.isLocked(userKey(user)) || (addr !== undefined && lockout.isLocked(addr));
+      return addr !== undefined && lockout.isLocked(addr);
     },
   };
 }

@@ -15,17 +15,31 @@ import type { Metrics } from '../metrics/metrics.ts';
 import type { Store, WriteOptions } from '../store/store.ts';
 import type { Outcome, StoredSubmission, Submission } from './types.ts';
 
+/**
+ * Times the sweeper takes up a submission left unprocessed (an internal error, a crash while judging it) before it
+ * gives it up as failed, with an outcome saying so. A submission that fails this often fails for what it is (a file
+ * that trips a bug), not for a passing fault; retrying it at every sweep and start for ever only burns time and
+ * hides it from operators. The count is kept in the store (submissions.retries), so a crash loop counts too.
+ */
+export const MAX_SUBMISSION_RETRIES = 3;
+
 export type ProcessedListener = (submission: StoredSubmission, outcome: Outcome) => void | Promise<void>;
 
 export interface Intake {
   /** Commit the raw submission; resolves once it is durable. */
   receive(sub: Submission): Promise<StoredSubmission>;
-  /** Judge a received submission and record its outcome (already processed: its recorded outcome). */
-  process(id: string): Promise<Outcome>;
+  /**
+   * Judge a received submission and record its outcome (already processed: its recorded outcome). `known` is the
+   * submission as just saved, sparing a read of its raw body.
+   */
+  process(id: string, known?: StoredSubmission): Promise<Outcome>;
   /** receive + process: for channels that answer with the outcome (REST, SOAP). */
   submit(sub: Submission): Promise<{ submission: StoredSubmission; outcome: Outcome }>;
-  /** receive, then process in the background: for channels that acknowledge receipt only. */
-  submitInBackground(sub: Submission): Promise<StoredSubmission>;
+  /**
+   * receive, then process in the background: for channels that acknowledge receipt only. `onSettled` is called
+   * when the background processing has ended, whichever way (e.g. to give back a memory budget).
+   */
+  submitInBackground(sub: Submission, opts?: { onSettled?: () => void }): Promise<StoredSubmission>;
   /** Put a submission back and process it again (operator action, e.g. after the catalog was fixed). */
   reprocess(id: string): Promise<Outcome>;
   /**
@@ -113,7 +127,7 @@ export function createIntake(deps: IntakeDeps): Intake {
     // (another holder finished it), the claim below finds out.
     const s = known ?? await store.getSubmission(id);
     if (!s) throw new Error(`submission ${id} not found`);
-    if (s.state === 'processed' && s.outcome) return s.outcome;
+    if ((s.state === 'processed' || s.state === 'failed') && s.outcome) return s.outcome;
     if (!claims.has(id)) {
       const taken = await claims.take(id);
       // Another instance held it and has finished it meanwhile: its answer is the answer.
@@ -153,7 +167,33 @@ export function createIntake(deps: IntakeDeps): Intake {
     background.add(q);
   }
 
-  const sweeper = createSweeper({ claims, log, intervalMs: deps.sweepIntervalMs ?? DEFAULT_SWEEP_MS, process });
+  /** A submission the sweeper takes up again: counted, and given up once it has failed too often (poison work). */
+  async function processSwept(id: string): Promise<Outcome | undefined> {
+    const retries = await store.countRetry(id);
+    if (retries <= MAX_SUBMISSION_RETRIES) return process(id);
+    const s = await store.getSubmission(id);
+    if (!s || s.state !== 'received') {
+      claims.done(id);
+      return s?.outcome;
+    }
+    const outcome: Outcome = {
+      submissionId: id, esito: 'errore', orders: [],
+      fileError: {
+        code: 'INTERNAL',
+        message: [`Il file non è stato elaborato: l'elaborazione non è riuscita per ${retries} volte. Il file è conservato e il servizio clienti può farlo elaborare di nuovo; in alternativa lo invii di nuovo.`],
+      },
+    };
+    try {
+      await store.completeSubmission(id, 'failed', outcome, now().toISOString());
+    } finally {
+      claims.done(id);
+    }
+    log.error({ submission: id, channel: s.channel, customer: s.customerCode, retries }, 'submission given up as failed after repeated processing failures');
+    await notify({ ...s, state: 'failed', outcome }, outcome);
+    return outcome;
+  }
+
+  const sweeper = createSweeper({ claims, log, intervalMs: deps.sweepIntervalMs ?? DEFAULT_SWEEP_MS, process: processSwept });
 
   async function idle(): Promise<void> {
     while (background.size > 0) await Promise.all([...background]);
@@ -161,7 +201,7 @@ export function createIntake(deps: IntakeDeps): Intake {
 
   return {
     receive,
-    process: (id) => process(id),
+    process: (id, known) => process(id, known),
     async submit(sub) {
       // Nothing is acknowledged before the outcome is recorded, and that write is durable: the save may share
       // its fsync (WriteOptions). A crash before it loses only what no one was told was received.
@@ -169,9 +209,16 @@ export function createIntake(deps: IntakeDeps): Intake {
       const outcome = await process(submission.id, submission);
       return { submission, outcome };
     },
-    async submitInBackground(sub) {
-      const submission = await receive(sub);
-      track(process(submission.id));
+    async submitInBackground(sub, opts) {
+      let submission: StoredSubmission;
+      try {
+        submission = await receive(sub);
+      } catch (err) {
+        opts?.onSettled?.();
+        throw err;
+      }
+      // The submission as saved is passed on: reading its raw body back would be one more copy of the whole file.
+      track(process(submission.id, submission).finally(() => opts?.onSettled?.()));
       return submission;
     },
     async reprocess(id) {

@@ -85,6 +85,11 @@ export interface StoredSubmission {
   outcome?: Outcome;
   processedAt?: string;
   attempts: number;
+  /**
+   * Times the sweeper took it up again after it was left unprocessed (a crash, an internal error); past
+   * INTAKE_LIMITS.submissionRetries it is given up as failed (see intake.ts).
+   */
+  retries?: number;
 }
 
 /** An order line after stage A: types are right. */

@@ -16,13 +16,13 @@ export const MAIL_TABLES: readonly TableSpec[] = [
     what: 'mail message (same id, other customer or bytes)',
     key: ['id'],
     columns: ['id', 'customer_id', 'source', 'envelope_from', 'recipients', 'message_id', 'raw', 'sha256', 'remote',
-      'imap_account_id', 'imap_uidvalidity', 'imap_uid', 'received_at', 'state', 'done_at', 'result'],
+      'imap_account_id', 'imap_uidvalidity', 'imap_uid', 'received_at', 'state', 'done_at', 'result', 'attempts'],
     // The claim of the instance deriving it: no instance of the target holds anything yet.
     targetOnly: ['claimed_by', 'claimed_until'],
     same: ['customer_id', 'sha256'],
     // received → done is the only change, and done is final.
     update: {
-      set: 'state = excluded.state, done_at = excluded.done_at, result = excluded.result, claimed_until = NULL',
+      set: 'state = excluded.state, done_at = excluded.done_at, result = excluded.result, attempts = excluded.attempts, claimed_until = NULL',
       where: `mail_messages.state = 'received' AND excluded.state = 'done'`,
     },
   },

@@ -98,7 +98,7 @@ export async function copyCatalog(ctx: CopyContext, table: 'articles' | 'units')
 
 const SUBMISSION_COLUMNS = ['id', 'customer_id', 'customer_code', 'channel', 'file_name', 'media_type', 'charset', 'raw', 'meta',
   'single_order', 'site', 'sites', 'connector_id', 'reserved_order_id', 'sha256', 'received_at', 'state', 'outcome', 'processed_at',
-  'attempts'] as const;
+  'attempts', 'retries'] as const;
 const ATTEMPT_COLUMNS = ['submission_id', 'idx', 'customer_id', 'riferimento_ordine', 'esito', 'outcome', 'received_at', 'channel'] as const;
 
 /** Groups of ids whose raw bytes together stay under MAX_BATCH_BYTES (a larger file goes alone). */

@@ -10,7 +10,7 @@ import type {
 } from './mail.ts';
 
 export const MAIL_COLUMNS = `id, customer_id, source, envelope_from, recipients, message_id, sha256, remote, imap_account_id,
-  imap_uidvalidity, imap_uid, received_at, state, done_at, result`;
+  imap_uidvalidity, imap_uid, received_at, state, done_at, result, attempts`;
 
 export const REPLY_COLUMNS = `id, mail_id, customer_id, recipient, subject, state, attempts, next_attempt_at, last_error,
   created_at, sent_at`;
@@ -60,6 +60,7 @@ export interface MailRow {
   id: string; customer_id: string; source: string; envelope_from: string | null; recipients: unknown; message_id: string | null;
   sha256: string; remote: string | null; imap_account_id: string | null; imap_uidvalidity: string | null;
   imap_uid: unknown; received_at: unknown; state: string; done_at: unknown; result: unknown; raw?: Buffer; size?: unknown;
+  attempts?: unknown;
 }
 
 function mailBase(r: MailRow): Omit<MailMessage, 'raw'> {
@@ -79,6 +80,7 @@ function mailBase(r: MailRow): Omit<MailMessage, 'raw'> {
     state: r.state as MailState,
     doneAt: optIsoOut(r.done_at),
     result: r.result === null || r.result === undefined ? undefined : jsonOut<MailResult>(r.result),
+    attempts: Number(r.attempts ?? 0),
   });
 }
 

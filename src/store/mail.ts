@@ -55,10 +55,14 @@ export interface MailResult {
   replyId?: string;
   /** Why no reply was sent (bounce, auto-submitted, list mail, …). */
   noReply?: string;
+  /** Set when the message itself could not be read and was given up: why, for the operator. */
+  unreadable?: string;
 }
 
 export interface MailMessage extends Omit<NewMailMessage, 'claimMs' | 'claimBy'> {
   state: MailState;
+  /** Derivations started (issue 19, item 7): past MAIL_LIMITS.deriveAttempts the message is given up as unreadable. */
+  attempts?: number;
   doneAt?: string;
   result?: MailResult;
 }
@@ -135,6 +139,8 @@ export interface MailStore {
   renewMailClaims(holder: string, ids: readonly string[], leaseMs: number): Promise<string[]>;
   /** Give back `holder`'s claims on the messages `ids` not yet finished (graceful stop); resolves with how many. */
   releaseMailClaims(holder: string, ids: readonly string[]): Promise<number>;
+  /** Count one more derivation of a message (issue 19, item 7); resolves with the count, the first included. */
+  countMailAttempt(id: string): Promise<number>;
   mailParts(mailId: string): Promise<MailPart[]>;
   /** Record the submission holding part `idx`; returns the one recorded (an earlier record wins). */
   addMailPart(mailId: string, idx: number, submissionId: string): Promise<string>;

@@ -131,6 +131,12 @@ export function postgresMail(pool: pg.Pool): MailStore {
       return res.rowCount ?? 0;
     },
 
+    async countMailAttempt(id) {
+      const { rows } = await pool.query('UPDATE mail_messages SET attempts = attempts + 1 WHERE id = $1 RETURNING attempts', [id]);
+      if (rows.length === 0) throw new IntakeError('NOT_FOUND', `mail message ${id} not found`);
+      return Number((rows[0] as { attempts: number }).attempts);
+    },
+
     async mailParts(mailId) {
       const { rows } = await pool.query('SELECT idx, submission_id FROM mail_parts WHERE mail_id = $1 ORDER BY idx', [mailId]);
       return (rows as { idx: number; submission_id: string }[]).map((r) => ({ idx: Number(r.idx), submissionId: r.submission_id }));

@@ -494,8 +494,14 @@ export async function openPostgresStore(url: string, opts: PostgresStoreOptions 
 
     async resetSubmission(id) {
       const res = await pool.query(
-        `UPDATE submissions SET state = 'received', outcome = NULL, claimed_by = NULL, lease_until = NULL WHERE id = $1`, [id]);
+        `UPDATE submissions SET state = 'received', outcome = NULL, claimed_by = NULL, lease_until = NULL, retries = 0 WHERE id = $1`, [id]);
       if (res.rowCount === 0) throw new IntakeError('NOT_FOUND', `submission ${id} not found`);
+    },
+
+    async countRetry(id) {
+      const { rows } = await pool.query('UPDATE submissions SET retries = retries + 1 WHERE id = $1 RETURNING retries', [id]);
+      if (rows.length === 0) throw new IntakeError('NOT_FOUND', `submission ${id} not found`);
+      return Number((rows[0] as { retries: number }).retries);
     },
 
     async registerOrders(items, opts) {

@@ -208,13 +208,13 @@ export function toCredential(r: CredentialRow): Credential {
 
 /** Columns every submission query selects (summaries add `esito`, full reads add `raw` and `outcome`). */
 export const SUBMISSION_COLUMNS = `id, customer_id, customer_code, channel, file_name, media_type, charset, meta,
-  single_order, site, sites, connector_id, reserved_order_id, sha256, received_at, state, processed_at, attempts`;
+  single_order, site, sites, connector_id, reserved_order_id, sha256, received_at, state, processed_at, attempts, retries`;
 
 export interface SubmissionRow {
   id: string; customer_id: string; customer_code: string; channel: string; file_name: string | null;
   media_type: string | null; charset: string | null; meta: unknown; single_order: unknown; site: string | null;
   sites: unknown; connector_id: string | null; reserved_order_id: string | null; sha256: string; received_at: unknown;
-  state: string; processed_at: unknown; attempts: number;
+  state: string; processed_at: unknown; attempts: number; retries?: number;
   esito?: string | null; raw?: Buffer; outcome?: unknown;
   /** Bytes of raw: summaries select length(raw) rather than the bytes. */
   size?: unknown;
@@ -246,6 +246,7 @@ export function toSummary(r: SubmissionRow): SubmissionSummary {
     state: r.state as SubmissionState,
     processedAt: optIsoOut(r.processed_at),
     attempts: Number(r.attempts),
+    retries: Number(r.retries ?? 0),
     esito: (opt(r.esito) as Outcome['esito'] | undefined),
     size: Number(r.size ?? r.raw?.length ?? 0),
   });
@@ -263,7 +264,7 @@ export function newSubmissionRow(s: NewSubmission): SubmissionRow & { raw: Buffe
     raw: s.raw, meta: JSON.stringify(s.meta ?? {}), single_order: s.singleOrder === true, site: cleanText(s.site),
     sites: s.sites === undefined ? null : JSON.stringify(s.sites), connector_id: cleanText(s.connectorId),
     reserved_order_id: s.reservedOrderId ?? null, sha256: s.sha256, received_at: isoIn(s.receivedAt, 'receivedAt'),
-    state: 'received', processed_at: null, attempts: 0, outcome: null,
+    state: 'received', processed_at: null, attempts: 0, retries: 0, outcome: null,
   };
 }
 

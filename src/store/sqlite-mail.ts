@@ -203,6 +203,12 @@ export function sqliteMail(db: Database.Database, now: () => number = Date.now):
       return n;
     },
 
+    async countMailAttempt(id) {
+      const r = q('UPDATE mail_messages SET attempts = attempts + 1 WHERE id = ? RETURNING attempts').get(id) as { attempts: number } | undefined;
+      if (!r) throw new IntakeError('NOT_FOUND', `mail message ${id} not found`);
+      return Number(r.attempts);
+    },
+
     async mailParts(mailId) {
       const rows = q('SELECT idx, submission_id FROM mail_parts WHERE mail_id = ? ORDER BY idx').all(mailId) as { idx: number; submission_id: string }[];
       return rows.map((r) => ({ idx: Number(r.idx), submissionId: r.submission_id }));

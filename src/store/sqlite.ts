@@ -346,9 +346,15 @@ export async function openSqliteStore(file: string): Promise<Store> {
     },
 
     async resetSubmission(id) {
-      const { changes } = q(`UPDATE submissions SET state = 'received', outcome = NULL WHERE id = ?`).run(id);
+      const { changes } = q(`UPDATE submissions SET state = 'received', outcome = NULL, retries = 0 WHERE id = ?`).run(id);
       if (changes === 0) throw new IntakeError('NOT_FOUND', `submission ${id} not found`);
       forget(id);
+    },
+
+    async countRetry(id) {
+      const r = q('UPDATE submissions SET retries = retries + 1 WHERE id = ? RETURNING retries').get(id) as { retries: number } | undefined;
+      if (!r) throw new IntakeError('NOT_FOUND', `submission ${id} not found`);
+      return Number(r.retries);
     },
 
     async registerOrders(items, opts) {

@@ -166,6 +166,11 @@ export interface Store extends MailStore, ConnectorStore, EventStore, HandoffSto
   completeSubmission(id: string, state: SubmissionState, outcome: Outcome, processedAt: string): Promise<void>;
   /** Put a submission back to received so it is processed again (operator reprocess). Clears any claim. */
   resetSubmission(id: string): Promise<void>;
+  /**
+   * Count one more retry of a submission left unprocessed (the sweeper is taking it up again); resolves with the
+   * count. resetSubmission sets it back to 0. (Issue 19, item 7: poison submissions.)
+   */
+  countRetry(id: string): Promise<number>;
 
   // Claims: which instance processes which received submission. A claim lasts `leaseMs` unless renewed, so the
   // work of an instance that died is taken over once its lease passes; completeSubmission clears it. PostgreSQL

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import { createAuthenticator } from '../../src/auth/authenticator.ts';
+import { createAccountThrottle } from '../../src/auth/account-throttle.ts';
 import { createLockout } from '../../src/auth/lockout.ts';
 import { generateApiKey } from '../../src/auth/secrets.ts';
 import { provisionCustomer, rotateApiKey, type ProvisionedCustomer } from '../../src/customers/provision.ts';
@@ -80,23 +81,33 @@ void describe('authenticator', () => {
         clock = Date.parse('2025-03-01T10:00:00Z');
       });
 
-      void it('after 5 failures for a user even the right password is refused, until 15 minutes pass', async () => {
-        const auth = createAuthenticator(t.store, { now });
-        for (let i = 0; i < 5; i++) {
-          if (i > 0) clock += MINUTE;
-          assert.equal(await auth.password('c001', `wrong-${i}`, `192.0.2.${i}`), undefined);
-        }
-        // Locked from the fifth failure (now) for 15 minutes.
-        assert.equal(auth.isLocked('C001'), true);
-        assert.equal(await auth.password('c001', c1.ftpPassword, '198.51.100.7'), undefined, 'locked: refused with the right password');
-        // Another user is not affected.
-        assert.equal((await auth.password('c002', c2.ftpPassword, '198.51.100.7'))?.customerCode, 'C002');
+      void it('failures from other addresses never lock the customer out of his account (issue 19, item 9)', async () => {
+        const auth = createAuthenticator(t.store, { now, accountThrottle: { baseDelayMs: 1, maxDelayMs: 4 } });
+        assert.ok(await auth.password('c001', c1.ftpPassword, '198.51.100.7'), 'the customer logs in from his office once');
+        for (let i = 0; i < 20; i++) assert.equal(await auth.password('c001', `wrong-${i}`, `192.0.2.${i % 4}`), undefined);
+        assert.equal(auth.isLocked('c001', '198.51.100.7'), false);
+        assert.equal((await auth.password('c001', c1.ftpPassword, '198.51.100.7'))?.customerCode, 'C001', 'from his own address');
+        assert.equal((await auth.password('c001', c1.ftpPassword, '203.0.113.50'))?.customerCode, 'C001', 'from a new address too (after a delay)');
+        // The guessing addresses themselves are locked (5 failures each), even with the right password.
+        assert.equal(auth.isLocked('c001', '192.0.2.0'), true);
+        assert.equal(await auth.password('c001', c1.ftpPassword, '192.0.2.0'), undefined);
+        clock += 15 * MINUTE;
+        assert.equal(auth.isLocked('c001', '192.0.2.0'), false, 'an address lock ends after 15 minutes');
+      });
 
-        clock += 15 * MINUTE - 1;
-        assert.equal(await auth.password('c001', c1.ftpPassword, '198.51.100.7'), undefined, 'still locked 1 ms before the end');
-        clock += 1;
-        assert.equal(auth.isLocked('c001'), false);
-        assert.equal((await auth.password('c001', c1.ftpPassword, '198.51.100.7'))?.customerCode, 'C001');
+      void it('an account under attack slows strangers with a growing delay, never its known addresses', () => {
+        let c = 0;
+        const th = createAccountThrottle({ now: () => c, free: 5, baseDelayMs: 1000, maxDelayMs: 30_000 });
+        th.success('u:c001', 'a:10.0.0.1');
+        const delays: number[] = [];
+        for (let i = 0; i < 12; i++) {
+          delays.push(th.delayFor('u:c001', 'a:192.0.2.1'));
+          th.failure('u:c001');
+        }
+        assert.deepEqual(delays, [0, 0, 0, 0, 0, 1000, 2000, 4000, 8000, 16000, 30000, 30000]);
+        assert.equal(th.delayFor('u:c001', 'a:10.0.0.1'), 0, 'the address it logged in from is not slowed');
+        c += 15 * 60_000 + 1;
+        assert.equal(th.delayFor('u:c001', 'a:192.0.2.1'), 0, 'failures older than the window are forgotten');
       });
 
       void it('after 5 failures from an address every user is refused from it, not from elsewhere', async () => {
@@ -118,22 +129,13 @@ void describe('authenticator', () => {
         assert.equal((await auth.password('c002', c2.ftpPassword, '10.1.1.1'))?.customerCode, 'C002');
       });
 
-      void it('a success clears the user\'s count', async () => {
-        const auth = createAuthenticator(t.store, { now });
-        for (let i = 0; i < 4; i++) await auth.password('c001', 'wrong', `10.2.0.${i}`);
-        assert.ok(await auth.password('c001', c1.ftpPassword, '10.2.1.1'));
-        for (let i = 0; i < 4; i++) await auth.password('c001', 'wrong', `10.2.2.${i}`);
-        assert.equal(auth.isLocked('c001'), false);
-        assert.ok(await auth.password('c001', c1.ftpPassword, '10.2.1.1'));
-      });
-
       void it('many attempts at once cannot get more than 5 guesses checked', async () => {
         const auth = createAuthenticator(t.store, { now });
         const results = await Promise.all(Array.from({ length: 20 }, () => auth.password('c002', 'wrong', '10.3.0.1')));
         assert.ok(results.every((r) => r === undefined));
-        assert.equal(auth.isLocked('c002'), true);
-        // The right password sent in the same burst would have been refused too.
-        assert.equal(await auth.password('c002', c2.ftpPassword, '10.3.0.2'), undefined);
+        assert.equal(auth.isLocked('c002', '10.3.0.1'), true);
+        // The right password sent from that address in the same burst would have been refused too.
+        assert.equal(await auth.password('c002', c2.ftpPassword, '10.3.0.1'), undefined);
       });
 
       void it('many right logins at once are all let in (a transfer client opening ten connections)', async () => {

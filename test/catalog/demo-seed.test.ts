@@ -26,7 +26,7 @@ void describe('seedDemoIfEmpty on an empty store', () => {
     assert.ok(seeded);
     assert.equal(seeded.customer.code, 'DEMO');
     assert.equal(seeded.customer.name, 'Cliente dimostrativo');
-    assert.match(seeded.mailbox, /^demo-[a-z2-7]{6}@ordini\.test$/);
+    assert.match(seeded.mailbox, /^demo-[a-z2-7]{16}@ordini\.test$/);
     assert.equal(seeded.ftpUser, 'demo');
 
     assert.equal((await t.store.listUnits()).length, DEFAULT_UNITS.length);

@@ -49,7 +49,7 @@ void describe('order-intake CLI', () => {
     assert.deepEqual(Object.keys(creds).sort(), ['api_key', 'codice_cliente', 'ftp_password', 'ftp_user', 'mailbox', 'nome']);
     assert.equal(creds.codice_cliente, 'C001');
     assert.equal(creds.nome, 'Tipografia Rossi');
-    assert.match(creds.mailbox, /^c001-[a-z2-7]{6}@ordini\.test$/);
+    assert.match(creds.mailbox, /^c001-[a-z2-7]{16}@ordini\.test$/);
     assert.equal(creds.ftp_user, 'c001');
 
     await inStore(dataDir, async ({ store }) => {
@@ -63,7 +63,7 @@ void describe('order-intake CLI', () => {
   void it('customer add without --json prints a block with a warning that secrets are shown once', async () => {
     const r = ok(await runCli(dataDir, ['customer', 'add', '--code', 'C002', '--name', 'Grafiche Bianchi']));
     assert.match(r.stdout, /API key .*oik_[0-9A-Za-z]{12}_[0-9A-Za-z]{32}/);
-    assert.match(r.stdout, /Order mailbox .*c002-[a-z2-7]{6}@ordini\.test/);
+    assert.match(r.stdout, /Order mailbox .*c002-[a-z2-7]{16}@ordini\.test/);
     assert.match(r.stdout, /FTP\/SFTP user: +c002/);
     assert.match(r.stdout, /FTP\/SFTP password: +[0-9A-Za-z]{20}/);
     assert.match(r.stdout, /shown only now/);
@@ -157,7 +157,7 @@ void describe('order-intake CLI', () => {
     assert.equal(json.size, 8);
 
     const list = ok(await runCli(dataDir, ['submissions', 'list', '--state', 'received']));
-    assert.match(list.stdout, /^ID +RECEIVED +CUSTOMER +CHANNEL +FILE +STATE +ESITO\n/);
+    assert.match(list.stdout, /^ID +RECEIVED +CUSTOMER +CHANNEL +FILE +STATE +ESITO +RETRIES\n/);
     assert.ok(list.stdout.includes(textId) && list.stdout.includes(binId));
 
     failed(await runCli(dataDir, ['submissions', 'show', 'no-such-id']), /no submission with id no-such-id/);

@@ -20,7 +20,7 @@ void describe('provisionCustomer', () => {
     const p = await provisionCustomer(t.store, { code: 'Tip.Rossi_01', name: '  Tipografia Rossi ' }, 'Ordini.Example.TEST');
     assert.equal(p.customer.code, 'Tip.Rossi_01', 'the code is kept as given');
     assert.equal(p.customer.name, 'Tipografia Rossi');
-    assert.match(p.mailbox, /^tip\.rossi_01-[a-z2-7]{6}@ordini\.example\.test$/);
+    assert.match(p.mailbox, /^tip\.rossi_01-[a-z2-7]{16}@ordini\.example\.test$/);
     assert.equal(p.customer.mailbox, p.mailbox);
     assert.equal(p.ftpUser, 'tip.rossi_01');
     assert.match(p.apiKey, /^oik_[0-9A-Za-z]{12}_[0-9A-Za-z]{32}$/);

@@ -12,6 +12,7 @@ import { filesContract } from './contract-files.ts';
 import { mailContract } from './contract-mail.ts';
 import { ordersContract } from './contract-orders.ts';
 import { statsContract } from './contract-stats.ts';
+import { poisonContract } from './contract-poison.ts';
 import { workContract } from './contract-work.ts';
 import { webContract } from './contract-web.ts';
 import { addCustomer, addSubmission, at, newSubmission, withStore, type StoreFactory } from './fixtures.ts';
@@ -163,7 +164,7 @@ export function storeContract(name: string, makeStore: StoreFactory): void {
         });
         const saved = await store.saveSubmission(input);
         const expected = {
-          ...input, receivedAt: '2025-02-01T09:00:00.000Z', state: 'received', attempts: 0,
+          ...input, receivedAt: '2025-02-01T09:00:00.000Z', state: 'received', attempts: 0, retries: 0,
         };
         assert.deepEqual(saved, expected);
         const read = await store.getSubmission(input.id);
@@ -250,6 +251,7 @@ export function storeContract(name: string, makeStore: StoreFactory): void {
     ordersContract(makeStore);
     workContract(makeStore);
     mailContract(makeStore);
+    poisonContract(makeStore);
     connectorsContract(makeStore);
     connectorCustomersContract(makeStore);
     eventsContract(makeStore);

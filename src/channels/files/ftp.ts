@@ -15,12 +15,14 @@
  */
 import type { EventEmitter } from 'node:events';
 import { readFile } from 'node:fs/promises';
-import type { Socket } from 'node:net';
+import type { Server, Socket } from 'node:net';
 import { Readable, Writable } from 'node:stream';
 import { FileSystem, FtpSrv, type FtpConnection } from 'ftp-srv';
 import type { Logger } from '../../log.ts';
 import { adaptFtpConnection } from './ftp-tls.ts';
-import { LIMITS } from './limits.ts';
+import { createConnectionGuard, plainAddress, type Ticket } from '../connection-guard.ts';
+import { installSafePassive } from './ftp-passive.ts';
+import { FILES_GUARD_LIMITS, GUARD_REFUSALS, LIMITS } from './limits.ts';
 import { passwordLogin, type LoginDeps } from './login.ts';
 import { resolveClientPath } from './paths.ts';
 import { createTree, type FileTree } from './tree.ts';
@@ -104,6 +106,8 @@ class UploadStream extends Writable {
 
 interface ConnectionState {
   release?: () => void;
+  /** The connection's slot (connection-guard.ts): trusted once logged in. */
+  ticket?: Ticket;
   uploads: Set<UploadStream>;
   touch: () => void;
   failures: number;
@@ -226,6 +230,8 @@ export async function startFtpServer(deps: FtpDeps, opts: FtpOptions): Promise<R
     return opts.pasvUrl ?? localAddress.get(ip)?.address ?? remote;
   };
 
+  // Stray data connections are dropped, not allowed to end the session; passive ports are random (ftp-passive.ts).
+  installSafePassive();
   const signals = ['SIGTERM', 'SIGINT', 'SIGQUIT'] as const;
   const before = new Map(signals.map((s) => [s, new Set(process.listeners(s))]));
   const server = new FtpSrv({
@@ -246,8 +252,17 @@ export async function startFtpServer(deps: FtpDeps, opts: FtpOptions): Promise<R
   for (const s of signals) for (const l of process.listeners(s)) if (!before.get(s)?.has(l)) process.off(s, l);
 
   const states = new Map<string, ConnectionState>();
-  const raw = (server as unknown as { server: { maxConnections: number } }).server;
-  raw.maxConnections = LIMITS.connectionsPerServer;
+  const raw = (server as unknown as { server: Server }).server;
+  // The guard decides which connections are served; the kernel-level bound is only a backstop above it.
+  raw.maxConnections = 2 * LIMITS.connectionsPerServer;
+  const guard = createConnectionGuard(FILES_GUARD_LIMITS, log);
+  guard.gate(raw, {
+    refuse(socket, reason) {
+      log.info({ remote: plainAddress(socket.remoteAddress), reason }, 'ftp connection refused');
+      socket.end(`421 ${GUARD_REFUSALS[reason]}\r\n`);
+      setTimeout(() => socket.destroy(), 2_000).unref();
+    },
+  });
 
   // 'connect' is emitted by ftp-srv but missing from its typings.
   (server as unknown as EventEmitter).on('connect', ({ connection }: { connection: FtpConnection & { commandSocket: Socket } }) => {
@@ -263,7 +278,7 @@ export async function startFtpServer(deps: FtpDeps, opts: FtpOptions): Promise<R
       localAddress.set(connection.ip, e);
     }
     const state: ConnectionState = {
-      uploads: new Set(), failures: 0,
+      uploads: new Set(), failures: 0, ticket: guard.ticketOf(sock),
       timer: setTimeout(() => closeWith(connection, 'Tempo scaduto per il login'), LIMITS.loginTimeoutMs),
       // Before login the timer is the login deadline, which commands must not push back.
       touch: () => {
@@ -303,6 +318,7 @@ export async function startFtpServer(deps: FtpDeps, opts: FtpOptions): Promise<R
         return;
       }
       state.release = r.release;
+      state.ticket?.trust();
       clearTimeout(state.timer);
       state.timer = setTimeout(() => {
         log.info({ remote, customer: r.principal.customerCode }, 'ftp session idle: closed');

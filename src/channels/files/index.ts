@@ -13,6 +13,7 @@ import { loadOrCreateHostKey } from './host-key.ts';
 import { createSessionLimiter } from './limits.ts';
 import { startSftpServer, type RunningServer } from './sftp.ts';
 import { Spool } from './spool.ts';
+import { createMemoryBudget } from '../memory-budget.ts';
 import { SizeCache } from './tree-model.ts';
 
 export interface FileChannelsDeps {
@@ -44,6 +45,7 @@ export async function startFileChannels(deps: FileChannelsDeps): Promise<FileCha
     store: deps.store, intake: deps.intake, log, auth: deps.auth, timeZone: config.timeZone, maxFileBytes: config.maxFileBytes,
     spool, sizes: new SizeCache(), sessions: createSessionLimiter(), failedLoginDelayMs: deps.failedLoginDelayMs,
     metrics: deps.metrics,
+    budget: createMemoryBudget(config.uploadMemoryBytes),
   };
   const close = async () => {
     for (const s of servers.reverse()) await s.close();

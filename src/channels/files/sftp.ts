@@ -6,11 +6,12 @@
  * An upload is complete when the client CLOSEs its handle: only then are the bytes committed, and the CLOSE is
  * answered OK only once they are durable. A connection that drops with a file open discards that upload.
  */
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Server, Socket } from 'node:net';
 import ssh2 from 'ssh2';
 import type { Attributes, Connection, SFTPWrapper } from 'ssh2';
 import type { Logger } from '../../log.ts';
-import { LIMITS } from './limits.ts';
+import { createConnectionGuard, plainAddress, type Ticket } from '../connection-guard.ts';
+import { FILES_GUARD_LIMITS, LIMITS } from './limits.ts';
 import { passwordLogin, type LoginDeps } from './login.ts';
 import { resolveClientPath } from './paths.ts';
 import { createTree, type FileTree } from './tree.ts';
@@ -234,7 +235,7 @@ function serveSftp(sftp: SFTPWrapper, tree: FileTree, log: Logger, touch: () => 
   };
 }
 
-function handleConnection(deps: SftpDeps, client: Connection, remote: string, log: Logger): void {
+function handleConnection(deps: SftpDeps, client: Connection, remote: string, log: Logger, ticket: Ticket | undefined): void {
   let tree: FileTree | undefined;
   let release: (() => void) | undefined;
   let attempts = 0;
@@ -256,6 +257,7 @@ function handleConnection(deps: SftpDeps, client: Connection, remote: string, lo
       }
       if (closed) return r.release(); // the client left while its password was being checked
       release = r.release;
+      ticket?.trust();
       tree = createTree(deps, { principal: r.principal, channel: 'sftp', remote, user });
       ctx.accept();
     }).catch((err: unknown) => {
@@ -297,6 +299,7 @@ export async function startSftpServer(deps: SftpDeps, opts: { host: string; port
   const log = deps.log.child({ channel: 'sftp' });
   // ssh2's Server keeps no list of its connections; a prompt stop needs one.
   const clients = new Set<Connection>();
+  const guard = createConnectionGuard(FILES_GUARD_LIMITS, log);
   const server = new ssh2.Server({ hostKeys: [deps.hostKey.privateKey], ident: 'order-intake' }, (client, info) => {
     clients.add(client);
     // Each WRITE is answered by a status packet of a few dozen bytes; with Nagle's algorithm those waited for the
@@ -305,10 +308,19 @@ export async function startSftpServer(deps: SftpDeps, opts: { host: string; port
     (client as Connection & { setNoDelay(noDelay: boolean): void }).setNoDelay(true);
     client.on('close', () => clients.delete(client));
     // deps keep the service's logger: login and the tree bind `channel` themselves (a second one duplicated the key).
-    handleConnection(deps, client, info.ip, log);
+    // ssh2 keeps the accepted socket as _sock; its typings leave it out.
+    handleConnection(deps, client, info.ip, log, guard.ticketOf((client as unknown as { _sock?: Socket })._sock));
   });
-  server.maxConnections = LIMITS.connectionsPerServer;
+  // The guard decides which connections are served; ssh2's own bound is only a backstop above it.
+  server.maxConnections = 2 * LIMITS.connectionsPerServer;
   deps.metrics?.trackConnections('sftp', server);
+  // Before the SSH identification nothing can be said that a client would show: a refused socket is just closed.
+  guard.gate((server as unknown as { _srv: Server })._srv, {
+    refuse(socket, reason) {
+      log.info({ remote: plainAddress(socket.remoteAddress), reason }, 'sftp connection refused');
+      socket.destroy();
+    },
+  });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(opts.port, opts.host, () => {

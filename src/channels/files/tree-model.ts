@@ -9,6 +9,7 @@ import type { Metrics } from '../../metrics/metrics.ts';
 import type { Store } from '../../store/store.ts';
 import { LIMITS } from './limits.ts';
 import { TooLargeError, type Spool } from './spool.ts';
+import type { MemoryBudget } from '../memory-budget.ts';
 
 export type TreeErrorKind = 'not_found' | 'denied' | 'failure' | 'exists';
 
@@ -35,6 +36,7 @@ export const MESSAGES = {
   tooManyFiles: `troppi file in questa sessione (massimo ${LIMITS.filesPerSession}): riconnettersi`,
   tooManyTemp: `troppi file temporanei (massimo ${LIMITS.tempFilesPerCustomer}): rinominarli o cancellarli`,
   notStored: 'il file non è stato registrato per un errore interno: caricarlo di nuovo',
+  memoryBusy: 'servizio momentaneamente occupato da altri file grandi: il file non è stato registrato, caricarlo di nuovo tra qualche minuto',
   isDir: 'è una cartella',
 } as const;
 
@@ -72,6 +74,8 @@ export interface FilesDeps {
   spool: Spool;
   sizes: SizeCache;
   metrics?: Metrics;
+  /** Memory shared by the uploads being stored and judged (src/channels/memory-budget.ts); unset: unbounded. */
+  budget?: MemoryBudget;
 }
 
 export interface SessionInfo {

@@ -13,7 +13,7 @@
  * Every path a client sends has already been through resolveClientPath (paths.ts).
  */
 import { createHash } from 'node:crypto';
-import { readFile, rm } from 'node:fs/promises';
+import { readFile, rm, stat } from 'node:fs/promises';
 import type { StoredSubmission } from '../../intake/types.ts';
 import type { SubmissionSummary } from '../../store/store.ts';
 import { childLogger } from '../../log.ts';
@@ -128,9 +128,19 @@ export function createTree(deps: FilesDeps, session: SessionInfo): FileTree {
   }
 
   async function commit(file: string, name: string, clientPath: string): Promise<StoredSubmission> {
+    let release: (() => void) | undefined;
     try {
+      const size = (await stat(file)).size;
+      if (size > deps.maxFileBytes) throw new TreeError('failure', new TooLargeError(deps.maxFileBytes).message);
+      if (deps.budget) {
+        // Read, stored and judged in memory: wait for room in the budget all customers share (memory-budget.ts).
+        release = await deps.budget.acquire(size * LIMITS.uploadMemoryFactor, LIMITS.budgetWaitMs);
+        if (!release) {
+          log.warn({ file: name, bytes: size, inUse: deps.budget.inUse(), waiting: deps.budget.waiting() }, 'upload refused: memory budget full');
+          throw new TreeError('failure', MESSAGES.memoryBusy);
+        }
+      }
       const raw = await readFile(file);
-      if (raw.length > deps.maxFileBytes) throw new TreeError('failure', new TooLargeError(deps.maxFileBytes).message);
       const sha256 = createHash('sha256').update(raw).digest('hex');
       // Looked up before receiving, or it would find itself.
       const earlier = await store.findSubmissionBySha(customerId, sha256);
@@ -139,15 +149,20 @@ export function createTree(deps: FilesDeps, session: SessionInfo): FileTree {
         meta.gia_ricevuto_il = earlier.receivedAt;
         meta.gia_ricevuto_id = earlier.id;
       }
+      const held = release;
+      release = undefined;
+      // The budget is given back once the file is judged (or its save failed), not when it is acknowledged.
       const s = await intake.submitInBackground({
         principal: session.principal, channel: session.channel, fileName: name, mediaType: undefined, raw, meta, singleOrder: false,
-      });
+      }, { onSettled: held });
       log.info({ submission: s.id, file: name, bytes: raw.length, sameAs: earlier?.id }, 'file received');
       return s;
     } catch (err) {
       if (err instanceof TreeError) throw err;
       log.error({ err, file: name }, 'could not store an uploaded file');
       throw new TreeError('failure', MESSAGES.notStored);
+    } finally {
+      release?.();
     }
   }
 

@@ -14,6 +14,7 @@ import type { Store } from '../../store/store.ts';
 import { startImapWatchers, type ImapWatchers } from './imap.ts';
 import { startOutbox, type RetryPolicy } from './outbox.ts';
 import { createPipeline } from './pipeline.ts';
+import type { RecipientLimits } from './recipients.ts';
 import { startSmtpServer, type RunningSmtp } from './smtp.ts';
 
 export interface MailChannelsDeps {
@@ -27,6 +28,8 @@ export interface MailChannelsDeps {
   holder?: string;
   /** Acknowledgement latency and open connections of SMTP (GET /metrics). */
   metrics?: Metrics;
+  /** Test hook: shorter unknown-recipient delays. */
+  recipientLimits?: RecipientLimits;
 }
 
 export interface MailChannels {
@@ -68,6 +71,7 @@ export async function startMailChannels(deps: MailChannelsDeps): Promise<MailCha
     if (config.smtpPort !== 'off') {
       smtp = await startSmtpServer({
         store, log, host: config.host, port: config.smtpPort, maxMailBytes: config.maxMailBytes, onStored, claimMs, holder, metrics: deps.metrics,
+        recipientLimits: deps.recipientLimits,
         tls: config.tlsCertFile && config.tlsKeyFile ? { certFile: config.tlsCertFile, keyFile: config.tlsKeyFile } : undefined,
       });
       ports.smtp = smtp.port;

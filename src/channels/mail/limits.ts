@@ -16,6 +16,53 @@ export const MAIL_LIMITS = {
   /** An SMTP client silent this long is disconnected: it holds a slot and a half-received message. */
   smtpSocketTimeoutMs: 120_000,
   /**
+   * SMTP connections that have not yet named a real order mailbox, from one address. A customer's mail server opens
+   * one or two; without this bound 50 idle sockets from one host filled every slot (421 for everyone).
+   */
+  smtpWaitingPerAddress: 10,
+  /**
+   * Of smtpClients, the slots kept for connections that named a real order mailbox: while strangers hold every
+   * other slot, mail for customers is still taken.
+   */
+  smtpReservedForTrusted: 10,
+  /**
+   * A connection that has not named a real order mailbox by then is closed. A mail server does EHLO, MAIL and RCPT
+   * within a second or two; half a minute leaves room for a slow TLS handshake and reverse lookups on its side.
+   */
+  smtpWaitingTimeoutMs: 30_000,
+  /**
+   * Unknown recipients (RCPT TO refused) answered without delay on one connection. A mistyped address costs one or
+   * two; every one after this is answered after a growing delay (Postfix smtpd_soft_error_limit and
+   * smtpd_error_sleep_time), and at badRecipientsPerConnection the connection is closed (smtpd_hard_error_limit).
+   * The count per client address carries over to its next connections for badRecipientMemoryMs, so reconnecting
+   * does not start the guesser afresh.
+   */
+  badRecipientsFree: 3,
+  badRecipientsPerConnection: 10,
+  /** The delay grows by this for each unknown recipient past badRecipientsFree, up to badRecipientDelayMaxMs. */
+  badRecipientDelayMs: 1_000,
+  badRecipientDelayMaxMs: 10_000,
+  badRecipientMemoryMs: 60 * 60_000,
+  /**
+   * Header section of a message, in bytes and in lines (a folded header counts once per line). Real messages carry
+   * 2-20 KiB of headers, long Received/DKIM chains included; the parser gives up at 1 MiB per MIME part, so a
+   * message past these is refused at DATA time (552) instead of being acknowledged and then never read.
+   */
+  headerBytes: 256 * 1024,
+  headerLines: 2_000,
+  /**
+   * MIME parts in one message (each Content-Type header counts) and multipart containers among them. The parser gives
+   * up at 1,000 parts; an order message has a body and a handful of attachments, a forwarded one nests a few levels.
+   */
+  mimeParts: 500,
+  multipartContainers: 50,
+  /**
+   * Attempts at reading a stored message before it is given up as unreadable (finished with a reply saying so):
+   * a message that fails this often fails for what it is, not for a passing fault, and retrying it at every
+   * sweep and start forever only burns time.
+   */
+  deriveAttempts: 3,
+  /**
    * Order files taken from one message (attachments and ZIP entries together). Each becomes a stored submission
    * and one block of the reply; a customer sends a handful, and a reply listing hundreds helps no one.
    */

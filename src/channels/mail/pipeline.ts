@@ -19,8 +19,9 @@ import type { Logger } from '../../log.ts';
 import type { MailMessage, MailResult } from '../../store/mail.ts';
 import type { Store } from '../../store/store.ts';
 import { MAIL_LIMITS } from './limits.ts';
-import { parseMessage } from './parse.ts';
+import { parseMessage, type ParsedMessage } from './parse.ts';
 import { composeReply, type JudgedPart } from './reply.ts';
+import { UNREADABLE_REASONS, unreadableMessage } from './unreadable.ts';
 
 export interface PipelineDeps {
   store: Store;
@@ -50,6 +51,9 @@ export interface Pipeline {
    */
   stop(): Promise<void>;
 }
+
+/** The parser refused the message: the same bytes will be refused again, so it is given up at once. */
+class ParseRefused extends Error {}
 
 /** How far back the adoption of an unrecorded part looks before the message's arrival: instances' clocks differ. */
 const CLOCK_SKEW_MS = 60 * 60_000;
@@ -98,7 +102,12 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
   async function derive(m: MailMessage): Promise<MailResult | undefined> {
     const customer = await store.getCustomer(m.customerId);
     if (!customer) throw new Error(`mail ${m.id}: customer ${m.customerId} not found`);
-    const parsed = await parseMessage(m.raw, { envelopeFrom: m.envelopeFrom, maxFileBytes: deps.maxFileBytes, ownDomain: deps.mailDomain });
+    let parsed: ParsedMessage;
+    try {
+      parsed = await parseMessage(m.raw, { envelopeFrom: m.envelopeFrom, maxFileBytes: deps.maxFileBytes, ownDomain: deps.mailDomain });
+    } catch (err) {
+      throw new ParseRefused(err instanceof Error ? err.message : String(err));
+    }
     const recorded = new Map((await store.mailParts(m.id)).map((p) => [p.idx, p.submissionId]));
     if (recorded.size < parsed.parts.length) {
       const since = new Date(Date.parse(m.receivedAt) - CLOCK_SKEW_MS).toISOString();
@@ -147,15 +156,51 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
     return done ? result : undefined;
   }
 
+  /** Finish a message that cannot be read: a reply saying so (unless replying is not allowed), no orders. */
+  async function giveUp(m: MailMessage, attempts: number, reason: keyof typeof UNREADABLE_REASONS, cause: string): Promise<void> {
+    const customer = await store.getCustomer(m.customerId);
+    if (!customer) throw new Error(`mail ${m.id}: customer ${m.customerId} not found`);
+    const message = unreadableMessage(m.raw, m.envelopeFrom, deps.mailDomain, UNREADABLE_REASONS[reason]);
+    const submissions = (await store.mailParts(m.id)).map((p) => p.submissionId);
+    const unreadable = `${reason}: ${cause}`.slice(0, 500);
+    let result: MailResult;
+    let done: boolean;
+    if (message.noReply || !message.replyTo) {
+      result = { esito: 'errore', submissions, noReply: message.noReply ?? 'no address to reply to', unreadable };
+      done = await store.finishMail(m.id, result);
+    } else {
+      const replyId = uuidv7();
+      const reply = await composeReply({
+        id: replyId, message, receivedAt: m.receivedAt, judged: [], mailbox: customer.mailbox, mailDomain: deps.mailDomain,
+        timeZone: deps.timeZone, now: new Date(), unreadable: true,
+      });
+      result = { esito: 'errore', submissions, replyId, unreadable };
+      done = await store.finishMail(m.id, result, {
+        id: replyId, mailId: m.id, customerId: m.customerId, recipient: reply.recipient, subject: reply.subject, raw: reply.raw,
+      });
+      if (done) deps.onReplyQueued();
+    }
+    if (done) log.warn({ mail: m.id, customer: m.customerId, attempts, cause, reply: result.replyId, noReply: result.noReply }, 'mail message given up as unreadable');
+  }
+
   async function finish(id: string): Promise<void> {
     const m = await store.getMailMessage(id);
     if (!m || m.state === 'done') return;
+    const attempts = await store.countMailAttempt(id);
+    if (attempts > MAIL_LIMITS.deriveAttempts) {
+      await giveUp(m, attempts, 'attempts', `${attempts - 1} attempts failed`);
+      return;
+    }
     try {
       const result = await derive(m);
       if (result) {
         log.info({ mail: id, customer: m.customerId, source: m.source, esito: result.esito, files: result.submissions.length, reply: result.replyId, noReply: result.noReply }, 'mail message processed');
       }
     } catch (err) {
+      if (err instanceof ParseRefused) {
+        await giveUp(m, attempts, 'structure', err.message);
+        return;
+      }
       // Kept as received: the next sweep (or the next start) tries again; nothing acknowledged is lost.
       log.error({ err, mail: id }, 'mail message could not be processed; kept for retry');
       throw err;

@@ -34,6 +34,8 @@ export interface ReplyInput {
   mailDomain: string;
   timeZone: string;
   now: Date;
+  /** The message itself could not be read (unreadable.ts): the reply says so instead of listing files. */
+  unreadable?: boolean;
 }
 
 export interface ComposedReply {
@@ -63,6 +65,7 @@ interface Tally {
 
 function tally(input: ReplyInput): Tally {
   const { judged, message } = input;
+  if (input.unreadable) return { esito: 'errore', summary: 'ERRORE, messaggio non leggibile' };
   if (judged.length === 0) return { esito: 'nessun_ordine', summary: 'nessun file d\'ordine trovato' };
   const orders = judged.flatMap((j) => j.outcome.orders);
   const ok = orders.filter((o) => o.esito === 'ok').length;
@@ -88,7 +91,9 @@ function introLines(input: ReplyInput, t: Tally): string[] {
   // Articulated prepositions: "nel Suo messaggio", never "in il Suo messaggio".
   const quoted = message.subject ? ` "${message.subject}"` : '';
   const lines = ['Gentile cliente,', ''];
-  if (judged.length === 0) {
+  if (input.unreadable) {
+    lines.push(`non è stato possibile leggere il Suo messaggio${quoted}, ricevuto il ${localTime(input.receivedAt, input.timeZone)}, quindi nessun ordine è stato registrato.`);
+  } else if (judged.length === 0) {
     lines.push(
       `nel Suo messaggio${quoted}, ricevuto il ${localTime(input.receivedAt, input.timeZone)}, non abbiamo trovato nessun file d'ordine, quindi nessun ordine è stato registrato.`,
       '',

@@ -19,7 +19,10 @@ import type { Logger } from '../../log.ts';
 import type { NewMailMessage } from '../../store/mail.ts';
 import type { Customer, Store } from '../../store/store.ts';
 import { noopMetrics, type Metrics } from '../../metrics/metrics.ts';
+import { createConnectionGuard, plainAddress, type GuardLimits, type Ticket } from '../connection-guard.ts';
 import { MAIL_LIMITS } from './limits.ts';
+import { createRecipientThrottle, type RecipientLimits } from './recipients.ts';
+import { checkShape } from './shape.ts';
 
 export interface SmtpDeps {
   store: Store;
@@ -35,7 +38,23 @@ export interface SmtpDeps {
   /** This instance's name on that claim, so it is freed as soon as the instance is gone. */
   holder: string;
   metrics?: Metrics;
+  /** Test hook: connection slots (default from MAIL_LIMITS). */
+  guardLimits?: GuardLimits;
+  /** Test hook: unknown-recipient throttling (default from MAIL_LIMITS). */
+  recipientLimits?: RecipientLimits;
 }
+
+export const SMTP_GUARD_LIMITS: GuardLimits = {
+  total: MAIL_LIMITS.smtpClients, reservedForTrusted: MAIL_LIMITS.smtpReservedForTrusted,
+  perAddress: MAIL_LIMITS.smtpWaitingPerAddress, waitingTimeoutMs: MAIL_LIMITS.smtpWaitingTimeoutMs,
+};
+
+const REFUSALS = {
+  'per-address': '421 4.7.0 Too many connections from your address, try again later\r\n',
+  full: '421 4.7.0 Too many connections, try again later\r\n',
+  timeout: '421 4.4.2 No valid recipient named in time, closing connection\r\n',
+  evicted: '421 4.7.0 Connection closed to make room for others, try again later\r\n',
+} as const;
 
 export interface RunningSmtp {
   port: number;
@@ -110,13 +129,20 @@ export async function startSmtpServer(deps: SmtpDeps): Promise<RunningSmtp> {
     return ids.join(' ');
   }
 
+  const guard = createConnectionGuard(deps.guardLimits ?? SMTP_GUARD_LIMITS, log);
+  const throttle = createRecipientThrottle(deps.recipientLimits);
+  // smtp-server's session names its peer but not its socket: tickets are found by address and port.
+  const tickets = new Map<string, Ticket>();
+  const peer = (address: string | undefined, port: number | undefined) => `${plainAddress(address)}|${port ?? 0}`;
+
   const server = new SMTPServer({
     banner: 'order intake',
     size: deps.maxMailBytes,
     authOptional: true,
     disabledCommands: tls ? ['AUTH'] : ['AUTH', 'STARTTLS'],
     ...(tls ?? {}),
-    maxClients: MAIL_LIMITS.smtpClients,
+    // The guard (connection-guard.ts) decides first; this is smtp-server's own backstop, never the tighter one.
+    maxClients: (deps.guardLimits ?? SMTP_GUARD_LIMITS).total + 1,
     maxRecipients: MAIL_LIMITS.recipientsPerMessage,
     socketTimeout: MAIL_LIMITS.smtpSocketTimeoutMs,
     closeTimeout: 5_000,
@@ -124,9 +150,27 @@ export async function startSmtpServer(deps: SmtpDeps): Promise<RunningSmtp> {
     disableReverseLookup: true,
     logger: false,
 
-    onRcptTo(address, _session, callback) {
+    onClose(session) {
+      throttle.forget(session.id);
+    },
+
+    onRcptTo(address, session, callback) {
       store.getCustomerByMailbox(address.address).then(
-        (c) => callback(c ? undefined : smtpError(ERROR_CATALOG.NOT_FOUND.smtp, `5.1.1 <${address.address}>: no such order mailbox`)),
+        (c) => {
+          if (c) {
+            // A real order mailbox: this is a sender of orders, no longer a stranger holding a slot.
+            tickets.get(peer(session.remoteAddress, session.remotePort))?.trust();
+            return callback();
+          }
+          const remote = plainAddress(session.remoteAddress);
+          const v = throttle.bad(session.id, remote);
+          if (v.disconnect) log.warn({ remote, channel: 'smtp' }, 'too many unknown recipients: connection closed');
+          const err = v.disconnect
+            ? smtpError(421, '4.7.0 Too many unknown recipients, closing connection')
+            : smtpError(ERROR_CATALOG.NOT_FOUND.smtp, `5.1.1 <${address.address}>: no such order mailbox`);
+          if (v.delayMs > 0) setTimeout(() => callback(err), v.delayMs).unref();
+          else callback(err);
+        },
         (err: unknown) => {
           log.error({ err }, 'recipient lookup failed');
           callback(smtpError(ERROR_CATALOG.UNAVAILABLE.smtp, '4.3.0 Temporary failure, try again later'));
@@ -150,11 +194,19 @@ export async function startSmtpServer(deps: SmtpDeps): Promise<RunningSmtp> {
           callback(smtpError(ERROR_CATALOG.PAYLOAD_TOO_LARGE.smtp, `5.3.4 Message too big: the limit is ${deps.maxMailBytes} bytes`));
           return;
         }
+        const raw = Buffer.concat(chunks, size);
+        chunks.length = 0;
+        const shape = checkShape(raw);
+        if (shape) {
+          log.warn({ remote: session.remoteAddress, channel: 'smtp', refusal: shape.text }, 'message refused at DATA: unreadable shape');
+          callback(smtpError(shape.code, shape.text));
+          return;
+        }
         if (lines.bad) {
           callback(smtpError(ERROR_CATALOG.NOT_PARSEABLE.smtp, '5.6.0 Message refused: it holds a bare LF or CR; lines must end with CRLF (RFC 5321 2.3.8)'));
           return;
         }
-        (deps.metrics ?? noopMetrics).timeAck('smtp', () => store250(session, Buffer.concat(chunks, size))).then(
+        (deps.metrics ?? noopMetrics).timeAck('smtp', () => store250(session, raw)).then(
           (ids) => callback(null, `2.0.0 Stored as ${ids}`),
           (err: unknown) => {
             if (err instanceof Error && 'responseCode' in err) return callback(err);
@@ -168,6 +220,19 @@ export async function startSmtpServer(deps: SmtpDeps): Promise<RunningSmtp> {
   });
   server.on('error', (err) => log.warn({ err }, 'SMTP connection error'));
   deps.metrics?.trackConnections('smtp', server.server);
+  guard.gate(server.server, {
+    refuse(socket, reason) {
+      log.info({ remote: plainAddress(socket.remoteAddress), reason, channel: 'smtp' }, 'SMTP connection refused');
+      socket.end(REFUSALS[reason]);
+      // A client that never reads its refusal must not keep the descriptor.
+      setTimeout(() => socket.destroy(), 2_000).unref();
+    },
+    onAdmit(socket, ticket) {
+      const key = peer(socket.remoteAddress, socket.remotePort);
+      tickets.set(key, ticket);
+      socket.once('close', () => tickets.delete(key));
+    },
+  });
 
   await new Promise<void>((resolve, reject) => {
     server.server.once('error', reject);

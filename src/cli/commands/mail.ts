@@ -187,9 +187,9 @@ export function registerMailCommands(program: Command): void {
         const list = await store.listMailMessages({ customerId, state: opts.state, limit: opts.limit });
         if (opts.json) printJson(list);
         else if (list.length === 0) println('no messages');
-        else printTable(['ID', 'RECEIVED', 'SOURCE', 'FROM', 'STATE', 'ESITO', 'FILES', 'REPLY'],
+        else printTable(['ID', 'RECEIVED', 'SOURCE', 'FROM', 'STATE', 'ESITO', 'FILES', 'REPLY', 'ATTEMPTS', 'UNREADABLE'],
           list.map((m) => [m.id, m.receivedAt, m.source, m.envelopeFrom === '' ? '<>' : m.envelopeFrom, m.state, m.result?.esito,
-            m.result?.submissions.length, m.result?.noReply ? `none: ${m.result.noReply}` : m.result?.replyId]));
+            m.result?.submissions.length, m.result?.noReply ? `none: ${m.result.noReply}` : m.result?.replyId, m.attempts, m.result?.unreadable]));
       });
     });
 

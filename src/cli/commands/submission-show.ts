@@ -25,6 +25,8 @@ function printHuman(s: StoredSubmission): void {
     ['state', s.state],
     ['processed at', s.processedAt],
     ['attempts', s.attempts],
+    // Sweeper retries after it was left unprocessed; past the limit it is given up as failed (issue 19, item 7).
+    ['retries', s.retries],
     ['reserved order id', s.reservedOrderId],
     ['size', `${s.raw.length} bytes`],
     ['sha256', s.sha256],

@@ -27,8 +27,8 @@ export function registerSubmissionCommands(program: Command): void {
           println(opts.state ? `no submissions in state ${opts.state}` : 'no submissions');
         } else {
           printTable(
-            ['ID', 'RECEIVED', 'CUSTOMER', 'CHANNEL', 'FILE', 'STATE', 'ESITO'],
-            list.map((s) => [s.id, s.receivedAt, s.customerCode, s.channel, s.fileName, s.state, s.esito]),
+            ['ID', 'RECEIVED', 'CUSTOMER', 'CHANNEL', 'FILE', 'STATE', 'ESITO', 'RETRIES'],
+            list.map((s) => [s.id, s.receivedAt, s.customerCode, s.channel, s.fileName, s.state, s.esito, s.retries]),
           );
         }
       });

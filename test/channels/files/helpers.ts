@@ -120,8 +120,8 @@ export async function ftpDownload(client: BasicFtpClient, remote: string): Promi
  * A bare FTP control connection, for what a client library will not do (cut a transfer on purpose).
  * `send` writes a command and resolves with the next complete reply.
  */
-export async function rawFtp(port: number): Promise<{ send(cmd: string): Promise<string>; next(): Promise<string>; socket: Socket }> {
-  const socket = connect(port, '127.0.0.1');
+export async function rawFtp(port: number, localAddress?: string): Promise<{ send(cmd: string): Promise<string>; next(): Promise<string>; socket: Socket }> {
+  const socket = connect({ port, host: '127.0.0.1', localAddress });
   let buffer = '';
   const waiting: ((line: string) => void)[] = [];
   const replies: string[] = [];

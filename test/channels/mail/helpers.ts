@@ -11,6 +11,7 @@ import { simpleParser, type ParsedMail } from 'mailparser';
 import { SMTPServer } from 'smtp-server';
 import { startMailChannels, type MailChannels } from '../../../src/channels/mail/index.ts';
 import type { RetryPolicy } from '../../../src/channels/mail/outbox.ts';
+import type { RecipientLimits } from '../../../src/channels/mail/recipients.ts';
 import { loadConfig, type Config } from '../../../src/config.ts';
 import { provisionCustomer } from '../../../src/customers/provision.ts';
 import { createLogger } from '../../../src/log.ts';
@@ -98,6 +99,8 @@ export interface MailOptions {
   dataDir?: string;
   /** PostgreSQL instead of the embedded SQLite (a URL with its own search_path, see test/store/pg-schema.ts). */
   databaseUrl?: string;
+  /** Unknown-recipient throttling (shorter delays than the defaults, so a test does not wait half a minute). */
+  recipientLimits?: RecipientLimits;
 }
 
 export const FAST_RETRY: RetryPolicy = { firstMs: 100, maxMs: 400, giveUpMs: 60_000, idleMs: 200 };
@@ -136,7 +139,7 @@ export async function startMail(opts: MailOptions = {}): Promise<MailHarness> {
   });
   let channels: MailChannels;
   try {
-    channels = await startMailChannels({ config, intake: t.service.intake, store: t.service.store, log: createLogger('silent'), replyRetry: opts.retry });
+    channels = await startMailChannels({ config, intake: t.service.intake, store: t.service.store, log: createLogger('silent'), replyRetry: opts.retry, recipientLimits: opts.recipientLimits });
   } catch (e) {
     await t.close();
     throw e;

@@ -1,0 +1,65 @@
+// Poison submissions (issue 19, item 7): a file whose processing fails every time (here: registering its orders
+// throws, as a bug tripped by one file would) is retried a bounded number of times by the sweeper, then given up as
+// failed with an outcome saying so, which the channel's listeners get like any other outcome. Before, it stayed
+// "received" and was retried at every sweep and start for ever.
+import assert from 'node:assert/strict';
+import { after, before, it } from 'node:test';
+import { DEFAULT_UNITS } from '../../src/catalog/units.ts';
+import { createIntake, MAX_SUBMISSION_RETRIES, type Intake } from '../../src/intake/intake.ts';
+import type { Outcome, Principal } from '../../src/intake/types.ts';
+import { createLogger } from '../../src/log.ts';
+import { openSqliteStore } from '../../src/store/sqlite.ts';
+import type { Store } from '../../src/store/store.ts';
+import { order, TEST_ARTICLES, waitFor } from '../helpers/service.ts';
+
+let real: Store;
+let intake: Intake;
+let principal: Principal;
+const told: Outcome[] = [];
+
+before(async () => {
+  real = await openSqliteStore(':memory:');
+  await real.migrate();
+  await real.upsertUnits(DEFAULT_UNITS);
+  await real.upsertArticles(TEST_ARTICLES);
+  const c = await real.createCustomer({ id: 'cust-1', code: 'C001', name: 'Uno', mailbox: 'c001-x@ordini.test' });
+  principal = { customerId: c.id, customerCode: c.code };
+  const store = Object.setPrototypeOf({
+    registerOrders: (items: Parameters<Store['registerOrders']>[0], opts?: Parameters<Store['registerOrders']>[1]) => {
+      if (items.some((i) => i.order.riferimento_ordine === 'R-POISON')) return Promise.reject(new Error('a bug tripped by this file'));
+      return real.registerOrders(items, opts);
+    },
+  }, real) as Store;
+  intake = createIntake({ store, timeZone: 'Europe/Rome', log: createLogger('silent'), claimLeaseMs: 50, sweepIntervalMs: 20 });
+  intake.onProcessed((_s, o) => {
+    told.push(o);
+  });
+});
+after(async () => {
+  await intake.stop();
+  await real.close();
+});
+
+const file = (ref: string) => ({ principal, channel: 'ftp' as const, fileName: `${ref}.json`, raw: Buffer.from(JSON.stringify(order('C001', ref))) });
+
+void it('a submission that fails every time is given up as failed after a bounded number of retries', async () => {
+  const poison = await intake.submitInBackground(file('R-POISON'));
+  const healthy = await intake.submitInBackground(file('R-HEALTHY'));
+  await intake.recover();
+  const failed = await waitFor(async () => {
+    const s = await real.getSubmission(poison.id);
+    return s?.state === 'failed' ? s : undefined;
+  }, 15_000, 'the poison submission to be given up');
+  assert.equal(failed.retries, MAX_SUBMISSION_RETRIES + 1, 'retried a bounded number of times, visible to operators');
+  assert.equal(failed.outcome?.esito, 'errore');
+  assert.equal(failed.outcome?.fileError?.code, 'INTERNAL');
+  assert.match(failed.outcome?.fileError?.message[0] ?? '', /non è riuscita per 4 volte/);
+  assert.ok(told.some((o) => o.submissionId === poison.id && o.fileError?.code === 'INTERNAL'), 'the channel was told the outcome');
+  assert.equal((await real.getSubmission(healthy.id))?.state, 'processed', 'the other file was not held up');
+  // Given up means given up: later sweeps leave it alone.
+  await intake.recover();
+  assert.equal((await real.getSubmission(poison.id))?.retries, MAX_SUBMISSION_RETRIES + 1);
+  // An operator reprocess starts again from zero (and here fails again, at once, as the bug is still there).
+  await assert.rejects(intake.reprocess(poison.id));
+  assert.equal((await real.getSubmission(poison.id))?.retries, 0);
+});
