@@ -44,7 +44,8 @@ export interface Intake {
   reprocess(id: string): Promise<Outcome>;
   /**
    * Process everything received and held by no instance; resolves with how many. From then on, keep looking for
-   * such work every sweepIntervalMs (work left by an instance that died is taken over once its claims lapse).
+   * such work every sweepIntervalMs (work left by an instance that died is taken over at the next sweep: its claims
+   * die with it, see claims.ts; a hung instance's once they lapse).
    */
   recover(): Promise<number>;
   onProcessed(listener: ProcessedListener): void;

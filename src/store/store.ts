@@ -173,7 +173,8 @@ export interface Store extends MailStore, ConnectorStore, EventStore, HandoffSto
   countRetry(id: string): Promise<number>;
 
   // Claims: which instance processes which received submission. A claim lasts `leaseMs` unless renewed, so the
-  // work of an instance that died is taken over once its lease passes; completeSubmission clears it. PostgreSQL
+  // work of an instance that hangs is taken over once its lease passes (one that died: see instances.ts);
+  // completeSubmission clears it. PostgreSQL
   // keeps claims in the database (shared by every instance); SQLite, which serves one process, in that process.
   /**
    * Claim up to `limit` received submissions that no one holds (or whose lease has passed), oldest first, for
