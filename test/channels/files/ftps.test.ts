@@ -6,6 +6,7 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { loadConfig } from '../../../src/config.ts';
 import { tempDir } from '../../helpers/service.ts';
 import { curl, order, rawFtp, run, startFiles, type FilesHarness } from './helpers.ts';
 import type { TestCustomer } from '../../helpers/service.ts';
@@ -123,4 +124,11 @@ test('INTAKE_FTP_REQUIRE_TLS refuses USER before AUTH TLS with 530, and FTPS cli
   } finally {
     await strict.close();
   }
+});
+
+test('INTAKE_FTP_REQUIRE_TLS without a certificate is refused at start', () => {
+  assert.throws(() => loadConfig({ INTAKE_FTP_REQUIRE_TLS: 'true' }), /INTAKE_FTP_REQUIRE_TLS needs INTAKE_TLS_CERT/);
+  assert.throws(() => loadConfig({ ...tlsEnv, INTAKE_FTP_REQUIRE_TLS: 'maybe' }), /must be true or false/);
+  assert.equal(loadConfig({ ...tlsEnv, INTAKE_FTP_REQUIRE_TLS: 'true' }).ftpRequireTls, true);
+  assert.equal(loadConfig({}).ftpRequireTls, false);
 });

@@ -9,6 +9,7 @@ import { startTestService, tempDir, type TestCustomer, type TestService } from '
 import { curl, order, run, sftpBatch } from './helpers.ts';
 import type { StoredSubmission } from '../../../src/intake/types.ts';
 import { waitFor } from '../../helpers/service.ts';
+import { createSchema, SKIP_NO_PG, testDatabaseUrl } from '../../store/pg-schema.ts';
 
 const ENV = { INTAKE_SFTP_PORT: '0', INTAKE_FTP_PORT: '0', INTAKE_FTP_PASV_RANGE: '31000-31099' };
 const dataDir = tempDir();
@@ -83,4 +84,29 @@ test('lftp cls -l over FTP shows the same sizes', async () => {
   assert.equal(listed.get('buono.json'), good.length, r.stdout);
   const txt = await download('/ordini/esiti/errato.json.esito.txt');
   assert.equal(listed.get('errato.json.esito.txt'), txt.length, r.stdout);
+});
+
+test('on PostgreSQL, another instance lists the same sizes without ever having seen the files', { skip: testDatabaseUrl ? false : SKIP_NO_PG }, async () => {
+  const schema = await createSchema(testDatabaseUrl!);
+  const env = { INTAKE_SFTP_PORT: '0', INTAKE_FTP_PORT: 'off', INTAKE_DATABASE_URL: schema.url };
+  const a = await startTestService(env);
+  let b: TestService | undefined;
+  try {
+    const c = await a.customer('C001');
+    const up = await curl(['-T', '-', `sftp://127.0.0.1:${a.service.ports.sftp}/ordini/altra.json`], c.ftpUser, c.ftpPassword, good);
+    assert.equal(up.code, 0, up.stderr);
+    const customer = (await a.service.store.getCustomerByCode('C001'))!;
+    await waitFor(async () => (await a.service.store.listSubmissions({ customerId: customer.id })).find((s) => s.state === 'processed'), 10_000, 'processed');
+    b = await startTestService(env);
+    const r = await sftpBatch(b.service.ports.sftp!, c.ftpUser, c.ftpPassword, ['ls -l /ordini/elaborati', 'ls -l /ordini/esiti']);
+    assert.equal(r.code, 0, r.stderr);
+    const listed = sizes(r.stdout);
+    assert.equal(listed.get('altra.json'), good.length, r.stdout);
+    const got = await run('curl', ['-sS', '-k', '--user', `${c.ftpUser}:${c.ftpPassword}`, `sftp://127.0.0.1:${a.service.ports.sftp}/ordini/esiti/altra.json.esito.json`]);
+    assert.equal(listed.get('altra.json.esito.json'), Buffer.byteLength(got.stdout), r.stdout);
+  } finally {
+    await b?.close();
+    await a.close();
+    await schema.drop();
+  }
 });
