@@ -7,9 +7,10 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { after, before, describe, it } from 'node:test';
 import https from 'node:https';
+import { connect } from 'node:net';
 import { createClientAsync } from 'soap';
 import { Agent, request } from 'undici';
-import { HSTS_VALUE } from '../../../src/channels/http-tls.ts';
+import { HANDSHAKE_TIMEOUT_MS, HSTS_VALUE } from '../../../src/channels/http-tls.ts';
 import { order, startTestService, tempDir, type TestCustomer, type TestService } from '../../helpers/service.ts';
 import { makeCert, type TestCert } from '../../helpers/tls.ts';
 
@@ -90,6 +91,21 @@ void describe('HTTPS on the HTTP port', () => {
   void it('clear text to the HTTPS port gets no answer from the service', async () => {
     const res = await run('curl', ['-sS', '-o', '/dev/null', '-w', '%{http_code}', `http://127.0.0.1:${t.service.ports.http}/healthz`]).catch((e: { stdout: string }) => e);
     assert.notEqual(res.stdout, '200');
+  });
+
+  void it('a connection that never starts its TLS handshake is dropped (HANDSHAKE_TIMEOUT_MS), not held for minutes', async () => {
+    const socket = connect(t.service.ports.http, '127.0.0.1');
+    socket.on('error', () => undefined);
+    const closed = await new Promise<boolean>((resolve) => {
+      // Twice the bound: Node's own default (120 s) would not close it in time.
+      const timer = setTimeout(() => resolve(false), 2 * HANDSHAKE_TIMEOUT_MS);
+      socket.once('close', () => {
+        clearTimeout(timer);
+        resolve(true);
+      });
+    });
+    socket.destroy();
+    assert.equal(closed, true);
   });
 
   void it('the test helper and the banner address say https://', () => {
