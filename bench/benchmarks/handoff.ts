@@ -123,6 +123,7 @@ async function oneRun(kind: 'sqlite' | 'postgres', ctx: BenchContext, run: numbe
     const answered = () => Object.values(statuses).reduce((a, b) => a + b, 0);
     const answerDeadline = performance.now() + 4 * DRAIN_MS;
     while (answered() < sent && performance.now() < answerDeadline) await new Promise((r) => setTimeout(r, 100));
+    const answeredPerSec = answered() / ((performance.now() - start) / 1000);
     const deadline = performance.now() + DRAIN_MS;
     while (performance.now() < deadline && measured.some((r) => acked.has(r) && !hooked.has(r))) await new Promise((r) => setTimeout(r, 100));
     polling = false;
@@ -131,7 +132,7 @@ async function oneRun(kind: 'sqlite' | 'postgres', ctx: BenchContext, run: numbe
     const serviceLog = statuses.ECONNREFUSED ? service.recentLines().slice(-8) : undefined;
     const lag = (m: Map<string, number>) => Float64Array.from(measured.filter((r) => acked.has(r) && m.has(r)).map((r) => Math.max(0, m.get(r)! - acked.get(r)!)));
     return {
-      statuses, serviceLog, answeredPerSec: answered() / ((performance.now() - start) / 1000), sent: measured.length, acked: measured.filter((r) => acked.has(r)).length, delivered: measured.filter((r) => hooked.has(r)).length,
+      statuses, serviceLog, answeredPerSec, sent: measured.length, acked: measured.filter((r) => acked.has(r)).length, delivered: measured.filter((r) => hooked.has(r)).length,
       webhook: latencySummary(lag(hooked)), feed: latencySummary(lag(fed)),
     };
   } finally {
