@@ -90,6 +90,13 @@ export interface Config {
    * is a query per instance, and looking more often only loads the database.
    */
   readonly sweepIntervalMs: number;
+  /**
+   * INTAKE_FEED_POLL_MS: while a long poll of GET /api/v1/eventi waits, how often it reads the store again for
+   * events it was not told about (committed by another instance or process, or not yet readable on PostgreSQL:
+   * docs/development/outbox.md). Local commits wake it at once. Default 250, at least 50: each look is one indexed
+   * query per waiting request, and the feed's lag target is 1 s.
+   */
+  readonly feedPollMs: number;
 }
 
 type Env = Record<string, string | undefined>;
@@ -174,6 +181,7 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     imapPollSeconds: seconds(env, 'INTAKE_IMAP_POLL_SECONDS', 60, 1, 3600),
     claimLeaseMs: millis(env, 'INTAKE_CLAIM_LEASE_MS', 30_000, 1000, 60 * 60_000),
     sweepIntervalMs: millis(env, 'INTAKE_SWEEP_INTERVAL_MS', 5000, 100, 60 * 60_000),
+    feedPollMs: millis(env, 'INTAKE_FEED_POLL_MS', 250, 50, 60_000),
   });
 }
 
