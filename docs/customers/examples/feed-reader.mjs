@@ -2,6 +2,9 @@
 // stopped. Node.js 20 or later, no dependencies:
 //   INTAKE_URL=https://ordini.example.com INTAKE_INTEGRATION_KEY=oii_… node feed-reader.mjs
 import { readFile, rename, writeFile } from 'node:fs/promises';
+import { setTimeout as sleep } from 'node:timers/promises';
+
+const { fetch } = globalThis; // built into Node.js 18 and later
 
 const BASE = process.env.INTAKE_URL ?? 'http://localhost:8080';
 const KEY = process.env.INTAKE_INTEGRATION_KEY;
@@ -44,7 +47,7 @@ for (;;) {
   }
   if (!res.ok) {
     console.error(`feed answered ${res.status}; trying again in 5 s`);
-    await new Promise((resolve) => setTimeout(resolve, 5000));
+    await sleep(5000);
     continue;
   }
   const { eventi, cursore } = await res.json();
