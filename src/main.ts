@@ -9,12 +9,14 @@ import { createHttpServer } from './channels/http-server.ts';
 import { registerConnectorRoutes } from './channels/connectors/routes.ts';
 import { registerDocs } from './channels/rest/docs.ts';
 import { registerRestRoutes } from './channels/rest/routes.ts';
+import { registerIntegrationRoutes } from './channels/rest/integration-routes.ts';
+import { storeEventReader } from './handoff/reader.ts';
+import { createEventSignal } from './handoff/signal.ts';
 import { registerSoapRoutes } from './channels/soap/routes.ts';
 import { startFileChannels } from './channels/files/index.ts';
 import { startMailChannels } from './channels/mail/index.ts';
 import { createIntake, type Intake } from './intake/intake.ts';
 import { startHandoff } from './handoff/index.ts';
-import { storeEventReader } from './handoff/reader.ts';
 import { seedDemoIfEmpty } from './seed/demo.ts';
 import { openStore } from './store/open.ts';
 import type { Config } from './config.ts';
@@ -44,12 +46,16 @@ export async function startService(config: Config, log: Logger): Promise<Service
   const demo = await seedDemoIfEmpty(store, config.mailDomain);
   const intake = createIntake({ store, timeZone: config.timeZone, log, claimLeaseMs: config.claimLeaseMs, sweepIntervalMs: config.sweepIntervalMs });
   const auth = createAuthenticator(store);
+  // Every processed submission may have committed events (registered or refused orders): wake the feed's long polls.
+  const eventSignal = createEventSignal();
+  intake.onProcessed(() => eventSignal.notify());
   const ports: Record<string, number> = {};
   const stops: (() => Promise<void>)[] = [];
 
   if (config.httpPort !== 'off') {
     const app = createHttpServer({ store, log, maxBodyBytes: config.maxBodyBytes });
     registerRestRoutes(app, { intake, store, auth });
+    registerIntegrationRoutes(app, { store, reader: storeEventReader(store), signal: eventSignal, auth, pollMs: config.feedPollMs });
     registerConnectorRoutes(app, { intake, store });
     registerSoapRoutes(app, { intake, store, auth, publicUrl: () => baseUrl(config, ports.http ?? Number(config.httpPort)) });
     // The docs' server URL is only known once bound when the port is ephemeral; the static document is built
@@ -72,6 +78,8 @@ export async function startService(config: Config, log: Logger): Promise<Service
   // Webhooks and hot-folder exports: stopped before the intake, so an attempt under way records its result.
   const handoff = startHandoff({ config, store, events: storeEventReader(store), log });
   stops.push(() => handoff.close());
+  // Registrations committed here are handed off at once rather than at the next poll (other instances' at the poll).
+  intake.onProcessed(() => handoff.kick());
 
   // Whatever was received and not processed before the last stop (or crash) is processed now, in the
   // background so the channels take new work meanwhile.

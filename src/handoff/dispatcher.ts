@@ -60,6 +60,8 @@ const FANOUT_LEASE_MS = 30_000;
  */
 const CONCURRENCY = 16;
 const SUBSCRIBER_TTL_MS = 5000;
+/** Rounds started by kicks are at least this far apart: a few queries each, not one set per order at 1,000/s. */
+const MIN_ROUND_GAP_MS = 25;
 
 export function startDispatcher(deps: DispatcherDeps): Dispatcher {
   const { store, events, log, holder, options } = deps;
@@ -184,13 +186,22 @@ export function startDispatcher(deps: DispatcherDeps): Dispatcher {
     await refill();
   }
 
+  let kicked = false;
+  let lastRound = 0;
+  /** When a kicked round may start: kicks come per processed submission, rounds at most every MIN_ROUND_GAP_MS. */
+  const kickedDelay = () => Math.max(0, lastRound + MIN_ROUND_GAP_MS - Date.now());
+
   function kick(): void {
-    if (timer) clearTimeout(timer);
-    wake?.();
+    kicked = true;
+    if (!wake) return; // a round is running; it is followed at once by the kicked one
+    clearTimeout(timer);
+    timer = setTimeout(wake, kickedDelay());
   }
 
   async function loop(): Promise<void> {
     while (!closed) {
+      kicked = false;
+      lastRound = Date.now();
       try {
         await round();
       } catch (err) {
@@ -199,7 +210,7 @@ export function startDispatcher(deps: DispatcherDeps): Dispatcher {
       if (closed) break;
       await new Promise<void>((resolve) => {
         wake = resolve;
-        timer = setTimeout(resolve, options.pollMs);
+        timer = setTimeout(resolve, kicked ? kickedDelay() : options.pollMs);
       });
       wake = undefined;
     }
@@ -210,7 +221,8 @@ export function startDispatcher(deps: DispatcherDeps): Dispatcher {
     kick,
     async close() {
       closed = true;
-      kick();
+      clearTimeout(timer);
+      wake?.();
       await running;
       // Attempts under way end within the timeout; their results are recorded so they are not made again.
       await claiming;
