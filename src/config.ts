@@ -94,6 +94,13 @@ export interface Config {
    */
   readonly sweepIntervalMs: number;
   /**
+   * INTAKE_FEED_POLL_MS: while a long poll of GET /api/v1/eventi waits, how often it reads the store again for
+   * events it was not told about (committed by another instance or process, or not yet readable on PostgreSQL:
+   * docs/development/outbox.md). Local commits wake it at once. Default 250, at least 50: each look is one indexed
+   * query per waiting request, and the feed's lag target is 1 s.
+   */
+  readonly feedPollMs: number;
+  /**
    * INTAKE_WEBHOOK_TIMEOUT_MS: longest webhook exchange, from connecting to the end of the answer. Default 10000: a
    * receiver should acknowledge and work later; one that takes longer is treated as failed and tried again, so a
    * stuck receiver cannot hold the dispatcher's slots. From 100 to 60000.
@@ -252,6 +259,7 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     ...handoff(env),
     ...httpSettings(env, tlsCert !== undefined),
     uploadMemoryBytes: bytes(env, 'INTAKE_UPLOAD_MEMORY_BYTES', 512 * 1024 * 1024),
+    feedPollMs: millis(env, 'INTAKE_FEED_POLL_MS', 250, 50, 60_000),
   });
 }
 

@@ -11,6 +11,9 @@ import { addHsts, httpsOptions, reloadTls, startRedirectServer } from './channel
 import { registerConnectorRoutes } from './channels/connectors/routes.ts';
 import { registerDocs } from './channels/rest/docs.ts';
 import { registerRestRoutes } from './channels/rest/routes.ts';
+import { registerIntegrationRoutes } from './channels/rest/integration-routes.ts';
+import { storeEventReader } from './handoff/reader.ts';
+import { createEventSignal } from './handoff/signal.ts';
 import { registerSoapRoutes } from './channels/soap/routes.ts';
 import { registerWeb } from './channels/web/index.ts';
 import { startFileChannels } from './channels/files/index.ts';
@@ -18,7 +21,6 @@ import { startMailChannels } from './channels/mail/index.ts';
 import { createIntake, type Intake } from './intake/intake.ts';
 import { defaultHolder } from './intake/claims.ts';
 import { startHandoff } from './handoff/index.ts';
-import { storeEventReader } from './handoff/reader.ts';
 import { registerMetricsRoute, startMetricsServer } from './metrics/http.ts';
 import { createMetrics, type Metrics } from './metrics/metrics.ts';
 import { timeStoreWrites } from './metrics/store-timing.ts';
@@ -68,6 +70,9 @@ export async function startService(config: Config, log: Logger): Promise<Service
   const intake = timeAcks(core, metrics);
   const auth = countLockouts(createAuthenticator(store), metrics);
   const reloaders: (() => Promise<void>)[] = [];
+  // Every processed submission may have committed events (registered or refused orders): wake the feed's long polls.
+  const eventSignal = createEventSignal();
+  core.onProcessed(() => eventSignal.notify());
   const ports: Record<string, number> = {};
   const stops: (() => Promise<void>)[] = [];
 
@@ -81,6 +86,7 @@ export async function startService(config: Config, log: Logger): Promise<Service
     metrics.trackConnections('http', app.server);
     if (config.metricsToken && config.metricsPort === 'off') registerMetricsRoute(app, metrics, config.metricsToken);
     registerRestRoutes(app, { intake, store, auth });
+    registerIntegrationRoutes(app, { store, reader: storeEventReader(store), signal: eventSignal, auth, pollMs: config.feedPollMs });
     registerConnectorRoutes(app, { intake, store });
     await registerWeb(app, { store, intake, log, timeZone: config.timeZone, mailDomain: config.mailDomain, maxFileBytes: config.maxFileBytes });
     registerSoapRoutes(app, { intake, store, auth, publicUrl: () => baseUrl(config, ports.http ?? Number(config.httpPort)) });
@@ -114,6 +120,8 @@ export async function startService(config: Config, log: Logger): Promise<Service
   // Webhooks and hot-folder exports: stopped before the intake, so an attempt under way records its result.
   const handoff = startHandoff({ config, store, events: storeEventReader(store), log });
   stops.push(() => handoff.close());
+  // Registrations committed here are handed off at once rather than at the next poll (other instances' at the poll).
+  intake.onProcessed(() => handoff.kick());
 
   // Whatever was received and not processed before the last stop (or crash) is processed now, in the
   // background so the channels take new work meanwhile.

@@ -27,6 +27,11 @@ const KEY = Buffer.alloc(32, 3).toString('base64');
 const DRAIN_MS = 15_000;
 
 interface RunFigures {
+  /** Answers by HTTP status (or error code), warm-up included. */
+  statuses: Record<string, number>;
+  serviceLog?: string[];
+  /** Answers per second from the first request to the last answer: what the service kept up with. */
+  answeredPerSec: number;
   sent: number;
   acked: number;
   delivered: number;
@@ -86,14 +91,18 @@ async function oneRun(kind: 'sqlite' | 'postgres', ctx: BenchContext, run: numbe
     const port = service.ports.http!;
     const prefix = `H${randomBytes(3).toString('hex')}`;
     let sent = 0;
+    const statuses: Record<string, number> = {};
     const send = (ref: string) => {
       const body = jsonOrder(ref, 3);
       const req = http.request({ host: '127.0.0.1', port, path: '/api/v1/ordini', method: 'POST', agent,
         headers: { 'content-type': 'application/json', 'x-api-key': service!.apiKey, 'content-length': Buffer.byteLength(body) } }, (res) => {
         res.resume();
-        res.on('end', () => { if (res.statusCode === 201) acked.set(ref, performance.now()); });
+        res.on('end', () => {
+          if (res.statusCode === 201) acked.set(ref, performance.now());
+          statuses[String(res.statusCode)] = (statuses[String(res.statusCode)] ?? 0) + 1;
+        });
       });
-      req.on('error', () => undefined);
+      req.on('error', (e: NodeJS.ErrnoException) => { statuses[e.code ?? 'error'] = (statuses[e.code ?? 'error'] ?? 0) + 1; });
       req.end(body);
     };
     const totalSec = ctx.warmupSec + ctx.durationSec;
@@ -110,13 +119,20 @@ async function oneRun(kind: 'sqlite' | 'postgres', ctx: BenchContext, run: numbe
       }, 5);
     });
     const measured = [...Array(sent).keys()].filter((i) => i >= ctx.warmupSec * RATE).map((i) => `M${prefix}-${i}`);
+    // Requests the service has not answered yet are still queued in the agent: wait for their answers first.
+    const answered = () => Object.values(statuses).reduce((a, b) => a + b, 0);
+    const answerDeadline = performance.now() + 4 * DRAIN_MS;
+    while (answered() < sent && performance.now() < answerDeadline) await new Promise((r) => setTimeout(r, 100));
+    const answeredPerSec = answered() / ((performance.now() - start) / 1000);
     const deadline = performance.now() + DRAIN_MS;
     while (performance.now() < deadline && measured.some((r) => acked.has(r) && !hooked.has(r))) await new Promise((r) => setTimeout(r, 100));
     polling = false;
     await poller;
+    // Only when the service stopped answering: its last log lines say why.
+    const serviceLog = statuses.ECONNREFUSED ? service.recentLines().slice(-8) : undefined;
     const lag = (m: Map<string, number>) => Float64Array.from(measured.filter((r) => acked.has(r) && m.has(r)).map((r) => Math.max(0, m.get(r)! - acked.get(r)!)));
     return {
-      sent: measured.length, acked: measured.filter((r) => acked.has(r)).length, delivered: measured.filter((r) => hooked.has(r)).length,
+      statuses, serviceLog, answeredPerSec, sent: measured.length, acked: measured.filter((r) => acked.has(r)).length, delivered: measured.filter((r) => hooked.has(r)).length,
       webhook: latencySummary(lag(hooked)), feed: latencySummary(lag(fed)),
     };
   } finally {
@@ -156,7 +172,9 @@ export const handoffBenchmark: Benchmark = {
         m.feed.samples.push(f.feed.p99);
         m.lost.samples.push(f.acked - f.delivered);
         details.push({ kind, run, ...f });
-        if (f.acked < f.sent) notes.push(`${kind} run ${run}: ${f.sent - f.acked} of ${f.sent} requests not acknowledged with 201 (the service fell behind the rate)`);
+        if (f.acked < f.sent) notes.push(`${kind} run ${run}: ${f.sent - f.acked} of ${f.sent} requests not acknowledged with 201 (answers: ${JSON.stringify(f.statuses)}; at the rate, ${f.sent} were sent in ${ctx.durationSec} s)`);
+        notes.push(`${kind} run ${run}: REST answered ${f.answeredPerSec.toFixed(0)} orders/s on average (sending ${RATE}/s)`);
+        if (f.serviceLog) notes.push(`${kind} run ${run}: the service's last lines: ${f.serviceLog.join(' | ').slice(0, 1500)}`);
       }
       metrics.push(m.webhook, m.webhook50, m.feed, m.lost);
     }

@@ -7,6 +7,8 @@
  * - Password (FTP/SFTP): 20 base62 characters; the store keeps `scrypt$N$r$p$<salt b64>$<hash b64>`.
  * - Connector key (`service-x-key` header): `oic_<keyId>_<secret>`, the same lengths and hash as an API key. The
  *   distinct prefix keeps the two kinds apart: each is refused as malformed where the other belongs.
+ * - Integration key (ERP/MIS: event feed, production status; X-API-Key header): `oii_<keyId>_<secret>`, the same
+ *   lengths and hash as an API key; the prefix tells a customer's key from an integration's before any lookup.
  */
 import { createHash, randomBytes, scrypt, timingSafeEqual } from 'node:crypto';
 
@@ -45,7 +47,7 @@ export function safeEqual(a: string, b: string): boolean {
 // ---- API keys ---------------------------------------------------------------------------------------------
 
 /** Keys with a kind prefix (`oik` API key, `oic` connector key): one generator and parser for both. */
-function keyFormat(prefix: 'oik' | 'oic') {
+function keyFormat(prefix: 'oik' | 'oic' | 'oii') {
   const pattern = new RegExp(`^${prefix}_([0-9A-Za-z]{${KEY_ID_LENGTH}})_([0-9A-Za-z]{${KEY_SECRET_LENGTH}})$`);
   return {
     generate(): { keyId: string; token: string } {
@@ -186,4 +188,26 @@ export function hashConnectorKey(token: string): string {
 
 export function verifyConnectorKey(token: string, stored: string): boolean {
   return safeEqual(hashConnectorKey(token), stored);
+}
+
+// ---- Integration keys -------------------------------------------------------------------------------------
+
+const INTEGRATION_KEY = keyFormat('oii');
+
+export function generateIntegrationKey(): { keyId: string; token: string } {
+  return INTEGRATION_KEY.generate();
+}
+
+/** The key id of a well-formed integration key, or undefined (a customer's API key is malformed here). */
+export function parseIntegrationKey(token: string | undefined): { keyId: string } | undefined {
+  return INTEGRATION_KEY.parse(token);
+}
+
+/** sha256 like API keys, for the same reason: ~190 random bits, and every feed request verifies one. */
+export function hashIntegrationKey(token: string): string {
+  return hashApiKey(token);
+}
+
+export function verifyIntegrationKey(token: string, stored: string): boolean {
+  return safeEqual(hashIntegrationKey(token), stored);
 }

@@ -11,6 +11,7 @@ import { registerArticleCommands } from './commands/articles.ts';
 import { registerConnectorCommands } from './commands/connector.ts';
 import { registerCustomerCommands } from './commands/customer.ts';
 import { registerDbCommands } from './commands/db.ts';
+import { registerIntegrationCommands } from './commands/integration.ts';
 import { registerKeyCommands } from './commands/key.ts';
 import { registerMailCommands } from './commands/mail.ts';
 import { registerOrderCommands } from './commands/orders.ts';
@@ -52,6 +53,7 @@ export function buildProgram(): Command {
   registerWebhookCommands(program);
   registerExportCommands(program);
   registerOperatorCommands(program);
+  registerIntegrationCommands(program);
   return program;
 }
 

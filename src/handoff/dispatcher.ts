@@ -16,7 +16,7 @@ import { fanOut } from './fanout.ts';
 import { retryDelay, type RetryPolicy } from './retry.ts';
 import { openSigningSecret } from './secret.ts';
 import type { Resolver } from './target.ts';
-import { postWebhook } from './webhook-send.ts';
+import { ConnectionPool, postWebhook } from './webhook-send.ts';
 import type { Logger } from '../log.ts';
 import type { Delivery, DeliveryResult, Subscriber } from '../store/handoff.ts';
 import type { Store } from '../store/store.ts';
@@ -59,10 +59,20 @@ const FANOUT_LEASE_MS = 30_000;
  * look like a flood to anyone's server.
  */
 const CONCURRENCY = 16;
+const SUBSCRIBER_TTL_MS = 5000;
+/** Rounds started by kicks are at least this far apart: a few queries each, not one set per order at 1,000/s. */
+const MIN_ROUND_GAP_MS = 25;
 
 export function startDispatcher(deps: DispatcherDeps): Dispatcher {
   const { store, events, log, holder, options } = deps;
   const inflight = new Set<Promise<void>>();
+  const pool = new ConnectionPool();
+  /**
+   * Subscribers (with the secret opened) read once per SUBSCRIBER_TTL_MS rather than per delivery. Whether one is
+   * active is decided by the claim itself (disabled subscribers' deliveries are not handed out), so a cached copy
+   * only delays a changed URL by that long.
+   */
+  const subscribers = new Map<string, { s: Subscriber; secret?: string; until: number }>();
   let closed = false;
   let timer: NodeJS.Timeout | undefined;
   let wake: (() => void) | undefined;
@@ -88,9 +98,11 @@ export function startDispatcher(deps: DispatcherDeps): Dispatcher {
         return { outcome: 'retry', error, retryInMs: retryDelay(d.attempts, options.retry) };
       }
     }
-    const secret = openSigningSecret(deps.secretKey, s.secretEnc ?? '', s.id);
+    const cached = subscribers.get(s.id);
+    const secret = cached?.secret ?? openSigningSecret(deps.secretKey, s.secretEnc ?? '', s.id);
+    if (cached) cached.secret = secret;
     const answer = await postWebhook({
-      url: s.url!, allowPrivate: s.allowPrivate, secret, id: d.eventId, body: d.body, timeoutMs: options.timeoutMs, resolve: options.resolve,
+      url: s.url!, allowPrivate: s.allowPrivate, secret, id: d.eventId, body: d.body, timeoutMs: options.timeoutMs, resolve: options.resolve, pool,
     });
     const result = webhookResult(d, answer);
     if (answer.kind === 'gone') {
@@ -103,8 +115,17 @@ export function startDispatcher(deps: DispatcherDeps): Dispatcher {
     return result;
   }
 
+  async function subscriber(id: string): Promise<Subscriber | undefined> {
+    const hit = subscribers.get(id);
+    if (hit && hit.until > Date.now()) return hit.s;
+    const s = await store.getSubscriber(id);
+    if (s) subscribers.set(id, { s, until: Date.now() + SUBSCRIBER_TTL_MS });
+    else subscribers.delete(id);
+    return s;
+  }
+
   async function deliver(d: Delivery): Promise<void> {
-    const s = await store.getSubscriber(d.subscriberId);
+    const s = await subscriber(d.subscriberId);
     if (!s) return;
     let result: DeliveryResult;
     try {
@@ -165,13 +186,22 @@ export function startDispatcher(deps: DispatcherDeps): Dispatcher {
     await refill();
   }
 
+  let kicked = false;
+  let lastRound = 0;
+  /** When a kicked round may start: kicks come per processed submission, rounds at most every MIN_ROUND_GAP_MS. */
+  const kickedDelay = () => Math.max(0, lastRound + MIN_ROUND_GAP_MS - Date.now());
+
   function kick(): void {
-    if (timer) clearTimeout(timer);
-    wake?.();
+    kicked = true;
+    if (!wake) return; // a round is running; it is followed at once by the kicked one
+    clearTimeout(timer);
+    timer = setTimeout(wake, kickedDelay());
   }
 
   async function loop(): Promise<void> {
     while (!closed) {
+      kicked = false;
+      lastRound = Date.now();
       try {
         await round();
       } catch (err) {
@@ -180,7 +210,7 @@ export function startDispatcher(deps: DispatcherDeps): Dispatcher {
       if (closed) break;
       await new Promise<void>((resolve) => {
         wake = resolve;
-        timer = setTimeout(resolve, options.pollMs);
+        timer = setTimeout(resolve, kicked ? kickedDelay() : options.pollMs);
       });
       wake = undefined;
     }
@@ -191,11 +221,13 @@ export function startDispatcher(deps: DispatcherDeps): Dispatcher {
     kick,
     async close() {
       closed = true;
-      kick();
+      clearTimeout(timer);
+      wake?.();
       await running;
       // Attempts under way end within the timeout; their results are recorded so they are not made again.
       await claiming;
       await Promise.allSettled([...inflight]);
+      pool.close();
       await store.releaseLease(FANOUT_LEASE, holder).catch(() => undefined);
     },
   };

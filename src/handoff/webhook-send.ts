@@ -11,6 +11,31 @@ import { isIntakeError } from '../errors.ts';
 import { signature } from './secret.ts';
 import { resolveTarget, type ResolvedAddress, type Resolver } from './target.ts';
 
+/**
+ * Keep-alive connections, one agent per (scheme, host, port, checked address): a connection is only ever reused for
+ * the address it was opened to after the SSRF check, and a busy endpoint costs one TLS handshake, not one per event.
+ */
+export class ConnectionPool {
+  private readonly agents = new Map<string, http.Agent>();
+
+  agentFor(url: URL, target: ResolvedAddress): http.Agent {
+    const key = `${url.protocol}//${url.host}@${target.address}`;
+    let agent = this.agents.get(key);
+    if (!agent) {
+      // A few sockets per endpoint: deliveries to one receiver run in parallel, not as a flood.
+      const opts = { keepAlive: true, maxSockets: 4, lookup: pinned(target) };
+      agent = url.protocol === 'https:' ? new https.Agent(opts) : new http.Agent(opts);
+      this.agents.set(key, agent);
+    }
+    return agent;
+  }
+
+  close(): void {
+    for (const a of this.agents.values()) a.destroy();
+    this.agents.clear();
+  }
+}
+
 export interface WebhookRequest {
   url: string;
   allowPrivate: boolean;
@@ -22,6 +47,8 @@ export interface WebhookRequest {
   resolve?: Resolver;
   /** Seconds since the epoch, for the webhook-timestamp header. */
   now?: () => number;
+  /** Reuse connections (the dispatcher's pool); without one, each attempt opens and closes its own. */
+  pool?: ConnectionPool;
 }
 
 export type WebhookAnswer =
@@ -68,7 +95,8 @@ export async function postWebhook(req: WebhookRequest): Promise<WebhookAnswer> {
       clearTimeout(timer);
       resolve(a);
     };
-    const request = mod.request(url, { method: 'POST', headers, lookup: pinned(target), agent: false }, (res) => {
+    const agent = req.pool ? req.pool.agentFor(url, target) : false;
+    const request = mod.request(url, { method: 'POST', headers, lookup: pinned(target), agent }, (res) => {
       const status = res.statusCode ?? 0;
       let seen = 0;
       res.on('data', (chunk: Buffer) => {

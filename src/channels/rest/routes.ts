@@ -6,6 +6,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { errorBody } from '../http-server.ts';
 import { renderOutcome, renderQueued } from './render.ts';
 import { statusById, statusByRef } from '../../intake/status.ts';
+import { authenticateIntegration } from '../../handoff/integrations.ts';
 import type { Intake } from '../../intake/intake.ts';
 import type { Principal } from '../../intake/types.ts';
 import type { Store } from '../../store/store.ts';
@@ -44,6 +45,10 @@ export function registerRestRoutes(app: FastifyInstance, deps: RestDeps): void {
     const key = Array.isArray(header) ? header[0] : header;
     if (!key) return reply.code(401).send(errorBody(401, 'Missing X-API-Key header'));
     const principal = await deps.auth.apiKey(key);
+    if (!principal && await authenticateIntegration(deps.store, key)) {
+      // A valid key, of an integration: it reads orders through the event feed, never as a customer.
+      return reply.code(403).send(errorBody(403, 'Le chiavi di integrazione non possono usare gli endpoint dei clienti: usa GET /api/v1/eventi e POST /api/v1/ordini/{id_ordine}/stato'));
+    }
     if (!principal) return reply.code(401).send(errorBody(401, 'Invalid API key'));
     req.principal = principal;
   }

@@ -7,7 +7,7 @@
  */
 import { MESSAGES } from '../rest/render.ts';
 import type { OrderStatus } from '../../intake/status.ts';
-import type { FieldError, OrderLine, OrderOutcome } from '../../intake/types.ts';
+import type { FieldError, OrderLine, OrderOutcome, ProductionStep } from '../../intake/types.ts';
 import { SOAP11_NS } from './envelope.ts';
 import type { SoapFault } from './fault.ts';
 import { decimalText, escapeXml } from './xml-text.ts';
@@ -42,6 +42,12 @@ function righe(lines: readonly OrderLine[] | undefined): string {
   return group('righe', lines.map((r) => group('riga', el('codice_articolo', r.codice_articolo) + el('quantita', r.quantita) + el('unita_misura', r.unita_misura))).join(''));
 }
 
+/** Production's reports, oldest first (issue 17): optional, so the responses of before stay valid. */
+function storico(steps: readonly ProductionStep[] | undefined): string {
+  if (!steps || steps.length === 0) return '';
+  return group('storico_produzione', steps.map((p) => group('passo', el('stato', p.stato) + el('nota', p.nota) + el('aggiornato_il', p.aggiornato_il))).join(''));
+}
+
 /** The answer to InviaOrdine for an order that was judged (accepted, or refused for business reasons). */
 export function inviaOrdineResponse(ns: string, o: OrderOutcome): string {
   const inner = o.esito === 'ok'
@@ -59,6 +65,7 @@ export function statoOrdineResponse(ns: string, v: OrderStatus): string {
     + el('data_ordine', v.data_ordine) + el('data_consegna', v.data_consegna) + righe(v.righe)
     + el('sito_produzione', v.sito_produzione) + el('canale', v.canale)
     + el('ricevuto_il', v.ricevuto_il) + el('registrato_il', v.registrato_il)
+    + el('stato_produzione', v.stato_produzione) + storico(v.storico_produzione)
     + messaggi + errori(v.errori);
   return envelope(root('StatoOrdineResponse', ns, inner));
 }

@@ -38,6 +38,21 @@ function schema(ns: string): string {
           <xsd:enumeration value="ricevuto"/><xsd:enumeration value="registrato"/><xsd:enumeration value="rifiutato"/>
         </xsd:restriction>
       </xsd:simpleType>
+      <xsd:simpleType name="StatoProduzione">
+        <xsd:restriction base="xsd:string">
+          <xsd:enumeration value="in_lavorazione"/><xsd:enumeration value="spedito"/><xsd:enumeration value="consegnato"/><xsd:enumeration value="annullato"/>
+        </xsd:restriction>
+      </xsd:simpleType>
+      <xsd:complexType name="PassoProduzione">
+        <xsd:sequence>
+          <xsd:element name="stato" type="ord:StatoProduzione"/>
+          <xsd:element name="nota" type="xsd:string" ${OPTIONAL}/>
+          <xsd:element name="aggiornato_il" type="xsd:dateTime"/>
+        </xsd:sequence>
+      </xsd:complexType>
+      <xsd:complexType name="StoricoProduzione">
+        <xsd:sequence><xsd:element name="passo" type="ord:PassoProduzione" maxOccurs="unbounded"/></xsd:sequence>
+      </xsd:complexType>
       <xsd:complexType name="Riga">
         <xsd:sequence>
           <xsd:element name="codice_articolo" type="ord:Codice"/>
@@ -109,6 +124,8 @@ function schema(ns: string): string {
             <xsd:element name="canale" type="xsd:string"/>
             <xsd:element name="ricevuto_il" type="xsd:dateTime" ${OPTIONAL}/>
             <xsd:element name="registrato_il" type="xsd:dateTime" ${OPTIONAL}/>
+            <xsd:element name="stato_produzione" type="ord:StatoProduzione" ${OPTIONAL}/>
+            <xsd:element name="storico_produzione" type="ord:StoricoProduzione" ${OPTIONAL}/>
             <xsd:element name="messaggi" type="ord:Messaggi" ${OPTIONAL}/>
             <xsd:element name="errori" type="ord:Errori" ${OPTIONAL}/>
           </xsd:sequence>

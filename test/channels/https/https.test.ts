@@ -94,7 +94,7 @@ void describe('HTTPS on the HTTP port', () => {
   });
 
   void it('a connection that never starts its TLS handshake is dropped (HANDSHAKE_TIMEOUT_MS), not held for minutes', async () => {
-    const socket = connect(t.service.ports.http, '127.0.0.1');
+    const socket = connect(t.service.ports.http!, '127.0.0.1');
     socket.on('error', () => undefined);
     const closed = await new Promise<boolean>((resolve) => {
       // Twice the bound: Node's own default (120 s) would not close it in time.

@@ -4,6 +4,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { XMLParser } from 'fast-xml-parser';
+import { addIntegration } from '../../../src/handoff/integrations.ts';
 import { startTestService, type TestCustomer, type TestService } from '../../helpers/service.ts';
 import { bodyElement, envelope, inviaOrdine, orderFields, post, statoOrdine, validateAgainst, xmllint } from './helpers.ts';
 
@@ -143,6 +144,22 @@ void describe('the embedded schema validates requests and real responses', () =>
     const structure = await post(t.url, statoOrdine(ns, c1.apiKey, '<ord:riferimento_ordine>XSD-4</ord:riferimento_ordine>'));
     assert.match(structure.text, /<ord:messaggi>/);
     await validateAgainst(xsd, 'stato-msg', bodyElement(structure.text));
+  });
+
+  void it('StatoOrdineResponse with production status reported by an integration (issue 17)', async () => {
+    const ok = await post(t.url, inviaOrdine(ns, c1.apiKey, 'C001', 'XSD-5'));
+    const id = /<ord:id_ordine>([^<]+)<\/ord:id_ordine>/.exec(ok.text)?.[1];
+    assert.ok(id);
+    const mis = (await addIntegration(t.service.store, 'MIS-XSD')).api_key;
+    for (const [stato, nota] of [['in_lavorazione', 'In stampa & piega <A4>'], ['spedito', undefined]] as const) {
+      const res = await fetch(`${t.url}/api/v1/ordini/${id}/stato`, {
+        method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': mis }, body: JSON.stringify({ stato, nota }),
+      });
+      assert.equal(res.status, 200);
+    }
+    const v = await post(t.url, statoOrdine(ns, c1.apiKey, `<ord:id_ordine>${id}</ord:id_ordine>`));
+    assert.match(v.text, /<ord:stato_produzione>spedito<\/ord:stato_produzione><ord:storico_produzione><ord:passo><ord:stato>in_lavorazione<\/ord:stato><ord:nota>In stampa &amp; piega &lt;A4&gt;<\/ord:nota><ord:aggiornato_il>/);
+    await validateAgainst(xsd, 'stato-produzione', bodyElement(v.text));
   });
 
   void it('the fault detail element', async () => {

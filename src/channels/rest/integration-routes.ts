@@ -1,0 +1,135 @@
+/**
+ * What integrations (ERP/MIS, with an `oii_` key in X-API-Key) may call, and nothing else: the order event feed
+ * `GET /api/v1/eventi` and the production status report `POST /api/v1/ordini/{id_ordine}/stato`. A customer's key
+ * here is 403 (it is valid, but not for this), as an integration key is on the customer endpoints (routes.ts).
+ */
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { isIntakeError } from '../../errors.ts';
+import { errorBody } from '../http-server.ts';
+import { DEFAULT_FEED_LIMIT, MAX_FEED_LIMIT, MAX_WAIT_SECONDS, readFeed } from '../../handoff/feed.ts';
+import { authenticateIntegration, type IntegrationPrincipal } from '../../handoff/integrations.ts';
+import { MAX_NOTE_LENGTH, updateProductionState } from '../../handoff/production.ts';
+import type { EventReader } from '../../handoff/events.ts';
+import type { EventSignal } from '../../handoff/signal.ts';
+import { PRODUCTION_STATES, type ProductionState } from '../../intake/types.ts';
+import type { Store } from '../../store/store.ts';
+import type { ApiKeyAuth } from './routes.ts';
+
+export interface IntegrationRouteDeps {
+  store: Store;
+  reader: EventReader;
+  signal: EventSignal;
+  /** A customer's key is told apart from a wrong key: 403, not 401. */
+  auth: ApiKeyAuth;
+  /** INTAKE_FEED_POLL_MS. */
+  pollMs: number;
+}
+
+/**
+ * Long polls waiting at once in this instance. Each holds a socket and reads the store every pollMs; the bound keeps
+ * a misbehaving client (or many ERPs) from turning the feed into a load on the database. Far above real use: one
+ * or two readers per ERP.
+ */
+export const MAX_WAITING_POLLS = 200;
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    integration?: IntegrationPrincipal;
+  }
+}
+
+/** A whole number in [min, max] from a query parameter, the fallback when absent, or undefined when invalid. */
+function whole(value: unknown, fallback: number, min: number, max: number): number | undefined {
+  if (value === undefined) return fallback;
+  if (typeof value !== 'string' || !/^\d{1,6}$/.test(value)) return undefined;
+  const n = Number(value);
+  return n >= min && n <= max ? n : undefined;
+}
+
+export function registerIntegrationRoutes(app: FastifyInstance, deps: IntegrationRouteDeps): void {
+  let waiting = 0;
+
+  async function authenticate(req: FastifyRequest, reply: FastifyReply) {
+    const header = req.headers['x-api-key'];
+    const key = Array.isArray(header) ? header[0] : header;
+    if (!key) return reply.code(401).send(errorBody(401, 'Missing X-API-Key header'));
+    const integration = await authenticateIntegration(deps.store, key);
+    if (integration) {
+      req.integration = integration;
+      return;
+    }
+    if (await deps.auth.apiKey(key)) {
+      return reply.code(403).send(errorBody(403, 'Questo endpoint è riservato alle integrazioni (ERP/MIS): usa una chiave di integrazione, non la chiave API di un cliente'));
+    }
+    return reply.code(401).send(errorBody(401, 'Invalid API key'));
+  }
+
+  app.get<{ Querystring: Record<string, unknown> }>('/api/v1/eventi', { onRequest: authenticate }, async (req, reply) => {
+    const { dopo } = req.query;
+    const limit = whole(req.query.limite, DEFAULT_FEED_LIMIT, 1, MAX_FEED_LIMIT);
+    const wait = whole(req.query.attesa, 0, 0, MAX_WAIT_SECONDS);
+    const problems = [
+      ...(dopo !== undefined && typeof dopo !== 'string' ? ['dopo deve comparire una sola volta'] : []),
+      ...(limit === undefined ? [`limite deve essere un numero intero da 1 a ${MAX_FEED_LIMIT}`] : []),
+      ...(wait === undefined ? [`attesa deve essere un numero intero di secondi da 0 a ${MAX_WAIT_SECONDS}`] : []),
+    ];
+    if (problems.length > 0) return reply.code(400).send(errorBody(400, problems));
+    const cursor = typeof dopo === 'string' ? dopo : null;
+    let waitMs = wait! * 1000;
+    if (waitMs > 0 && waiting >= MAX_WAITING_POLLS) {
+      return reply.code(429).header('retry-after', '1').send(errorBody(429, 'Troppe richieste in attesa su questa istanza: riprova tra poco'));
+    }
+    // The client going away ends the wait (its socket closes), so an abandoned long poll does not keep reading.
+    const gone = new AbortController();
+    const onClose = () => gone.abort();
+    req.raw.socket?.once('close', onClose);
+    if (waitMs > 0) waiting++;
+    else waitMs = 0;
+    try {
+      const eventi = await readFeed({ reader: deps.reader, signal: deps.signal, pollMs: deps.pollMs },
+        { cursor, limit: limit!, waitMs, abort: gone.signal });
+      return { eventi, cursore: eventi.length > 0 ? eventi[eventi.length - 1]!.cursor : cursor };
+    } catch (e) {
+      if (isIntakeError(e) && e.code === 'INVALID_CURSOR') return reply.code(400).send(errorBody(400, e.messages));
+      throw e;
+    } finally {
+      if (waitMs > 0) waiting--;
+      req.raw.socket?.off('close', onClose);
+    }
+  });
+
+  app.post<{ Params: { id: string } }>('/api/v1/ordini/:id/stato', { onRequest: authenticate }, async (req, reply) => {
+    const type = String(req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
+    if (type !== 'application/json') {
+      return reply.code(415).send(errorBody(415, `Unsupported media type "${type}": send application/json`));
+    }
+    let body: unknown;
+    try {
+      body = JSON.parse(Buffer.isBuffer(req.body) ? req.body.toString('utf8') : '');
+    } catch {
+      return reply.code(400).send(errorBody(400, ['Il corpo della richiesta non è un JSON valido']));
+    }
+    const b = (body && typeof body === 'object' && !Array.isArray(body) ? body : {}) as Record<string, unknown>;
+    const problems: string[] = [];
+    if (!PRODUCTION_STATES.includes(b.stato as ProductionState)) {
+      problems.push(`stato deve essere uno di: ${PRODUCTION_STATES.join(', ')}`);
+    }
+    if (b.nota !== undefined && (typeof b.nota !== 'string' || b.nota.length > MAX_NOTE_LENGTH)) {
+      problems.push(`nota deve essere un testo di al massimo ${MAX_NOTE_LENGTH} caratteri`);
+    }
+    if (problems.length > 0) return reply.code(400).send(errorBody(400, problems));
+    const nota = typeof b.nota === 'string' && b.nota.trim() !== '' ? b.nota.trim() : undefined;
+    try {
+      const { changed, order } = await updateProductionState(
+        { store: deps.store, onEvent: () => deps.signal.notify() },
+        { orderId: req.params.id, stato: b.stato as ProductionState, nota, integration: req.integration!.name },
+      );
+      return reply.code(200).send({ esito: 'ok', aggiornato: changed, ordine: order });
+    } catch (e) {
+      if (isIntakeError(e) && (e.code === 'NOT_FOUND' || e.code === 'STATE_TRANSITION')) {
+        return reply.code(e.http).send(errorBody(e.http, e.messages.join('; ')));
+      }
+      throw e;
+    }
+  });
+}
