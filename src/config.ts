@@ -97,9 +97,23 @@ export interface Config {
    * query per waiting request, and the feed's lag target is 1 s.
    */
   readonly feedPollMs: number;
+  /**
+   * INTAKE_OUTBOX: `off` stops writing order events (the outbox) — for `npm run bench` only, which measures the
+   * outbox's cost side by side. Never in service: the feed, webhooks and exports then miss every order registered
+   * meanwhile, for good. Default on.
+   */
+  readonly outbox: boolean;
 }
 
 type Env = Record<string, string | undefined>;
+
+function onOff(env: Env, key: string, fallback: boolean): boolean {
+  const v = env[key]?.trim().toLowerCase();
+  if (v === undefined || v === '') return fallback;
+  if (v === 'on') return true;
+  if (v === 'off') return false;
+  throw new IntakeError('VALIDATION', `${key} must be on or off, not "${env[key]}"`);
+}
 
 function port(env: Env, key: string, fallback: number): PortSetting {
   const v = env[key]?.trim();
@@ -182,6 +196,7 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     claimLeaseMs: millis(env, 'INTAKE_CLAIM_LEASE_MS', 30_000, 1000, 60 * 60_000),
     sweepIntervalMs: millis(env, 'INTAKE_SWEEP_INTERVAL_MS', 5000, 100, 60 * 60_000),
     feedPollMs: millis(env, 'INTAKE_FEED_POLL_MS', 250, 50, 60_000),
+    outbox: onOff(env, 'INTAKE_OUTBOX', true),
   });
 }
 
