@@ -4,6 +4,7 @@
  * exactly what the spec says. Served as JSON at /api/docs/json and browsable at /api/docs.
  */
 import { connectorPaths, connectorSecuritySchemes } from '../connectors/openapi.ts';
+import { integrationPaths, productionProperties } from './openapi-integrations.ts';
 
 const errorA = {
   type: 'object', required: ['statusCode', 'message', 'error'],
@@ -51,6 +52,7 @@ const status = {
     ricevuto_il: { type: 'string', format: 'date-time' }, registrato_il: { type: 'string', format: 'date-time' },
     message: { type: 'array', items: { type: 'string' } }, errori: errorB.properties.errori,
     sito_produzione: { type: 'string', example: 'VR' },
+    ...productionProperties,
   },
 };
 const generic = (status: number, example: string) => ({
@@ -109,6 +111,7 @@ export function openApiDocument(serverUrl: string) {
         },
       },
       ...connectorPaths,
+      ...integrationPaths,
       '/healthz': { get: { summary: 'Readiness', security: [], responses: { 200: { description: 'Ready' }, 503: { description: 'The database does not answer' } } } },
     },
   };
