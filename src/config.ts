@@ -170,9 +170,23 @@ export interface Config {
    * 2 GiB of RAM holds beside the rest of the service. Raise it on a larger machine that takes many large files.
    */
   readonly uploadMemoryBytes: number;
+  /**
+   * INTAKE_OUTBOX: `off` stops writing order events (the outbox) — for `npm run bench` only, which measures the
+   * outbox's cost side by side. Never in service: the feed, webhooks and exports then miss every order registered
+   * meanwhile, for good. Default on.
+   */
+  readonly outbox: boolean;
 }
 
 type Env = Record<string, string | undefined>;
+
+function onOff(env: Env, key: string, fallback: boolean): boolean {
+  const v = env[key]?.trim().toLowerCase();
+  if (v === undefined || v === '') return fallback;
+  if (v === 'on') return true;
+  if (v === 'off') return false;
+  throw new IntakeError('VALIDATION', `${key} must be on or off, not "${env[key]}"`);
+}
 
 function port(env: Env, key: string, fallback: number): PortSetting {
   const v = env[key]?.trim();
@@ -260,6 +274,7 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     ...httpSettings(env, tlsCert !== undefined),
     uploadMemoryBytes: bytes(env, 'INTAKE_UPLOAD_MEMORY_BYTES', 512 * 1024 * 1024),
     feedPollMs: millis(env, 'INTAKE_FEED_POLL_MS', 250, 50, 60_000),
+    outbox: onOff(env, 'INTAKE_OUTBOX', true),
   });
 }
 

@@ -11,13 +11,13 @@ import type { Store } from './store.ts';
 export const SQLITE_FILE_NAME = 'intake.sqlite';
 
 /** The configured engine, not yet migrated: for `order-intake db migrate`, which reports what it applies. */
-export async function openEngine(config: { databaseUrl?: string; dataDir: string }): Promise<Store> {
+export async function openEngine(config: { databaseUrl?: string; dataDir: string; outbox?: boolean }): Promise<Store> {
   return config.databaseUrl
-    ? openPostgresStore(config.databaseUrl)
-    : openSqliteStore(path.join(config.dataDir, SQLITE_FILE_NAME));
+    ? openPostgresStore(config.databaseUrl, { outbox: config.outbox })
+    : openSqliteStore(path.join(config.dataDir, SQLITE_FILE_NAME), { outbox: config.outbox });
 }
 
-export async function openStore(config: { databaseUrl?: string; dataDir: string }): Promise<Store> {
+export async function openStore(config: { databaseUrl?: string; dataDir: string; outbox?: boolean }): Promise<Store> {
   const store = await openEngine(config);
   try {
     await store.migrate();

@@ -37,6 +37,8 @@ export interface PostgresStoreOptions {
   schema?: string;
   /** Largest number of pooled connections. */
   max?: number;
+  /** false (INTAKE_OUTBOX=off): write no order events, to measure what they cost. Benchmarks only. */
+  outbox?: boolean;
   /** Errors of idle pooled connections (server restart, network); the pool drops the connection either way. */
   onError?: (err: Error) => void;
 }
@@ -65,6 +67,7 @@ const ORDER_COLUMNS = `id, customer_id, codice_cliente, riferimento_ordine, nume
 
 export async function openPostgresStore(url: string, opts: PostgresStoreOptions = {}): Promise<Store> {
   const { schema } = opts;
+  const outbox = opts.outbox !== false;
   if (schema !== undefined && !SCHEMA_NAME.test(schema)) {
     throw new Error(`PostgreSQL schema name "${schema}" must be lower-case letters, digits and underscores (at most 63)`);
   }
@@ -146,7 +149,7 @@ export async function openPostgresStore(url: string, opts: PostgresStoreOptions 
        SELECT $1, t.i - 1, t.a, t.q, t.u FROM unnest($2::text[], $3::float8[], $4::text[]) WITH ORDINALITY AS t(a, q, u, i)`,
       [item.id, o.righe.map((r) => r.codice_articolo), o.righe.map((r) => r.quantita), o.righe.map((r) => r.unita_misura)],
     );
-    events.push(registeredEvent(item, numero, isoIn(item.registeredAt, 'registeredAt')));
+    if (outbox) events.push(registeredEvent(item, numero, isoIn(item.registeredAt, 'registeredAt')));
     return { status: 'created', id_ordine: item.id, numero_ordine: numero };
   }
 
@@ -175,11 +178,11 @@ export async function openPostgresStore(url: string, opts: PostgresStoreOptions 
        ), lines AS (
          INSERT INTO order_lines (order_id, idx, codice_articolo, quantita, unita_misura)
          SELECT ins.id, t.i - 1, t.a, t.q, t.u FROM ins, unnest($13::text[], $14::float8[], $15::text[]) WITH ORDINALITY AS t(a, q, u, i)
-       ), ev AS (
+       )${outbox ? `, ev AS (
          INSERT INTO order_events (id, type, time, order_id, customer_id, data)
          SELECT $16, 'ordine.registrato', $12::timestamptz, ins.id, $2, $17::jsonb || jsonb_build_object('numero_ordine', ins.numero_ordine)
          FROM ins
-       )
+       )` : ''}
        SELECT x.* FROM (SELECT ${lazySetting(opts)}) AS lazy_commit LEFT JOIN (
          SELECT id, numero_ordine, submission_id, content_hash, false AS created FROM found
          UNION ALL SELECT id, numero_ordine, NULL, NULL, true FROM ins
@@ -187,7 +190,7 @@ export async function openPostgresStore(url: string, opts: PostgresStoreOptions 
       [item.id, item.customerId, o.codice_cliente, o.riferimento_ordine, o.data_ordine, item.year, o.data_consegna ?? null,
         item.contentHash, item.submissionId, item.channel, item.site ?? null, isoIn(item.registeredAt, 'registeredAt'),
         o.righe.map((r) => r.codice_articolo), o.righe.map((r) => r.quantita), o.righe.map((r) => r.unita_misura),
-        event.id, JSON.stringify(event.data)],
+        ...(outbox ? [event.id, JSON.stringify(event.data)] : [])],
     );
     // Always one row (the LEFT JOIN), empty when the insert did nothing.
     const row = rows[0]?.id ? rows[0] : undefined;
@@ -454,7 +457,7 @@ export async function openPostgresStore(url: string, opts: PostgresStoreOptions 
 
     async completeSubmission(id: string, state: SubmissionState, outcome: Outcome, processedAt: string) {
       const attempts = attemptRows(outcome);
-      const refused = refusals(outcome);
+      const refused = outbox ? refusals(outcome) : [];
       const at = isoIn(processedAt, 'processedAt');
       // One statement, one round trip (it was BEGIN, three statements, COMMIT). The attempts of an earlier
       // judgement are replaced: rows past the new count deleted, the others overwritten. The DELETE and the upsert

@@ -41,7 +41,13 @@ function constraint(e: unknown, kind: 'UNIQUE' | 'PRIMARYKEY' | 'FOREIGNKEY'): b
   return (e as { code?: unknown }).code === `SQLITE_CONSTRAINT_${kind}`;
 }
 
-export async function openSqliteStore(file: string): Promise<Store> {
+/** Options of the embedded store; `outbox: false` (INTAKE_OUTBOX=off) writes no order events: benchmarks only. */
+export interface SqliteStoreOptions {
+  outbox?: boolean;
+}
+
+export async function openSqliteStore(file: string, opts: SqliteStoreOptions = {}): Promise<Store> {
+  const outbox = opts.outbox !== false;
   const memory = file === ':memory:' || file === '';
   if (!memory) mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
   const db = new Database(file);
@@ -92,7 +98,7 @@ export async function openSqliteStore(file: string): Promise<Store> {
     const line = q('INSERT INTO order_lines (order_id, idx, codice_articolo, quantita, unita_misura) VALUES (?, ?, ?, ?, ?)');
     o.righe.forEach((r, i) => line.run(item.id, i, r.codice_articolo, r.quantita, r.unita_misura));
     // The outbox: in the same transaction (the writer's), so the event exists exactly when the order does.
-    insertEvents(q, [registeredEvent(item, numero, isoIn(item.registeredAt, 'registeredAt'))]);
+    if (outbox) insertEvents(q, [registeredEvent(item, numero, isoIn(item.registeredAt, 'registeredAt'))]);
     return { status: 'created', id_ordine: item.id, numero_ordine: numero };
   }
 
@@ -113,7 +119,7 @@ export async function openSqliteStore(file: string): Promise<Store> {
       ins.run(id, a.idx, a.customer ?? sub.customer_id, a.riferimento, a.esito, a.json, sub.received_at, sub.channel);
     }
     // The outbox: refusals are known only now, and are recorded with the outcome that states them.
-    insertEvents(q, refusalEvents(outcome, {
+    if (outbox) insertEvents(q, refusalEvents(outcome, {
       customerId: sub.customer_id, customerCode: sub.customer_code, channel: sub.channel, receivedAt: sub.received_at,
       reservedOrderId: sub.reserved_order_id ?? undefined,
     }, isoIn(processedAt, 'processedAt')));

@@ -7,6 +7,7 @@
  * beside minimum, `nullable` rather than type arrays); test/channels/rest/openapi.test.ts validates what is served.
  */
 import { connectorPaths, connectorSecuritySchemes } from '../connectors/openapi.ts';
+import { integrationPaths, productionProperties } from './openapi-integrations.ts';
 
 const errorA = {
   type: 'object', required: ['statusCode', 'message', 'error'],
@@ -54,6 +55,7 @@ const status = {
     ricevuto_il: { type: 'string', format: 'date-time' }, registrato_il: { type: 'string', format: 'date-time' },
     message: { type: 'array', items: { type: 'string' } }, errori: errorB.properties.errori,
     sito_produzione: { type: 'string', example: 'VR' },
+    ...productionProperties,
   },
 };
 const generic = (status: number, example: string) => ({
@@ -112,6 +114,7 @@ export function openApiDocument(serverUrl: string) {
         },
       },
       ...connectorPaths,
+      ...integrationPaths,
       '/healthz': { get: { summary: 'Readiness', security: [], responses: { 200: { description: 'Ready' }, 503: { description: 'The database does not answer' } } } },
     },
   };
