@@ -16,8 +16,9 @@ import type { Store } from '../../src/store/store.ts';
 import { tempDir, waitFor } from '../helpers/service.ts';
 import { memoryEvents, registeredOrder } from './memory-events.ts';
 import { STORES } from './stores.ts';
+import { XJDF_XSD } from '../helpers/shared.ts';
 
-const XSD = '/work/shared/cip4/xjdf.xsd';
+const XSD = XJDF_XSD;
 const OPTIONS = { timeoutMs: 400, leaseMs: 1500, pollMs: 20, retry: { firstMs: 40, maxMs: 150, giveUpMs: 60_000 } };
 
 function files(dir: string): string[] {

@@ -15,6 +15,7 @@ import { order, startTestService, tempDir, TEST_ARTICLES, waitFor } from '../hel
 import { createSchema, testDatabaseUrl } from '../store/pg-schema.ts';
 import { startReceiver } from './receiver.ts';
 import { TEST_SECRET_KEY } from './stores.ts';
+import { XJDF_XSD } from '../helpers/shared.ts';
 
 interface Engine {
   name: string;
@@ -66,7 +67,7 @@ for (const engine of ENGINES) {
         assert.equal(bodies[1]!.data.riferimento_ordine, 'ODA-2');
         const file = await waitFor(() => readdirSync(hot).find((f) => f.endsWith('.xjdf')), 10_000, 'the XJDF file');
         assert.equal(file, `${String(ok.json.numero_ordine)}_${bodies[0]!.id}.xjdf`);
-        execFileSync('xmllint', ['--noout', '--schema', '/work/shared/cip4/xjdf.xsd', path.join(hot, file)], { stdio: 'pipe' });
+        execFileSync('xmllint', ['--noout', '--schema', XJDF_XSD, path.join(hot, file)], { stdio: 'pipe' });
       } finally {
         await t.close();
         await receiver.close();

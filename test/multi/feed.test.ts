@@ -12,7 +12,7 @@ import { addIntegration } from '../../src/handoff/integrations.ts';
 import { openPostgresStore } from '../../src/store/postgres.ts';
 import { spawnServe, stopServe, type ServeProcess } from '../helpers/child.ts';
 import { order, tempDir, TEST_ARTICLES, waitFor } from '../helpers/service.ts';
-import { createSchema, SKIP_NO_PG, testDatabaseUrl } from '../store/pg-schema.ts';
+import { createSchema, PG_SKIP, testDatabaseUrl } from '../store/pg-schema.ts';
 
 interface Event { id: string; type: string; cursor: string; data: Record<string, unknown> }
 
@@ -34,7 +34,7 @@ async function prepare(url: string) {
   }
 }
 
-void describe('event feed across three PostgreSQL instances', { skip: testDatabaseUrl ? false : SKIP_NO_PG }, () => {
+void describe('event feed across three PostgreSQL instances', { skip: PG_SKIP }, () => {
   void it('a reader following its cursor over any instance never skips or repeats while all three commit', { timeout: 240_000 }, async () => {
     const schema = await createSchema(testDatabaseUrl!, 'feed');
     const serves: ServeProcess[] = [];

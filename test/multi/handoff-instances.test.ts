@@ -14,7 +14,7 @@ import { spawnServe, stopServe, type ServeProcess } from '../helpers/child.ts';
 import { order, tempDir, TEST_ARTICLES, waitFor } from '../helpers/service.ts';
 import { startReceiver } from '../handoff/receiver.ts';
 import { TEST_SECRET_KEY } from '../handoff/stores.ts';
-import { adminQuery, createSchema, SKIP_NO_PG, testDatabaseUrl } from '../store/pg-schema.ts';
+import { adminQuery, createSchema, PG_SKIP, testDatabaseUrl } from '../store/pg-schema.ts';
 
 const SETTINGS = {
   INTAKE_SECRET_KEY: TEST_SECRET_KEY, INTAKE_HANDOFF_POLL_MS: '50', INTAKE_WEBHOOK_TIMEOUT_MS: '2000', INTAKE_HANDOFF_LEASE_MS: '3000',
@@ -22,7 +22,7 @@ const SETTINGS = {
 };
 const ORDERS = 60;
 
-void describe('webhooks from several instances on one PostgreSQL', { skip: testDatabaseUrl ? false : SKIP_NO_PG }, () => {
+void describe('webhooks from several instances on one PostgreSQL', { skip: PG_SKIP }, () => {
   void it('delivers every event, one instance at a time, when one of three is SIGKILLed mid-delivery', { timeout: 240_000 }, async () => {
     const schema = await createSchema(testDatabaseUrl!, 'multi_hook');
     const receiver = await startReceiver();

@@ -10,7 +10,7 @@ import { insertEventsQuery } from '../../src/store/postgres-events.ts';
 import { openPostgresStore } from '../../src/store/postgres.ts';
 import type { Store } from '../../src/store/store.ts';
 import { addCustomer, addSubmission, item } from './fixtures.ts';
-import { createSchema, SKIP_NO_PG, testDatabaseUrl, type TestSchema } from './pg-schema.ts';
+import { createSchema, PG_SKIP, testDatabaseUrl, type TestSchema } from './pg-schema.ts';
 
 async function setup(): Promise<{ schema: TestSchema; store: Store; a: pg.Client }> {
   const schema = await createSchema(testDatabaseUrl!);
@@ -25,7 +25,7 @@ function event(customerId: string, n: number) {
   return { id: uuidv7(), type: 'ordine.registrato' as const, time: new Date().toISOString(), customerId, data: { n } };
 }
 
-void describe('PostgreSQL event feed: commits out of allocation order', { skip: testDatabaseUrl ? false : SKIP_NO_PG }, () => {
+void describe('PostgreSQL event feed: commits out of allocation order', { skip: PG_SKIP }, () => {
   void it('holds back a later commit until the earlier transaction ends, then returns both in order', async () => {
     const { schema, store, a } = await setup();
     try {

@@ -9,7 +9,7 @@ import { startTestService, tempDir, type TestCustomer, type TestService } from '
 import { curl, order, run, sftpBatch } from './helpers.ts';
 import type { StoredSubmission } from '../../../src/intake/types.ts';
 import { waitFor } from '../../helpers/service.ts';
-import { createSchema, SKIP_NO_PG, testDatabaseUrl } from '../../store/pg-schema.ts';
+import { createSchema, PG_SKIP, testDatabaseUrl } from '../../store/pg-schema.ts';
 
 const ENV = { INTAKE_SFTP_PORT: '0', INTAKE_FTP_PORT: '0', INTAKE_FTP_PASV_RANGE: '31000-31099' };
 const dataDir = tempDir();
@@ -86,7 +86,7 @@ test('lftp cls -l over FTP shows the same sizes', async () => {
   assert.equal(listed.get('errato.json.esito.txt'), txt.length, r.stdout);
 });
 
-test('on PostgreSQL, another instance lists the same sizes without ever having seen the files', { skip: testDatabaseUrl ? false : SKIP_NO_PG }, async () => {
+test('on PostgreSQL, another instance lists the same sizes without ever having seen the files', { skip: PG_SKIP }, async () => {
   const schema = await createSchema(testDatabaseUrl!);
   const env = { INTAKE_SFTP_PORT: '0', INTAKE_FTP_PORT: 'off', INTAKE_DATABASE_URL: schema.url };
   const a = await startTestService(env);
