@@ -11,6 +11,7 @@ import { openPostgresStore } from '../../src/store/postgres.ts';
 import type { Store } from '../../src/store/store.ts';
 import { addCustomer, addSubmission, item } from './fixtures.ts';
 import { createSchema, PG_SKIP, testDatabaseUrl, type TestSchema } from './pg-schema.ts';
+import { waitFor } from '../helpers/service.ts';
 
 async function setup(): Promise<{ schema: TestSchema; store: Store; a: pg.Client }> {
   const schema = await createSchema(testDatabaseUrl!);
@@ -32,7 +33,11 @@ void describe('PostgreSQL event feed: commits out of allocation order', { skip: 
       const c = await addCustomer(store, 'C001');
       const sub = await addSubmission(store, c);
       await store.registerOrders([item(c, sub, 'FIRST')]);
-      const [first] = await store.readEvents(null, 10);
+      // Other transactions on the server (tests running beside this one) may hold the stream back for a moment.
+      const [first] = await waitFor(async () => {
+        const got = await store.readEvents(null, 10);
+        return got.length === 1 ? got : undefined;
+      }, 30_000, 'the first event');
       assert.ok(first);
 
       // A: an instance's transaction that has written its event (lower xid, lower seq) and has not committed.
@@ -47,7 +52,10 @@ void describe('PostgreSQL event feed: commits out of allocation order', { skip: 
       assert.deepEqual(await store.readEvents(null, 10), [first]);
 
       await a.query('COMMIT');
-      const after = await store.readEvents(first.cursor, 10);
+      const after = await waitFor(async () => {
+        const got = await store.readEvents(first.cursor, 10);
+        return got.length >= 2 ? got : undefined;
+      }, 30_000, 'both events once A committed');
       assert.deepEqual(after.map((e) => e.data.n ?? e.data.id_ordine), [1, b!.id_ordine], 'A then B: nothing skipped');
       assert.deepEqual(await store.readEvents(after[1]!.cursor, 10), [], 'nothing repeated');
       assert.deepEqual((await store.readEvents(after[0]!.cursor, 10)).map((e) => e.id), [after[1]!.id]);
@@ -70,7 +78,10 @@ void describe('PostgreSQL event feed: commits out of allocation order', { skip: 
       assert.deepEqual(await store.readEvents(null, 10), [], 'B waits for A, which is older');
       await a.query(...insertEventsQuery([event(c.id, 1)]));
       await a.query('COMMIT');
-      const got = await store.readEvents(null, 10);
+      const got = await waitFor(async () => {
+        const read = await store.readEvents(null, 10);
+        return read.length >= 2 ? read : undefined;
+      }, 30_000, 'both events once A committed');
       assert.deepEqual(got.map((e) => e.data.n ?? e.data.id_ordine), [1, b!.id_ordine]);
       // A rolled-back transaction leaves nothing behind and holds nothing back once it ended.
       await a.query('BEGIN');
@@ -78,7 +89,11 @@ void describe('PostgreSQL event feed: commits out of allocation order', { skip: 
       const [d] = await store.registerOrders([item(c, sub, 'D')]);
       assert.deepEqual(await store.readEvents(got[1]!.cursor, 10), []);
       await a.query('ROLLBACK');
-      assert.deepEqual((await store.readEvents(got[1]!.cursor, 10)).map((e) => e.data.id_ordine), [d!.id_ordine]);
+      const rest = await waitFor(async () => {
+        const read = await store.readEvents(got[1]!.cursor, 10);
+        return read.length >= 1 ? read : undefined;
+      }, 30_000, 'D once A rolled back');
+      assert.deepEqual(rest.map((e) => e.data.id_ordine), [d!.id_ordine]);
     } finally {
       await a.end();
       await store.close();
