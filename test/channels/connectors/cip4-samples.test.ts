@@ -152,3 +152,31 @@ void describe('CIP4 samples through an XJDF connector', { skip: HAVE_SAMPLES ? f
     }]);
   });
 });
+
+void describe('every XJMF answer validates against CIP4 schema', { skip: HAVE_SAMPLES ? false : 'no ../shared/cip4 beside the project' }, () => {
+  let svc: ConnectorService;
+  let key: string;
+  before(async () => {
+    svc = await startConnectorService();
+    await svc.site('VR', 'Verona');
+    await svc.customer('C001');
+    key = (await svc.connector({ customer: 'C001', sites: 'VR', format: 'xjdf' })).key;
+  });
+  after(async () => svc?.close());
+
+  const header = '<Header DeviceID="Switch" ID="H1" Time="2026-11-25T10:00:00+01:00"/>';
+  const cases: Record<string, string> = {
+    'QueryKnownMessages': `<XJMF xmlns="http://www.CIP4.org/JDFSchema_2_0" Version="2.1">${header}<QueryKnownMessages>${header.replace('H1', 'Q1')}</QueryKnownMessages></XJMF>`,
+    'a query not answered (QueryQueueStatus)': `<XJMF xmlns="http://www.CIP4.org/JDFSchema_2_0">${header}<QueryQueueStatus>${header.replace('H1', 'Q2')}</QueryQueueStatus></XJMF>`,
+    'an unreadable body': '<XJMF xmlns="http://www.CIP4.org/JDFSchema_2_0"><Header',
+    'a Version and an ID the schema does not allow echoed': `<XJMF xmlns="http://www.CIP4.org/JDFSchema_2_0" Version="9">${header}<CommandSubmitQueueEntry><Header DeviceID="S" ID="has space" Time="2026-11-25T10:00:00Z"/><QueueSubmissionParams URL="cid:none"/></CommandSubmitQueueEntry></XJMF>`,
+  };
+  for (const [what, body] of Object.entries(cases)) {
+    void it(what, async () => {
+      const r = await call(`${svc.url}/api/v1/connettori/ordini`, { key, body, contentType: XJMF });
+      assert.equal(r.status, 200, r.text);
+      assert.match(r.text, /<XJMF /);
+      assert.equal(await schemaErrors(r.text), '', r.text);
+    });
+  }
+});
