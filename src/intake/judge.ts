@@ -127,7 +127,7 @@ async function judgeBatch(f: FileState, first: number, candidates: readonly unkn
     if (b.kind === 'forbidden') {
       outcomes[index] = {
         ...base, esito: 'errore', code: 'FORBIDDEN_CUSTOMER', errori: b.errori,
-        message: [`codice_cliente "${order.codice_cliente}" does not belong to the authenticated customer: it is not one of this connector's customers, nor in its customer table`],
+        message: [`codice_cliente "${order.codice_cliente}" does not belong to the authenticated customer`],
       };
       continue;
     }
