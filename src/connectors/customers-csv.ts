@@ -7,15 +7,11 @@
  * stored trimmed and upper case, and compared so. Every customer named must exist and be one the connector is
  * bound to (a table cannot widen what a key may do). The file replaces the whole table.
  */
-import { readFile, stat } from 'node:fs/promises';
-import { parse } from 'csv-parse/sync';
-import iconv from 'iconv-lite';
-import { detectDelimiter } from '../catalog/import-articles.ts';
-import { sniff } from '../catalog/encoding.ts';
 import { findCustomerByCode } from '../customers/find.ts';
 import { IntakeError } from '../errors.ts';
 import type { Connector } from '../store/connectors.ts';
 import type { Store } from '../store/store.ts';
+import { csvRecords, readTableText, refuseRows } from './csv-table.ts';
 import { requireConnector } from './provision.ts';
 
 /** A printer's customer list is thousands of rows at most; the table is loaded whole for every submission. */
@@ -35,19 +31,7 @@ export function normaliseExternalId(id: string): string {
 
 /** Parse the file's text; every row error names its line. */
 export function parseCustomerTable(text: string): CustomerTableRow[] {
-  const headerLine = text.replace(/^\uFEFF/, '').split(/\r?\n/, 1)[0] ?? '';
-  let delimiter: string;
-  try {
-    delimiter = detectDelimiter(headerLine);
-  } catch {
-    throw new IntakeError('VALIDATION', "line 1: cannot find the column delimiter (';', ',' or tab); the header must be id_esterno;codice_cliente");
-  }
-  let records: string[][];
-  try {
-    records = parse(text, { delimiter, bom: true, relax_column_count: true, skip_empty_lines: true, max_record_size: 64 * 1024 }) as string[][];
-  } catch (e) {
-    throw new IntakeError('VALIDATION', `the file is not valid CSV: ${(e as Error).message}`);
-  }
+  const records = csvRecords(text, 'id_esterno;codice_cliente');
   const names = (records[0] ?? []).map((h) => h.trim().toLowerCase().replace(/[\s-]+/g, '_'));
   const x = names.findIndex((n) => n === 'id_esterno' || n === 'external_id' || n === 'customerid');
   const c = names.indexOf('codice_cliente');
@@ -67,11 +51,7 @@ export function parseCustomerTable(text: string): CustomerTableRow[] {
     seen.set(external, line);
     rows.push({ externalId: external, codice_cliente: code });
   });
-  if (errors.length) {
-    const shown = errors.slice(0, 20);
-    if (errors.length > shown.length) shown.push(`… and ${errors.length - shown.length} more`);
-    throw new IntakeError('VALIDATION', shown);
-  }
+  refuseRows(errors);
   return rows;
 }
 
@@ -96,9 +76,6 @@ async function resolveRows(store: Store, c: Connector, rows: readonly CustomerTa
 /** Replace a connector's customer table with the file's rows; resolves with how many. */
 export async function importCustomerTable(store: Store, id: string, file: string): Promise<number> {
   const c = await requireConnector(store, id);
-  const size = (await stat(file)).size;
-  if (size > MAX_CUSTOMER_TABLE_BYTES) throw new IntakeError('VALIDATION', `a customer table file must not exceed ${MAX_CUSTOMER_TABLE_BYTES} bytes`);
-  const bytes = await readFile(file);
-  const text = sniff(bytes) === 'windows-1252' ? iconv.decode(bytes, 'win1252') : bytes.toString('utf8');
+  const text = await readTableText(file, MAX_CUSTOMER_TABLE_BYTES, 'a customer table file');
   return store.replaceConnectorCustomerIds(c.id, await resolveRows(store, c, parseCustomerTable(text)));
 }

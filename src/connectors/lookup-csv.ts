@@ -6,14 +6,10 @@
  * normalised (normaliseProductKey: trim, collapse spaces, lower case), exactly as the decoder looks them up.
  * The file replaces the whole table: what is not in it is no longer mapped.
  */
-import { readFile, stat } from 'node:fs/promises';
-import { parse } from 'csv-parse/sync';
-import iconv from 'iconv-lite';
-import { detectDelimiter } from '../catalog/import-articles.ts';
-import { sniff } from '../catalog/encoding.ts';
 import { IntakeError } from '../errors.ts';
 import { normaliseProductKey } from '../intake/connectors/index.ts';
 import type { ConnectorLookupRow } from '../store/connectors.ts';
+import { csvRecords, readTableText, refuseRows } from './csv-table.ts';
 import { requireConnector } from './provision.ts';
 import type { Store } from '../store/store.ts';
 
@@ -36,19 +32,7 @@ function column(names: string[], wanted: readonly string[]): number {
 
 /** Parse the file's text; every row error names its line. */
 export function parseLookup(text: string): ConnectorLookupRow[] {
-  const headerLine = text.replace(/^\uFEFF/, '').split(/\r?\n/, 1)[0] ?? '';
-  let delimiter: string;
-  try {
-    delimiter = detectDelimiter(headerLine);
-  } catch {
-    throw new IntakeError('VALIDATION', "line 1: cannot find the column delimiter (';', ',' or tab); the header must be chiave_prodotto;codice_articolo;unita_misura");
-  }
-  let records: string[][];
-  try {
-    records = parse(text, { delimiter, bom: true, relax_column_count: true, skip_empty_lines: true, max_record_size: 64 * 1024 }) as string[][];
-  } catch (e) {
-    throw new IntakeError('VALIDATION', `the file is not valid CSV: ${(e as Error).message}`);
-  }
+  const records = csvRecords(text, 'chiave_prodotto;codice_articolo;unita_misura');
   const names = (records[0] ?? []).map((h) => h.trim().toLowerCase().replace(/[\s-]+/g, '_'));
   const k = column(names, KEY_NAMES);
   const a = column(names, ['codice_articolo']);
@@ -73,20 +57,12 @@ export function parseLookup(text: string): ConnectorLookupRow[] {
     seen.set(productKey, line);
     rows.push(unit ? { productKey, codice_articolo: code, unita_misura: unit } : { productKey, codice_articolo: code });
   });
-  if (errors.length) {
-    const shown = errors.slice(0, 20);
-    if (errors.length > shown.length) shown.push(`… and ${errors.length - shown.length} more`);
-    throw new IntakeError('VALIDATION', shown);
-  }
+  refuseRows(errors);
   return rows;
 }
 
 export async function readLookupFile(file: string): Promise<ConnectorLookupRow[]> {
-  const size = (await stat(file)).size;
-  if (size > MAX_LOOKUP_BYTES) throw new IntakeError('VALIDATION', `a lookup file must not exceed ${MAX_LOOKUP_BYTES} bytes`);
-  const bytes = await readFile(file);
-  const text = sniff(bytes) === 'windows-1252' ? iconv.decode(bytes, 'win1252') : bytes.toString('utf8');
-  return parseLookup(text);
+  return parseLookup(await readTableText(file, MAX_LOOKUP_BYTES, 'a lookup file'));
 }
 
 /** Replace a connector's lookup table with the file's rows; resolves with how many. */

@@ -4,6 +4,7 @@
  * command line) and the stage A verdict of each. Stage B (articles, units, the customer) is left out on purpose:
  * it depends on the catalog of the day, and this tool is for getting the shape right.
  */
+import { parseProductKeyTemplate } from '../intake/connectors/product-key-template.ts';
 import { readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { IntakeError } from '../errors.ts';
@@ -54,7 +55,10 @@ export async function testMapping(store: Store | undefined, input: {
     for (const r of await store.connectorLookup(c.id)) {
       lookup.set(r.productKey, r.unita_misura === undefined ? { codice_articolo: r.codice_articolo } : { codice_articolo: r.codice_articolo, unita_misura: r.unita_misura });
     }
-    profile = { format: c.format, lookup, ...(c.mapping === undefined ? {} : { mapping: c.mapping }) };
+    profile = {
+      format: c.format, lookup, ...(c.mapping === undefined ? {} : { mapping: c.mapping }),
+      ...(c.productKey === undefined ? {} : { productKey: parseProductKeyTemplate(c.productKey) }),
+    };
   } else if (input.mappingFile !== undefined) {
     const format = checkFormat(input.format ?? (path.extname(input.file).toLowerCase() === '.xml' ? 'xml' : 'json'));
     if (format !== 'json' && format !== 'xml') throw new IntakeError('VALIDATION', '--format must be json or xml with --mapping');

@@ -125,7 +125,7 @@ async function judgeBatch(f: FileState, first: number, candidates: readonly unkn
     if (co?.forbidden !== undefined) {
       outcomes[index] = {
         ...base, esito: 'errore', code: 'FORBIDDEN_CUSTOMER', errori: [{ campo: 'codice_cliente', messaggio: co.forbidden }],
-        message: [`codice_cliente "${order.codice_cliente}" does not belong to the authenticated customer`],
+        message: [`codice_cliente "${order.codice_cliente}" does not belong to the authenticated customer: it is not one of this connector's customers, nor in its customer table`],
       };
       continue;
     }

@@ -16,7 +16,7 @@ const xml = { schema: { type: 'string' } };
 const submit = (withSite: boolean) => ({
   summary: withSite ? 'Submit orders for one production site (connectors)' : 'Submit orders (connectors: prepress JDF/XJDF/JMF/XJMF, ERP JSON/XML)',
   description: 'Authenticated by the service-x-key header. The site is taken from the path, else from the payload, else the key\'s only site. '
-    + 'JMF/XJMF requests are answered as a device would (HTTP 200, ReturnCode, QueueEntryID = id_ordine); queries such as KnownMessages are answered without storing anything. '
+    + 'JMF/XJMF requests are answered as a device would (HTTP 200, ReturnCode, QueueEntryID = id_ordine); queries such as KnownMessages, and ResubmitQueueEntry (105: no such order; 5: orders cannot be replaced yet), are answered without storing anything. '
     + 'Other callers get the REST shapes with sito_produzione; a payload holding several orders gets 200 with one entry per order (ordini[], each with its own statusCode).',
   security,
   ...(withSite ? { parameters: [{ name: 'sito', in: 'path', required: true, schema: { type: 'string', example: 'VR' } }] } : {}),
@@ -48,8 +48,17 @@ export const connectorPaths = {
     get: {
       summary: 'State of an order by the customer reference (connectors)',
       security,
-      parameters: [{ name: 'riferimento_ordine', in: 'query', required: true, schema: { type: 'string' } }],
-      responses: { 200: { description: 'The order', content: { 'application/json': { schema: status } } }, 401: generic(401, 'Invalid connector key'), 404: generic(404, 'No order with that reference') },
+      parameters: [
+        { name: 'riferimento_ordine', in: 'query', required: true, schema: { type: 'string' } },
+        // Connectors serving several customers: which one's order (our codice_cliente or an id of the customer table).
+        { name: 'codice_cliente', in: 'query', required: false, schema: { type: 'string' } },
+      ],
+      responses: {
+        200: { description: 'The order, among the customers the connector is bound to, with `ticket` (intents, comments, artwork) for CIP4 tickets', content: { 'application/json': { schema: status } } },
+        401: generic(401, 'Invalid connector key'),
+        404: generic(404, 'No order with that reference'),
+        409: generic(409, 'More than one order has that riferimento_ordine (customers C001, C002): add codice_cliente'),
+      },
     },
   },
   '/api/v1/connettori/{sito}/ordini': { post: submit(true) },

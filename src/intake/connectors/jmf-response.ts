@@ -75,14 +75,21 @@ export function jmfDocument(req: JmfRequestInfo | undefined, returnCode: number,
     + `${inner}</Response></JMF>\n`;
 }
 
+/** XJDF 2.x versions the schema knows; another echoed Version would make the answer invalid. */
+const XJMF_VERSIONS: ReadonlySet<string> = new Set(['2.0', '2.1', '2.2', '2.3']);
+/** xs:NMTOKEN, what Header/@refID must be: a request ID that is not one is not echoed. */
+const NMTOKEN = /^[\p{L}\p{N}._:-]+$/u;
+
 export function xjmfDocument(req: JmfRequestInfo | undefined, returnCode: number, inner: string): string {
   const name = xjmfResponseName(req?.messageType);
   const time = now();
+  const version = req?.version !== undefined && XJMF_VERSIONS.has(req.version) ? req.version : DEFAULT_XJMF_VERSION;
+  const refID = req?.messageId !== undefined && NMTOKEN.test(req.messageId) ? req.messageId : undefined;
   return '<?xml version="1.0" encoding="UTF-8"?>\n'
-    + `<XJMF xmlns="${XJDF_NS}"${attrs({ Version: req?.version ?? DEFAULT_XJMF_VERSION })}>`
+    + `<XJMF xmlns="${XJDF_NS}"${attrs({ Version: version })}>`
     + `<Header${attrs({ DeviceID: SENDER_ID, ID: newId(), Time: time })}/>`
     + `<${name}${attrs({ ReturnCode: returnCode })}>`
-    + `<Header${attrs({ DeviceID: SENDER_ID, ID: newId(), Time: time, refID: req?.messageId })}/>`
+    + `<Header${attrs({ DeviceID: SENDER_ID, ID: newId(), Time: time, refID })}/>`
     + `${inner}</${name}></XJMF>\n`;
 }
 
@@ -117,7 +124,11 @@ export function answerJmfQuery(req: JmfRequestInfo): { contentType: string; body
   if (req.kind === 'xjmf' && !req.messageType.startsWith('Query')) return undefined;
   let inner: string;
   if (bare === 'KnownMessages') {
-    inner = SUPPORTED.map((s) => `<MessageService${attrs({ Type: s.type, [s.family]: 'true' })}/>`).join('');
+    // JMF 1.x: Type plus a family flag; XJMF 2.x names the message whole (CommandSubmitQueueEntry) and has no flags.
+    // SubmissionMethods is a JMF 1.x query only (XJMF 2.x has none), so an XJMF controller is not told of it.
+    inner = SUPPORTED.filter((s) => req.kind === 'jmf' || s.type !== 'SubmissionMethods').map((s) => (req.kind === 'xjmf'
+      ? `<MessageService${attrs({ Type: `${s.family}${s.type}` })}/>`
+      : `<MessageService${attrs({ Type: s.type, [s.family]: 'true' })}/>`)).join('');
   } else if (bare === 'SubmissionMethods' && req.kind === 'jmf') {
     inner = `<SubmissionMethods${attrs({ Packaging: 'MIME', URLSchemes: 'cid' })}/>`;
   } else {

@@ -6,7 +6,7 @@
  * A template is one or more alternatives separated by `||`, tried in order. An alternative is either the word
  * `auto` (the built-in keys) or text with placeholders `{…}`:
  *   {@DescriptiveName}                          an attribute of the Product
- *   {MediaIntent/@MediaQuality}                 an attribute of the first MediaIntent inside the Product
+ *   {MediaIntent/@MediaQuality}                 an attribute of the first MediaIntent inside the Product that has it
  *   {LayoutIntent/@FinishedDimensions}          (element steps match at any depth, in order)
  * An alternative yields a key only when every placeholder in it is found; e.g.
  *   `{@DescriptiveName}||{MediaIntent/@MediaQuality} {LayoutIntent/@FinishedDimensions}`
@@ -41,15 +41,14 @@ export function parseProductKeyTemplate(template: string): Alternative[] {
   });
 }
 
-/** The value a placeholder names inside a product, or undefined. */
+/** The value a placeholder names inside a product (the first element, in document order, on that path having it). */
 function lookupPath(product: XNode, steps: string[], attribute: string): string | undefined {
   let scope: XNode[] = [product];
   for (const step of steps) {
-    const next = scope.flatMap((n) => descendants(n, step));
-    if (next.length === 0) return undefined;
-    scope = [next[0]!];
+    scope = [...new Set(scope.flatMap((n) => descendants(n, step)))];
+    if (scope.length === 0) return undefined;
   }
-  return attr(scope[0], attribute);
+  return scope.map((n) => attr(n, attribute)).find((v) => v !== undefined);
 }
 
 /** The key an alternative gives for a product, or undefined when one of its placeholders is missing. */

@@ -8,8 +8,10 @@
  * the path, is refused as a whole (FORBIDDEN_SITE): a prepress system sending to the wrong plant must hear it.
  *
  * data_ordine of a ticket that has no date of its own (issue 20): the day the job was first received, in the
- * service's time zone. A ticket sent again keeps the date of the order it registered the first time, so a resend
- * on another day is a duplicate, not a conflict.
+ * service's time zone, but never after the ticket's delivery date (a job sent after its due date, as CIP4's own
+ * samples are, is still the sender's order: the "delivery before order" check is for dates a sender wrote). A
+ * ticket sent again keeps the date of the order it registered the first time, so a resend on another day is a
+ * duplicate, not a conflict.
  */
 import { IntakeError } from '../../errors.ts';
 import type { ConnectorCustomer } from '../../store/connectors.ts';
@@ -89,7 +91,12 @@ export async function decodeConnectorSubmission(store: Store, s: StoredSubmissio
     const verdict = await resolver.resolve(candidate?.codice_cliente);
     if (candidate && verdict.customer) {
       candidate.codice_cliente = verdict.customer.code;
-      if (notes?.dateDefaulted) candidate.data_ordine = await firstDate(store, verdict.customer.id, candidate.riferimento_ordine, dateIn(s.receivedAt, timeZone));
+      if (notes?.dateDefaulted) {
+        const received = dateIn(s.receivedAt, timeZone);
+        const due = candidate.data_consegna;
+        const latest = typeof due === 'string' && /^\d{4}-\d{2}-\d{2}$/.test(due) && due < received ? due : received;
+        candidate.data_ordine = await firstDate(store, verdict.customer.id, candidate.riferimento_ordine, latest);
+      }
     }
     const owner = resolver.attemptOwner(verdict.customer);
     orders.push({ ...verdict, ...(owner === undefined ? {} : { attemptOwner: owner }), ...(notes ? { notes } : {}) });

@@ -30,7 +30,9 @@ export interface ConnectorService {
   apiKeys: Map<string, string>;
   customer(code: string): Promise<string>;
   site(code: string, name?: string): Promise<void>;
-  connector(input: { customer: string; sites: string; format: string; allowIps?: string; mapping?: string; name?: string }): Promise<{ id: string; key: string }>;
+  connector(input: {
+    customer?: string; customers?: string; sites: string; format: string; allowIps?: string; mapping?: string; name?: string; productKey?: string;
+  }): Promise<{ id: string; key: string }>;
   close(): Promise<void>;
 }
 
@@ -61,7 +63,7 @@ export async function startConnectorService(env: Record<string, string> = {}): P
     },
     async connector(input) {
       const { mapping, ...rest } = input;
-      const { connector, key } = await addConnector(store, { name: `${input.format} ${input.customer}`, ...rest });
+      const { connector, key } = await addConnector(store, { name: `${input.format} ${input.customer ?? input.customers}`, ...rest });
       if (mapping !== undefined) await setMapping(store, connector.id, mapping);
       return { id: connector.id, key };
     },

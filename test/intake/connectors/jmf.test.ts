@@ -225,6 +225,8 @@ void describe('JMF/XJMF responses', () => {
     assert.deepEqual(known.MessageService.map((m: Record<string, string>) => m['@Type']), ['SubmitQueueEntry', 'KnownMessages', 'SubmissionMethods']);
     const xknown = parseResponse(answerJmfQuery({ kind: 'xjmf', messageType: 'QueryKnownMessages', messageId: 'Q2' })!.body).XJMF;
     assert.equal(xknown.ResponseKnownMessages.Header['@refID'], 'Q2');
+    assert.deepEqual(xknown.ResponseKnownMessages.MessageService.map((m: Record<string, string>) => m['@Type']),
+      ['CommandSubmitQueueEntry', 'QueryKnownMessages']);
     const methods = parseResponse(answerJmfQuery({ kind: 'jmf', messageType: 'SubmissionMethods' })!.body).JMF.Response;
     assert.equal(methods.SubmissionMethods['@URLSchemes'], 'cid');
     assert.equal(answerJmfQuery({ kind: 'jmf', messageType: 'QueueStatus' }), undefined);
