@@ -4,32 +4,16 @@
  * the same code the CLI runs, and xmllint validation of the XJMF the service writes.
  */
 import { execFile } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { importCustomerTable } from '../../../src/connectors/customers-csv.ts';
 import { importLookup } from '../../../src/connectors/lookup-csv.ts';
 import type { ConnectorService } from './helpers.ts';
+import { XJDF_XSD } from '../../helpers/shared.ts';
 
-/**
- * ../shared/cip4 beside the checkout (INTAKE_TEST_CIP4_DIR overrides): looked for in the ancestors of the project,
- * so a git worktree one level deeper finds the same folder.
- */
-function findCip4(): string {
-  const set = process.env.INTAKE_TEST_CIP4_DIR?.trim();
-  if (set) return path.resolve(set);
-  const root = path.resolve(import.meta.dirname, '../../..');
-  for (let dir = path.dirname(root); ; dir = path.dirname(dir)) {
-    const candidate = path.join(dir, 'shared', 'cip4');
-    if (existsSync(candidate) || dir === path.dirname(dir)) return candidate;
-  }
-}
-
-export const CIP4_DIR = findCip4();
-export const SAMPLES_DIR = path.join(CIP4_DIR, 'samples');
-export const XJDF_XSD = path.join(CIP4_DIR, 'xjdf.xsd');
-export const HAVE_SAMPLES = existsSync(SAMPLES_DIR) && existsSync(XJDF_XSD);
+export { CIP4_DIR, CIP4_SAMPLES as SAMPLES_DIR, XJDF_XSD, CIP4_SKIP } from '../../helpers/shared.ts';
 
 export const XJDF = 'application/vnd.cip4-xjdf+xml';
 export const XJMF = 'application/vnd.cip4-xjmf+xml';

@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { call, startConnectorService, type ConnectorService } from './helpers.ts';
-import { CIP4_ARTICLES, HAVE_SAMPLES, integratorConnector, SAMPLES_DIR, XJDF } from './cip4.ts';
+import { CIP4_ARTICLES, CIP4_SKIP, integratorConnector, SAMPLES_DIR, XJDF } from './cip4.ts';
 
 /** CIP4's product.xjdf naming `customerId` (or no CustomerInfo at all) and the job `jobId`. */
 function ticket(customerId: string | undefined, jobId = 'JOB-42'): string {
@@ -16,7 +16,7 @@ function ticket(customerId: string | undefined, jobId = 'JOB-42'): string {
   return text.replace('CustomerID="CUSTOMER-ID"', `CustomerID="${customerId}"`);
 }
 
-void describe('connectors serving several customers', { skip: HAVE_SAMPLES ? false : 'no ../shared/cip4 beside the project' }, () => {
+void describe('connectors serving several customers', { skip: CIP4_SKIP }, () => {
   let svc: ConnectorService;
   let printer: { id: string; key: string };
   let everyone: { id: string; key: string };
