@@ -16,10 +16,11 @@ export const MAIL_LIMITS = {
   /** An SMTP client silent this long is disconnected: it holds a slot and a half-received message. */
   smtpSocketTimeoutMs: 120_000,
   /**
-   * SMTP connections that have not yet named a real order mailbox, from one address. A customer's mail server opens
-   * one or two; without this bound 50 idle sockets from one host filled every slot (421 for everyone).
+   * SMTP connections that have not yet named a real order mailbox, from one address. A relay delivering a burst opens
+   * up to 20 at once (Postfix's default smtp_destination_concurrency_limit), each named a mailbox within a second;
+   * without this bound 50 idle sockets from one host filled every slot (421 for everyone).
    */
-  smtpWaitingPerAddress: 10,
+  smtpWaitingPerAddress: 20,
   /**
    * Of smtpClients, the slots kept for connections that named a real order mailbox: while strangers hold every
    * other slot, mail for customers is still taken.
