@@ -40,7 +40,7 @@ interface PassiveLike {
 }
 
 /** Listen on a random free port of [min, max] at host; resolves with the listening server. */
-function listenRandom(make: () => Server, host: string, min: number, max: number): Promise<Server> {
+export function listenRandom(make: () => Server, host: string, min: number, max: number): Promise<Server> {
   return new Promise((resolve, reject) => {
     let attempts = 0;
     const attempt = () => {

@@ -18,6 +18,8 @@ import { createRequire } from 'node:module';
 import { createServer, type Socket } from 'node:net';
 import { createSecureContext, TLSSocket, type SecureContext } from 'node:tls';
 import type { FtpConnection } from 'ftp-srv';
+import { plainAddress } from '../connection-guard.ts';
+import { listenRandom } from './ftp-passive.ts';
 
 const require = createRequire(import.meta.url);
 
@@ -65,40 +67,36 @@ class TlsPassive extends Passive {
 
   override setupServer(): Promise<unknown> {
     if (!this.connection.secure) return super.setupServer();
-    // ftp-srv's own code, with a plain TCP server whose sockets are wrapped at once instead of a TLS server.
+    // ftp-srv's own code, with a plain TCP server whose sockets are wrapped at once instead of a TLS server, and the
+    // rules of ftp-passive.ts for plain FTP: a random port of the range, and a connection from another address (or a
+    // second one) dropped while the port keeps waiting for the client, whose session goes on (RFC 2577).
     this.closeServer();
-    return this.server.getNextPasvPort().then(async (port) => {
-      this.dataSocket = null;
-      let idle: NodeJS.Timeout | undefined;
-      const server = createServer({ pauseOnConnect: false }, (raw) => {
-        if (raw.remoteAddress?.replace(/^::ffff:/, '') !== this.connection.commandSocket.remoteAddress?.replace(/^::ffff:/, '')) {
-          this.log.error({ pasv_connection: raw.remoteAddress }, 'Connecting addresses do not match');
-          raw.destroy();
-          void this.connection.reply(550, 'Remote addresses do not match').then(() => (this.connection as unknown as { close(): void }).close());
-          return;
-        }
-        clearTimeout(idle);
-        const socket = new TLSSocket(raw, { isServer: true, secureContext: this.context() }) as TLSSocket & { connected?: boolean };
-        const handshake = setTimeout(() => socket.destroy(new Error('TLS handshake on the data connection timed out')), DATA_HANDSHAKE_TIMEOUT_MS);
-        socket.once('secure', () => clearTimeout(handshake));
-        socket.once('close', () => clearTimeout(handshake));
-        socket.on('error', (err: Error) => this.server.emit('client-error', { connection: this.connection, context: 'dataSocket', error: err }));
-        socket.once('close', () => this.closeServer());
-        socket.connected = true;
-        this.dataSocket = socket;
-      });
-      server.maxConnections = 1;
+    this.dataSocket = null;
+    const expected = plainAddress(this.connection.commandSocket.remoteAddress);
+    let idle: NodeJS.Timeout | undefined;
+    const onSocket = (raw: Socket) => {
+      if (plainAddress(raw.remoteAddress) !== expected || this.dataSocket) {
+        this.log.error({ pasv_connection: raw.remoteAddress, cmd_connection: expected }, 'stray passive data connection dropped');
+        raw.destroy();
+        return;
+      }
+      clearTimeout(idle);
+      const socket = new TLSSocket(raw, { isServer: true, secureContext: this.context() }) as TLSSocket & { connected?: boolean };
+      const handshake = setTimeout(() => socket.destroy(new Error('TLS handshake on the data connection timed out')), DATA_HANDSHAKE_TIMEOUT_MS);
+      socket.once('secure', () => clearTimeout(handshake));
+      socket.once('close', () => clearTimeout(handshake));
+      socket.on('error', (err: Error) => this.server.emit('client-error', { connection: this.connection, context: 'dataSocket', error: err }));
+      socket.once('close', () => this.closeServer());
+      socket.connected = true;
+      this.dataSocket = socket;
+    };
+    const options = (this.server as unknown as { options: { pasv_min?: number; pasv_max?: number } }).options;
+    return listenRandom(() => createServer({ pauseOnConnect: false }, onSocket), this.server.url.hostname,
+      options.pasv_min ?? 1024, options.pasv_max ?? 65535).then((server) => {
       server.on('error', (err: Error) => this.server.emit('client-error', { connection: this.connection, context: 'dataServer', error: err }));
       server.once('close', () => this.end());
       this.dataServer = server as unknown as PassiveConnector['dataServer'];
-      await new Promise<void>((resolve, reject) => {
-        server.once('error', reject);
-        server.listen(port, this.server.url.hostname, () => {
-          server.off('error', reject);
-          idle = setTimeout(() => this.closeServer(), CONNECT_TIMEOUT_MS);
-          resolve();
-        });
-      });
+      idle = setTimeout(() => this.closeServer(), CONNECT_TIMEOUT_MS);
       return server;
     });
   }
