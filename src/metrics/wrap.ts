@@ -15,8 +15,10 @@ import type { Metrics } from './metrics.ts';
 export function timeAcks(intake: Intake, metrics: Metrics): Intake {
   return {
     ...intake,
-    submit: (sub) => metrics.timeAck(sub.channel, () => intake.submit(sub)),
-    submitInBackground: (sub) => metrics.timeAck(sub.channel, () => intake.submitInBackground(sub)),
+    // Every argument is passed on as it came: the options after the submission (e.g. the upload budget's onSettled)
+    // belong to the intake, and a wrapper that dropped them would leave them never called.
+    submit: (...args) => metrics.timeAck(args[0].channel, () => intake.submit(...args)),
+    submitInBackground: (...args) => metrics.timeAck(args[0].channel, () => intake.submitInBackground(...args)),
   };
 }
 
