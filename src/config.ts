@@ -359,7 +359,7 @@ function trustProxyList(value: string | undefined): readonly string[] {
   return Object.freeze(out);
 }
 
-/** The sealing key as given, once it is known to decode to exactly 32 bytes (see src/channels/mail/secret-box.ts). */
+/** The sealing key as given, once it is known to decode to exactly 32 bytes (see src/auth/secret-box.ts). */
 function secretKey(value: string | undefined): string | undefined {
   const v = value?.trim();
   if (!v) return undefined;

@@ -6,8 +6,8 @@
 import type { AddressInfo } from 'node:net';
 import type { Server as TlsServer } from 'node:tls';
 import { createAuthenticator } from './auth/authenticator.ts';
-import { createHttpServer } from './channels/http-server.ts';
-import { addHsts, httpsOptions, reloadTls, startRedirectServer } from './channels/http-tls.ts';
+import { createHttpServer } from './http/server.ts';
+import { addHsts, httpsOptions, reloadTls, startRedirectServer } from './http/tls.ts';
 import { registerConnectorRoutes } from './channels/connectors/routes.ts';
 import { registerDocs } from './channels/rest/docs.ts';
 import { registerRestRoutes } from './channels/rest/routes.ts';

@@ -9,7 +9,7 @@
  * the database without the key reveals no secret and a sealed secret moved onto another webhook does not open.
  */
 import { createHmac, randomBytes } from 'node:crypto';
-import { openSecret, sealSecret } from '../channels/mail/secret-box.ts';
+import { openSecret, sealSecret } from '../auth/secret-box.ts';
 import { IntakeError } from '../errors.ts';
 
 const PREFIX = 'whsec_';

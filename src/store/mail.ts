@@ -106,7 +106,7 @@ export interface NewImapAccount {
   /** true: TLS from the start (993); false: plain connection upgraded by STARTTLS when offered. */
   tls: boolean;
   username: string;
-  /** The password sealed with INTAKE_SECRET_KEY (see src/channels/mail/secret-box.ts); never the clear text. */
+  /** The password sealed with INTAKE_SECRET_KEY (see src/auth/secret-box.ts); never the clear text. */
   passwordEnc: string;
   /** The folder watched for orders. */
   folder: string;

@@ -15,7 +15,7 @@ import { ImapFlow } from 'imapflow';
 import pg from 'pg';
 import MailComposer from 'nodemailer/lib/mail-composer/index.js';
 import { v7 as uuidv7 } from 'uuid';
-import { sealSecret } from '../../src/channels/mail/secret-box.ts';
+import { sealSecret } from '../../src/auth/secret-box.ts';
 import { addConnector } from '../../src/connectors/provision.ts';
 import { addSite } from '../../src/connectors/sites.ts';
 import { describe, it } from 'node:test';

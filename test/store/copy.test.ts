@@ -13,7 +13,7 @@ import MailComposer from 'nodemailer/lib/mail-composer';
 import { DEFAULT_UNITS } from '../../src/catalog/units.ts';
 import { startOutbox } from '../../src/channels/mail/outbox.ts';
 import { createPipeline } from '../../src/channels/mail/pipeline.ts';
-import { openSecret, sealSecret } from '../../src/channels/mail/secret-box.ts';
+import { openSecret, sealSecret } from '../../src/auth/secret-box.ts';
 import { provisionCustomer } from '../../src/customers/provision.ts';
 import { addOperator } from '../../src/operators/accounts.ts';
 import { IntakeError } from '../../src/errors.ts';

@@ -4,7 +4,7 @@
  * - JMF/XJMF callers (prepress systems that think they talk to a device) always get HTTP 200 with a JMF/XJMF
  *   Response: ReturnCode says the outcome, QueueEntryID is the id_ordine, the notification text says why a
  *   submission was refused.
- * - Everyone else gets the REST shapes (src/channels/rest/render.ts), plus `sito_produzione`:
+ * - Everyone else gets the REST shapes (src/http/render.ts), plus `sito_produzione`:
  *   one order → exactly what POST /api/v1/ordini answers (201, 200 duplicate, 400 shape A/B, 403, 409 …);
  *   several orders (an ERP export) → 200 with one entry per order, each with the status it would have had alone,
  *   and `esito` ok only when every order is ok. A file that cannot be read at all → its error status, as REST.
@@ -12,8 +12,8 @@
 import { ERROR_CATALOG, type ErrorCode } from '../../errors.ts';
 import { JMF_RETURN_CODES, renderJmfResponse, type JmfRequestInfo } from '../../intake/connectors/index.ts';
 import type { Outcome, OrderOutcome } from '../../intake/types.ts';
-import { errorBody } from '../http-server.ts';
-import { MESSAGES, renderOutcome, type HttpAnswer } from '../rest/render.ts';
+import { errorBody } from '../../http/server.ts';
+import { MESSAGES, renderOutcome, type HttpAnswer } from '../../http/render.ts';
 
 export interface JmfAnswer {
   contentType: string;

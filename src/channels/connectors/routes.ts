@@ -22,7 +22,7 @@ import {
 import { connectorStatusById, connectorStatusByRef } from '../../intake/connector-status.ts';
 import type { Intake } from '../../intake/intake.ts';
 import type { Store } from '../../store/store.ts';
-import { errorBody } from '../http-server.ts';
+import { errorBody } from '../../http/server.ts';
 import { renderConnectorOutcome, renderJmfOutcome } from './render.ts';
 import { answerResubmit, isResubmit } from './resubmit.ts';
 

@@ -7,7 +7,7 @@
  */
 import type { Outcome } from '../../intake/types.ts';
 import type { Store, SubmissionSummary } from '../../store/store.ts';
-import { renderOutcomeJson, renderOutcomeText, type OutcomeFileInput } from './outcome-file.ts';
+import { renderOutcomeJson, renderOutcomeText, type OutcomeFileInput } from '../../render/outcome-file.ts';
 import type { SizeCache } from './tree-model.ts';
 
 export interface OutcomeFileRef {

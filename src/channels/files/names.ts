@@ -1,7 +1,7 @@
 /**
  * Names in the virtual tree: which uploads are temporary, and what each stored file is called in a listing.
  */
-import { formatter } from '../local-time.ts';
+import { formatter } from '../../render/local-time.ts';
 
 /**
  * Suffixes of the names clients give a file while it is still arriving: WinSCP `.filepart`, FileZilla and many

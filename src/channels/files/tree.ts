@@ -19,7 +19,7 @@ import type { SubmissionSummary } from '../../store/store.ts';
 import { childLogger } from '../../log.ts';
 import { LIMITS } from './limits.ts';
 import { displayNames, isTemporaryName } from './names.ts';
-import { OUTCOME_JSON_SUFFIX, OUTCOME_TEXT_SUFFIX } from './outcome-file.ts';
+import { OUTCOME_JSON_SUFFIX, OUTCOME_TEXT_SUFFIX } from '../../render/outcome-file.ts';
 import { outcomeInput, outcomeSizeKey, outcomeSizes, renderOutcomeFile, type OutcomeFileRef } from './listing-sizes.ts';
 import { SpoolWriter, TooLargeError } from './spool.ts';
 import {

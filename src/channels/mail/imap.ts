@@ -14,7 +14,7 @@ import { v7 as uuidv7 } from 'uuid';
 import type { Logger } from '../../log.ts';
 import type { ImapAccount } from '../../store/mail.ts';
 import type { Store } from '../../store/store.ts';
-import { openSecret } from './secret-box.ts';
+import { openSecret } from '../../auth/secret-box.ts';
 
 export interface ImapDeps {
   store: Store;

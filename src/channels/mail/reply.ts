@@ -8,10 +8,10 @@
  * automatic (Auto-Submitted: auto-replied, RFC 3834), so another robot does not answer it in turn.
  */
 import MailComposer from 'nodemailer/lib/mail-composer';
-import { renderOutcomeJson, renderOutcomeText, type OutcomeFileInput } from '../files/outcome-file.ts';
+import { renderOutcomeJson, renderOutcomeText, type OutcomeFileInput } from '../../render/outcome-file.ts';
 import type { Outcome } from '../../intake/types.ts';
 import { MAIL_LIMITS } from './limits.ts';
-import { localTime } from '../local-time.ts';
+import { localTime } from '../../render/local-time.ts';
 import type { OrderPart, ParsedMessage } from './parse.ts';
 
 export interface JudgedPart {

@@ -5,7 +5,7 @@
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { isIntakeError } from '../../errors.ts';
-import { errorBody } from '../http-server.ts';
+import { errorBody } from '../../http/server.ts';
 import { DEFAULT_FEED_LIMIT, MAX_FEED_LIMIT, MAX_WAIT_SECONDS, readFeed } from '../../handoff/feed.ts';
 import { authenticateIntegration, type IntegrationPrincipal } from '../../handoff/integrations.ts';
 import { MAX_NOTE_LENGTH, updateProductionState } from '../../handoff/production.ts';

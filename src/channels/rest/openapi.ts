@@ -6,7 +6,7 @@
  * It is OpenAPI 3.0, the version every code generator reads, so schemas use 3.0 forms (boolean exclusiveMinimum
  * beside minimum, `nullable` rather than type arrays); test/channels/rest/openapi.test.ts validates what is served.
  */
-import { connectorPaths, connectorSecuritySchemes } from '../connectors/openapi.ts';
+import { connectorPaths, connectorSecuritySchemes } from '../../http/connector-openapi.ts';
 import { integrationPaths, productionProperties } from './openapi-integrations.ts';
 
 const errorA = {

@@ -3,17 +3,16 @@
  * request into a Submission, and renders the Outcome; everything else is the intake core's.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { errorBody } from '../http-server.ts';
-import { renderOutcome, renderQueued } from './render.ts';
+import { errorBody } from '../../http/server.ts';
+import { renderOutcome, renderQueued } from '../../http/render.ts';
 import { statusById, statusByRef } from '../../intake/status.ts';
 import { authenticateIntegration } from '../../handoff/integrations.ts';
 import type { Intake } from '../../intake/intake.ts';
 import type { Principal } from '../../intake/types.ts';
 import type { Store } from '../../store/store.ts';
+import type { ApiKeyAuth } from '../../http/auth.ts';
 
-export interface ApiKeyAuth {
-  apiKey(token: string | undefined): Promise<Principal | undefined>;
-}
+export type { ApiKeyAuth } from '../../http/auth.ts';
 
 export interface RestDeps {
   intake: Intake;

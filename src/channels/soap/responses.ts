@@ -5,7 +5,7 @@
  *
  * Element order follows the sequences of the schema in wsdl.ts; the tests validate real responses against it.
  */
-import { MESSAGES } from '../rest/render.ts';
+import { MESSAGES } from '../../http/render.ts';
 import type { OrderStatus } from '../../intake/status.ts';
 import type { FieldError, OrderLine, OrderOutcome, ProductionStep } from '../../intake/types.ts';
 import { SOAP11_NS } from './envelope.ts';

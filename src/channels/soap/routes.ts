@@ -10,8 +10,8 @@ import { statusById, statusByRef, type OrderStatus } from '../../intake/status.t
 import type { Intake } from '../../intake/intake.ts';
 import type { Principal } from '../../intake/types.ts';
 import type { Store } from '../../store/store.ts';
-import { errorBody } from '../http-server.ts';
-import type { ApiKeyAuth } from '../rest/routes.ts';
+import { errorBody } from '../../http/server.ts';
+import type { ApiKeyAuth } from '../../http/auth.ts';
 import { readEnvelope, textOf, type SoapRequest } from './envelope.ts';
 import { SoapFault } from './fault.ts';
 import { faultResponse, inviaOrdineResponse, statoOrdineResponse } from './responses.ts';

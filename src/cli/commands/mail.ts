@@ -7,7 +7,7 @@
 import { Option, type Command } from 'commander';
 import { v7 as uuidv7 } from 'uuid';
 import { checkImapMailbox } from '../../channels/mail/imap.ts';
-import { sealSecret } from '../../channels/mail/secret-box.ts';
+import { sealSecret } from '../../auth/secret-box.ts';
 import { requireCustomerByCode } from '../../customers/find.ts';
 import { IntakeError } from '../../errors.ts';
 import type { ImapAccount, MailState, ReplyState } from '../../store/mail.ts';

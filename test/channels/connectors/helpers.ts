@@ -8,7 +8,7 @@ import type { AddressInfo } from 'node:net';
 import { request } from 'undici';
 import { createAuthenticator } from '../../../src/auth/authenticator.ts';
 import { registerConnectorRoutes } from '../../../src/channels/connectors/routes.ts';
-import { createHttpServer } from '../../../src/channels/http-server.ts';
+import { createHttpServer } from '../../../src/http/server.ts';
 import { registerDocs } from '../../../src/channels/rest/docs.ts';
 import { registerRestRoutes } from '../../../src/channels/rest/routes.ts';
 import { DEFAULT_UNITS } from '../../../src/catalog/units.ts';

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { compactTime, displayNames, isTemporaryName } from '../../../src/channels/files/names.ts';
-import { renderOutcomeJson, renderOutcomeText } from '../../../src/channels/files/outcome-file.ts';
+import { renderOutcomeJson, renderOutcomeText } from '../../../src/render/outcome-file.ts';
 
 test('temporary names: hidden files and the usual partial-upload suffixes', () => {
   for (const n of ['.ordine.csv', 'ordine.csv.part', 'ordine.csv.filepart', 'ORDINE.CSV.TMP', 'x.crdownload', 'x.partial', 'x.temp']) {

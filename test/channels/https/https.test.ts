@@ -10,7 +10,7 @@ import https from 'node:https';
 import { connect } from 'node:net';
 import { createClientAsync } from 'soap';
 import { Agent, request } from 'undici';
-import { HANDSHAKE_TIMEOUT_MS, HSTS_VALUE } from '../../../src/channels/http-tls.ts';
+import { HANDSHAKE_TIMEOUT_MS, HSTS_VALUE } from '../../../src/http/tls.ts';
 import { order, startTestService, tempDir, type TestCustomer, type TestService } from '../../helpers/service.ts';
 import { makeCert, type TestCert } from '../../helpers/tls.ts';
 

@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { request } from 'undici';
-import { HSTS_VALUE } from '../../../src/channels/http-tls.ts';
+import { HSTS_VALUE } from '../../../src/http/tls.ts';
 import { addConnector } from '../../../src/connectors/provision.ts';
 import { addSite } from '../../../src/connectors/sites.ts';
 import { order, startTestService, type TestService } from '../../helpers/service.ts';

@@ -7,7 +7,7 @@ import { after, before, describe, it } from 'node:test';
 import { ImapFlow } from 'imapflow';
 import MailComposer from 'nodemailer/lib/mail-composer';
 import { v7 as uuidv7 } from 'uuid';
-import { sealSecret } from '../../../src/channels/mail/secret-box.ts';
+import { sealSecret } from '../../../src/auth/secret-box.ts';
 import { STORED_FLAG } from '../../../src/channels/mail/imap.ts';
 import type { Store } from '../../../src/store/store.ts';
 import { order, waitFor } from '../../helpers/service.ts';

@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { describe, it } from 'node:test';
-import { openSecret, sealSecret } from '../../../src/channels/mail/secret-box.ts';
+import { openSecret, sealSecret } from '../../../src/auth/secret-box.ts';
 import { loadConfig } from '../../../src/config.ts';
 import { IntakeError } from '../../../src/errors.ts';
 

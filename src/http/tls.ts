@@ -12,7 +12,7 @@ import type { AddressInfo } from 'node:net';
 import { createSecureContext, type Server as TlsServer } from 'node:tls';
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from '../log.ts';
-import { errorBody } from './http-server.ts';
+import { errorBody } from './server.ts';
 
 export interface TlsFiles {
   certFile: string;

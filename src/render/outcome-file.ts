@@ -5,8 +5,8 @@
  * JSON field names are the spec's words, as in the REST answers: `esito`, `id_ordine`, `numero_ordine`, `errori`
  * ({campo, messaggio}, shape B) and `message` (shape A strings), so a program parsing both reads one vocabulary.
  */
-import { localTime } from '../local-time.ts';
-import type { OrderOutcome, Outcome } from '../../intake/types.ts';
+import { localTime } from './local-time.ts';
+import type { OrderOutcome, Outcome } from '../intake/types.ts';
 
 export interface OutcomeFileInput {
   /** The file's name as listed (see names.ts). */
