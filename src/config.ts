@@ -4,7 +4,13 @@
  * settings page (docs/operators/settings.md) is generated from these comments by `npm run docs`.
  */
 import path from 'node:path';
-import { IntakeError } from './errors.ts';
+/**
+ * A setting that cannot be used: the service refuses to start and says which and why. Not an IntakeError: no
+ * customer ever sees it, and it has no protocol status.
+ */
+export class ConfigError extends Error {
+  override readonly name = 'ConfigError';
+}
 import { parseCidr } from './connectors/ip-allow.ts';
 
 /** A listening port: a number (0 = ephemeral, the bound port is logged) or 'off' to disable the channel. */
@@ -185,7 +191,7 @@ function onOff(env: Env, key: string, fallback: boolean): boolean {
   if (v === undefined || v === '') return fallback;
   if (v === 'on') return true;
   if (v === 'off') return false;
-  throw new IntakeError('VALIDATION', `${key} must be on or off, not "${env[key]}"`);
+  throw new ConfigError(`${key} must be on or off, not "${env[key]}"`);
 }
 
 function port(env: Env, key: string, fallback: number): PortSetting {
@@ -193,7 +199,7 @@ function port(env: Env, key: string, fallback: number): PortSetting {
   if (v === undefined || v === '') return fallback;
   if (v.toLowerCase() === 'off') return 'off';
   const n = Number(v);
-  if (!Number.isInteger(n) || n < 0 || n > 65535) throw new IntakeError('INTERNAL', `${key} must be a port number (0-65535) or "off", got "${v}"`);
+  if (!Number.isInteger(n) || n < 0 || n > 65535) throw new ConfigError(`${key} must be a port number (0-65535) or "off", got "${v}"`);
   return n;
 }
 
@@ -201,7 +207,7 @@ function bytes(env: Env, key: string, fallback: number): number {
   const v = env[key]?.trim();
   if (!v) return fallback;
   const n = Number(v);
-  if (!Number.isInteger(n) || n <= 0) throw new IntakeError('INTERNAL', `${key} must be a positive whole number of bytes, got "${v}"`);
+  if (!Number.isInteger(n) || n <= 0) throw new ConfigError(`${key} must be a positive whole number of bytes, got "${v}"`);
   return n;
 }
 
@@ -213,7 +219,7 @@ function portRange(env: Env, key: string, fallback: { min: number; max: number }
   const max = Number(m?.[2]);
   // Below 1024 the service would need root, and a reversed range is a typo.
   if (!m || min < 1024 || max > 65535 || min > max) {
-    throw new IntakeError('INTERNAL', `${key} must look like 30000-30100 (ports 1024-65535, low to high), got "${v}"`);
+    throw new ConfigError(`${key} must look like 30000-30100 (ports 1024-65535, low to high), got "${v}"`);
   }
   return Object.freeze({ min, max });
 }
@@ -222,7 +228,7 @@ function timeZone(v: string): string {
   try {
     new Intl.DateTimeFormat('en', { timeZone: v });
   } catch {
-    throw new IntakeError('INTERNAL', `INTAKE_TIMEZONE "${v}" is not an IANA time zone`);
+    throw new ConfigError(`INTAKE_TIMEZONE "${v}" is not an IANA time zone`);
   }
   return v;
 }
@@ -230,20 +236,20 @@ function timeZone(v: string): string {
 export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config {
   const databaseUrl = env.INTAKE_DATABASE_URL?.trim() || undefined;
   if (databaseUrl && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
-    throw new IntakeError('INTERNAL', 'INTAKE_DATABASE_URL must start with postgres:// (unset it to use the embedded SQLite)');
+    throw new ConfigError('INTAKE_DATABASE_URL must start with postgres:// (unset it to use the embedded SQLite)');
   }
   const smtpRelay = env.INTAKE_SMTP_RELAY?.trim() || undefined;
   if (smtpRelay && !/^smtps?:\/\//.test(smtpRelay)) {
-    throw new IntakeError('INTERNAL', 'INTAKE_SMTP_RELAY must look like smtp://host:port');
+    throw new ConfigError('INTAKE_SMTP_RELAY must look like smtp://host:port');
   }
   const tlsCert = env.INTAKE_TLS_CERT?.trim() || undefined;
   const tlsKey = env.INTAKE_TLS_KEY?.trim() || undefined;
-  if ((tlsCert === undefined) !== (tlsKey === undefined)) throw new IntakeError('INTERNAL', 'INTAKE_TLS_CERT and INTAKE_TLS_KEY must be set together');
+  if ((tlsCert === undefined) !== (tlsKey === undefined)) throw new ConfigError('INTAKE_TLS_CERT and INTAKE_TLS_KEY must be set together');
   const ftpPublicHost = env.INTAKE_FTP_PUBLIC_HOST?.trim() || undefined;
   // The FTP PASV reply can only carry an IPv4 address (IPv6 clients use EPSV, which carries none).
-  if (ftpPublicHost && !/^\d{1,3}(\.\d{1,3}){3}$/.test(ftpPublicHost)) throw new IntakeError('INTERNAL', `INTAKE_FTP_PUBLIC_HOST must be an IPv4 address, got "${ftpPublicHost}"`);
+  if (ftpPublicHost && !/^\d{1,3}(\.\d{1,3}){3}$/.test(ftpPublicHost)) throw new ConfigError(`INTAKE_FTP_PUBLIC_HOST must be an IPv4 address, got "${ftpPublicHost}"`);
   const publicUrl = env.INTAKE_PUBLIC_URL?.trim().replace(/\/+$/, '') || undefined;
-  if (publicUrl && !/^https?:\/\//.test(publicUrl)) throw new IntakeError('INTERNAL', 'INTAKE_PUBLIC_URL must start with http:// or https://');
+  if (publicUrl && !/^https?:\/\//.test(publicUrl)) throw new ConfigError('INTAKE_PUBLIC_URL must start with http:// or https://');
   return Object.freeze({
     dataDir: path.resolve(cwd, env.INTAKE_DATA_DIR?.trim() || './data'),
     databaseUrl,
@@ -283,7 +289,7 @@ function handoff(env: Env): Pick<Config, 'webhookTimeoutMs' | 'handoffLeaseMs' |
   const webhookTimeoutMs = millis(env, 'INTAKE_WEBHOOK_TIMEOUT_MS', 10_000, 100, 60_000);
   const handoffLeaseMs = millis(env, 'INTAKE_HANDOFF_LEASE_MS', 60_000, 1000, 60 * 60_000);
   if (handoffLeaseMs < webhookTimeoutMs + 1000) {
-    throw new IntakeError('INTERNAL', `INTAKE_HANDOFF_LEASE_MS (${handoffLeaseMs}) must exceed INTAKE_WEBHOOK_TIMEOUT_MS (${webhookTimeoutMs}) by at least 1000`);
+    throw new ConfigError(`INTAKE_HANDOFF_LEASE_MS (${handoffLeaseMs}) must exceed INTAKE_WEBHOOK_TIMEOUT_MS (${webhookTimeoutMs}) by at least 1000`);
   }
   const raw = env.INTAKE_HANDOFF_RETRY?.trim();
   let handoffRetry = { firstMs: 5000, maxMs: 60 * 60_000, giveUpMs: 24 * 60 * 60_000 };
@@ -293,7 +299,7 @@ function handoff(env: Env): Pick<Config, 'webhookTimeoutMs' | 'handoffLeaseMs' |
     // Up to 30 days: a longer give-up period is a typo, and a delivery that old is better replayed by hand.
     if (parts.length !== 3 || parts.some((n) => !Number.isInteger(n) || n < 1 || n > 30 * 24 * 60 * 60_000)
       || firstMs! > maxMs!) {
-      throw new IntakeError('INTERNAL', `INTAKE_HANDOFF_RETRY must look like 5000,3600000,86400000 (first, max, give-up in ms; first <= max), got "${raw}"`);
+      throw new ConfigError(`INTAKE_HANDOFF_RETRY must look like 5000,3600000,86400000 (first, max, give-up in ms; first <= max), got "${raw}"`);
     }
     handoffRetry = { firstMs: firstMs!, maxMs: maxMs!, giveUpMs: giveUpMs! };
   }
@@ -305,30 +311,30 @@ function handoff(env: Env): Pick<Config, 'webhookTimeoutMs' | 'handoffLeaseMs' |
 
 function logFormat(value: string | undefined): 'auto' | 'json' | 'pretty' {
   const v = value?.trim().toLowerCase() || 'auto';
-  if (v !== 'auto' && v !== 'json' && v !== 'pretty') throw new IntakeError('INTERNAL', `INTAKE_LOG_FORMAT must be auto, json or pretty, got "${v}"`);
+  if (v !== 'auto' && v !== 'json' && v !== 'pretty') throw new ConfigError(`INTAKE_LOG_FORMAT must be auto, json or pretty, got "${v}"`);
   return v;
 }
 
 function ftpRequireTls(env: Env, hasCertificate: boolean): boolean {
   const v = env.INTAKE_FTP_REQUIRE_TLS?.trim().toLowerCase();
   if (!v || v === 'false' || v === '0' || v === 'no') return false;
-  if (v !== 'true' && v !== '1' && v !== 'yes') throw new IntakeError('INTERNAL', `INTAKE_FTP_REQUIRE_TLS must be true or false, got "${v}"`);
+  if (v !== 'true' && v !== '1' && v !== 'yes') throw new ConfigError(`INTAKE_FTP_REQUIRE_TLS must be true or false, got "${v}"`);
   // Requiring TLS without a certificate would refuse every login: a configuration mistake, said at start.
-  if (!hasCertificate) throw new IntakeError('INTERNAL', 'INTAKE_FTP_REQUIRE_TLS needs INTAKE_TLS_CERT and INTAKE_TLS_KEY');
+  if (!hasCertificate) throw new ConfigError('INTAKE_FTP_REQUIRE_TLS needs INTAKE_TLS_CERT and INTAKE_TLS_KEY');
   return true;
 }
 
 /** HTTPS, reverse proxy and metrics settings (see the Config fields of the same names). */
 function httpSettings(env: Env, haveCert: boolean) {
   const tlsSetting = env.INTAKE_HTTP_TLS?.trim().toLowerCase() || (haveCert ? 'on' : 'off');
-  if (tlsSetting !== 'on' && tlsSetting !== 'off') throw new IntakeError('INTERNAL', `INTAKE_HTTP_TLS must be "on" or "off", got "${tlsSetting}"`);
-  if (tlsSetting === 'on' && !haveCert) throw new IntakeError('INTERNAL', 'INTAKE_HTTP_TLS=on needs INTAKE_TLS_CERT and INTAKE_TLS_KEY');
+  if (tlsSetting !== 'on' && tlsSetting !== 'off') throw new ConfigError(`INTAKE_HTTP_TLS must be "on" or "off", got "${tlsSetting}"`);
+  if (tlsSetting === 'on' && !haveCert) throw new ConfigError('INTAKE_HTTP_TLS=on needs INTAKE_TLS_CERT and INTAKE_TLS_KEY');
   const httpTls = tlsSetting === 'on';
   const redirect: PortSetting = env.INTAKE_HTTP_REDIRECT_PORT?.trim() ? port(env, 'INTAKE_HTTP_REDIRECT_PORT', 0) : 'off';
-  if (redirect !== 'off' && !httpTls) throw new IntakeError('INTERNAL', 'INTAKE_HTTP_REDIRECT_PORT needs HTTPS on the HTTP port (INTAKE_TLS_CERT and INTAKE_TLS_KEY)');
+  if (redirect !== 'off' && !httpTls) throw new ConfigError('INTAKE_HTTP_REDIRECT_PORT needs HTTPS on the HTTP port (INTAKE_TLS_CERT and INTAKE_TLS_KEY)');
   const metricsToken = env.INTAKE_METRICS_TOKEN?.trim() || undefined;
   // A token short enough to guess would protect nothing; 32 characters is what `openssl rand -hex 16` prints.
-  if (metricsToken !== undefined && metricsToken.length < 32) throw new IntakeError('INTERNAL', 'INTAKE_METRICS_TOKEN must be at least 32 characters (e.g. the output of "openssl rand -hex 16")');
+  if (metricsToken !== undefined && metricsToken.length < 32) throw new ConfigError('INTAKE_METRICS_TOKEN must be at least 32 characters (e.g. the output of "openssl rand -hex 16")');
   return {
     httpTls,
     httpRedirectPort: redirect,
@@ -353,7 +359,7 @@ function trustProxyList(value: string | undefined): readonly string[] {
     try {
       out.push(parseCidr(e));
     } catch (err) {
-      throw new IntakeError('INTERNAL', `INTAKE_TRUST_PROXY: ${(err as Error).message}`);
+      throw new ConfigError(`INTAKE_TRUST_PROXY: ${(err as Error).message}`);
     }
   }
   return Object.freeze(out);
@@ -365,7 +371,7 @@ function secretKey(value: string | undefined): string | undefined {
   if (!v) return undefined;
   const bytes = /^[0-9a-fA-F]{64}$/.test(v) ? Buffer.from(v, 'hex') : /^[A-Za-z0-9+/]{43}=?$/.test(v) ? Buffer.from(v, 'base64') : undefined;
   if (bytes?.length !== 32) {
-    throw new IntakeError('INTERNAL', 'INTAKE_SECRET_KEY must be 32 bytes as 64 hex digits or base64 (e.g. the output of "openssl rand -base64 32")');
+    throw new ConfigError('INTAKE_SECRET_KEY must be 32 bytes as 64 hex digits or base64 (e.g. the output of "openssl rand -base64 32")');
   }
   return v;
 }
@@ -375,7 +381,7 @@ function wholeNumber(env: Env, key: string, unit: string, fallback: number, min:
   const v = env[key]?.trim();
   if (!v) return fallback;
   const n = Number(v);
-  if (!Number.isInteger(n) || n < min || n > max) throw new IntakeError('INTERNAL', `${key} must be a whole number of ${unit} from ${min} to ${max}, got "${v}"`);
+  if (!Number.isInteger(n) || n < min || n > max) throw new ConfigError(`${key} must be a whole number of ${unit} from ${min} to ${max}, got "${v}"`);
   return n;
 }
 

@@ -7,7 +7,7 @@
  * - credential: something that proves a sender is a customer: an API key (REST, SOAP), a user name and
  *   password (FTP/SFTP), a mailbox address (e-mail), a connector key (`service-x-key`). Each belongs to
  *   exactly one customer; secrets are stored only as hashes.
- * - channel: the way a submission arrived (rest, soap, email, imap, ftp, sftp, connector, watch).
+ * - channel: the way a submission arrived (rest, soap, email, imap, ftp, sftp, connector, and the web console and portal).
  * - submission: one thing a channel received (a request body, an uploaded file, an e-mail attachment) with
  *   its raw bytes. It is committed to the store before the channel acknowledges it, and kept forever with
  *   its outcome. A submission holds one or more orders.
@@ -27,7 +27,7 @@
 import type { ErrorCode } from '../errors.ts';
 
 // console: an order an operator corrected and registered on the customer's behalf; portal: the customers' web page.
-export const CHANNELS = ['rest', 'soap', 'email', 'imap', 'ftp', 'sftp', 'connector', 'watch', 'console', 'portal'] as const;
+export const CHANNELS = ['rest', 'soap', 'email', 'imap', 'ftp', 'sftp', 'connector', 'console', 'portal'] as const;
 export type Channel = (typeof CHANNELS)[number];
 
 /** The authenticated sender, as a channel resolved it from a credential. */

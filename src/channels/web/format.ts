@@ -8,7 +8,7 @@ import type { SubmissionSummary } from '../../store/store.ts';
 
 const CHANNEL_LABELS: Record<Channel, string> = {
   rest: 'REST', soap: 'SOAP', email: 'E-mail', imap: 'E-mail (IMAP)', ftp: 'FTP', sftp: 'SFTP',
-  connector: 'Connettore', watch: 'Cartella', console: 'Console', portal: 'Portale',
+  connector: 'Connettore', console: 'Console', portal: 'Portale',
 };
 
 export function channelLabel(c: string): string {
