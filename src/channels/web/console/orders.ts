@@ -3,34 +3,15 @@
  */
 import type { FastifyInstance } from 'fastify';
 import { IntakeError } from '../../../errors.ts';
-import { CHANNELS, type Channel } from '../../../intake/types.ts';
-import type { OrderSearch, OrderSummary } from '../../../store/web.ts';
+import { CHANNELS } from '../../../intake/types.ts';
+import type { OrderSummary } from '../../../store/web.ts';
 import type { WebContext } from '../index.ts';
-import { cursorOf, download, idParam, parseCursor, str } from '../render.ts';
-import { dayStart } from './dashboard.ts';
+import { cursorOf, download, idParam } from '../render.ts';
 import { consolePage, record, operatorOf } from './routes.ts';
-import { PAGE_SIZE } from './submissions.ts';
+import { listFilters, PAGE_SIZE } from './filters.ts';
 
 /** Rows one CSV export may hold: a spreadsheet's worth; narrower filters give the rest. */
 export const MAX_EXPORT_ROWS = 100_000;
-
-async function orderFilters(ctx: WebContext, query: unknown) {
-  const q = (query ?? {}) as Record<string, unknown>;
-  const form = { cliente: str(q.cliente, 40) ?? '', canale: str(q.canale, 20) ?? '', dal: str(q.dal, 10) ?? '', al: str(q.al, 10) ?? '', rif: str(q.rif, 100) ?? '' };
-  const search: OrderSearch = { limit: PAGE_SIZE };
-  let unknownCustomer = false;
-  if (form.cliente) {
-    const c = await ctx.store.getCustomerByCode(form.cliente);
-    if (c) search.customerId = c.id;
-    else unknownCustomer = true;
-  }
-  if ((CHANNELS as readonly string[]).includes(form.canale)) search.channel = form.canale as Channel;
-  search.from = dayStart(form.dal, ctx.timeZone);
-  search.to = dayStart(form.al, ctx.timeZone, 1);
-  if (form.rif) search.riferimento = form.rif;
-  search.after = parseCursor(q.dopo);
-  return { form, search, unknownCustomer };
-}
 
 /** A CSV cell: quoted, quotes doubled, and a leading = + - @ neutralised so a spreadsheet never runs it as a formula. */
 export function csvCell(v: unknown): string {
@@ -41,7 +22,7 @@ export function csvCell(v: unknown): string {
 
 export function registerOrderRoutes(app: FastifyInstance, ctx: WebContext): void {
   app.get('/ordini', async (req, reply) => {
-    const { form, search, unknownCustomer } = await orderFilters(ctx, req.query);
+    const { form, search, unknownCustomer } = await listFilters(ctx, req.query);
     const rows = unknownCustomer ? [] : await ctx.store.searchOrders(search);
     const last = rows.length === PAGE_SIZE ? rows[rows.length - 1] : undefined;
     const params = new URLSearchParams(Object.entries(form).filter(([, v]) => v !== ''));
@@ -54,7 +35,7 @@ export function registerOrderRoutes(app: FastifyInstance, ctx: WebContext): void
   });
 
   app.get('/ordini.csv', async (req, reply) => {
-    const { search, unknownCustomer } = await orderFilters(ctx, req.query);
+    const { search, unknownCustomer } = await listFilters(ctx, req.query);
     const lines = ['numero_ordine;codice_cliente;riferimento_ordine;data_ordine;data_consegna;canale;registrato_il;id_ordine'];
     let after = search.after;
     let n = 0;

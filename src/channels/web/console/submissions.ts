@@ -4,37 +4,21 @@
  */
 import type { FastifyInstance } from 'fastify';
 import { IntakeError } from '../../../errors.ts';
-import { CHANNELS, type Channel } from '../../../intake/types.ts';
+import { CHANNELS } from '../../../intake/types.ts';
 import { SUBMISSION_OUTCOMES, type SubmissionOutcomeFilter, type SubmissionSearch } from '../../../store/web.ts';
 import type { WebContext } from '../index.ts';
 import { rawPreview, safeFileName } from '../format.ts';
-import { cursorOf, download, idParam, parseCursor, str } from '../render.ts';
-import { dayStart } from './dashboard.ts';
+import { cursorOf, download, idParam, str } from '../render.ts';
+import { listFilters, PAGE_SIZE } from './filters.ts';
 import { actor, consolePage, record } from './routes.ts';
 import { registerCorrectRoutes } from './correct.ts';
 
-export const PAGE_SIZE = 50;
-
 /** The list's filters from the query string, as given (for the form) and as a store search. */
 export async function submissionFilters(ctx: WebContext, query: unknown) {
-  const q = (query ?? {}) as Record<string, unknown>;
-  const form = {
-    cliente: str(q.cliente, 40) ?? '', canale: str(q.canale, 20) ?? '', esito: str(q.esito, 20) ?? '',
-    dal: str(q.dal, 10) ?? '', al: str(q.al, 10) ?? '', rif: str(q.rif, 100) ?? '',
-  };
-  const search: SubmissionSearch = { limit: PAGE_SIZE };
-  let unknownCustomer = false;
-  if (form.cliente) {
-    const c = await ctx.store.getCustomerByCode(form.cliente);
-    if (c) search.customerId = c.id;
-    else unknownCustomer = true;
-  }
-  if ((CHANNELS as readonly string[]).includes(form.canale)) search.channel = form.canale as Channel;
+  const { q, form: common, search: base, unknownCustomer } = await listFilters(ctx, query);
+  const form = { ...common, esito: str(q.esito, 20) ?? '' };
+  const search: SubmissionSearch = { ...base };
   if ((SUBMISSION_OUTCOMES as readonly string[]).includes(form.esito)) search.outcome = form.esito as SubmissionOutcomeFilter;
-  search.from = dayStart(form.dal, ctx.timeZone);
-  search.to = dayStart(form.al, ctx.timeZone, 1);
-  if (form.rif) search.riferimento = form.rif;
-  search.after = parseCursor(q.dopo);
   return { form, search, unknownCustomer };
 }
 

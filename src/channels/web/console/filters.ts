@@ -1,0 +1,30 @@
+/**
+ * The filters the console's lists share (customer, channel, date range, reference, keyset page), read once from the
+ * query string: as given, to fill the form again, and as a store search.
+ */
+import { CHANNELS, type Channel } from '../../../intake/types.ts';
+import type { OrderSearch } from '../../../store/web.ts';
+import type { WebContext } from '../index.ts';
+import { parseCursor, str } from '../render.ts';
+import { dayStart } from './dashboard.ts';
+
+/** Rows per page of a list: what a person scans before refining the filters. */
+export const PAGE_SIZE = 50;
+
+export async function listFilters(ctx: WebContext, query: unknown) {
+  const q = (query ?? {}) as Record<string, unknown>;
+  const form = { cliente: str(q.cliente, 40) ?? '', canale: str(q.canale, 20) ?? '', dal: str(q.dal, 10) ?? '', al: str(q.al, 10) ?? '', rif: str(q.rif, 100) ?? '' };
+  const search: OrderSearch = { limit: PAGE_SIZE };
+  let unknownCustomer = false;
+  if (form.cliente) {
+    const c = await ctx.store.getCustomerByCode(form.cliente);
+    if (c) search.customerId = c.id;
+    else unknownCustomer = true;
+  }
+  if ((CHANNELS as readonly string[]).includes(form.canale)) search.channel = form.canale as Channel;
+  search.from = dayStart(form.dal, ctx.timeZone);
+  search.to = dayStart(form.al, ctx.timeZone, 1);
+  if (form.rif) search.riferimento = form.rif;
+  search.after = parseCursor(q.dopo);
+  return { q, form, search, unknownCustomer };
+}
