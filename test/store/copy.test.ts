@@ -16,15 +16,15 @@ import { createPipeline } from '../../src/channels/mail/pipeline.ts';
 import { openSecret, sealSecret } from '../../src/auth/secret-box.ts';
 import { provisionCustomer } from '../../src/customers/provision.ts';
 import { addOperator } from '../../src/operators/accounts.ts';
-import { IntakeError } from '../../src/errors.ts';
+import { IntakeError } from '../../src/domain/errors.ts';
 import { createIntake, type Intake } from '../../src/intake/intake.ts';
-import type { Order } from '../../src/intake/types.ts';
+import type { Order } from '../../src/domain/types.ts';
 import { createLogger } from '../../src/log.ts';
-import { copySqliteToPostgres, type CopyResult } from '../../src/store/copy.ts';
-import { SPEC_TABLES } from '../../src/store/copy-list.ts';
-import { openPostgresStore } from '../../src/store/postgres.ts';
-import { openSqliteStore } from '../../src/store/sqlite.ts';
-import type { Store } from '../../src/store/store.ts';
+import { copySqliteToPostgres, type CopyResult } from '../../src/store/copy/copy.ts';
+import { SPEC_TABLES } from '../../src/store/copy/list.ts';
+import { openPostgresStore } from '../../src/store/postgres/store.ts';
+import { openSqliteStore } from '../../src/store/sqlite/store.ts';
+import type { Store } from '../../src/domain/store/store.ts';
 import { adminQuery, createSchema, PG_SKIP, testDatabaseUrl, type TestSchema } from './pg-schema.ts';
 import { waitFor } from '../helpers/service.ts';
 import { startSink } from '../channels/mail/helpers.ts';
@@ -403,7 +403,7 @@ void describe('db copy from SQLite to PostgreSQL', { skip: PG_SKIP }, () => {
       const claims: Record<string, string[]> = {
         submissions: ['claimed_by', 'lease_until'], mail_messages: ['claimed_by', 'claimed_until'], mail_replies: ['claimed_by'],
       };
-      // The outbox's stream position on PostgreSQL also holds the writing transaction (postgres-events.ts).
+      // The outbox's stream position on PostgreSQL also holds the writing transaction (postgres/events.ts).
       const ordering: Record<string, string[]> = { order_events: ['xid'] };
       for (const t of tables.filter((name) => name !== 'leases' && name !== 'instances')) {
         assert.deepEqual(pgColumns.get(t), [...sqliteColumns.get(t)!, ...(claims[t] ?? []), ...(ordering[t] ?? [])].sort(), `columns of ${t}`);
@@ -412,7 +412,7 @@ void describe('db copy from SQLite to PostgreSQL', { skip: PG_SKIP }, () => {
         assert.deepEqual([...spec.columns].sort(), sqliteColumns.get(spec.table), `the copy of ${spec.table} lists every column`);
         assert.deepEqual(spec.targetOnly ?? [], claims[spec.table] ?? [], `the copy of ${spec.table} knows PostgreSQL's own columns`);
       }
-      // The events' seq is renumbered by the target as the copy inserts them in order (copy-outbox.ts): nothing to carry over.
+      // The events' seq is renumbered by the target as the copy inserts them in order (copy/outbox.ts): nothing to carry over.
       const sequences = await adminQuery<{ name: string }>(testDatabaseUrl!, 'SELECT sequencename AS name FROM pg_sequences WHERE schemaname = $1', [schema.name]);
       assert.deepEqual(sequences.map((r) => r.name), ['order_events_seq_seq'], 'no sequences to carry over');
     } finally {
