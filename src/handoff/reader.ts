@@ -4,8 +4,7 @@
  * seam that keeps handoff code from depending on the whole Store.
  */
 import type { EventReader } from '../domain/order-events.ts';
-import type { EventStore } from '../domain/store/events.ts';
-import { eventLimit } from '../domain/store/events.ts';
+import { eventLimit, type EventStore } from '../domain/store/events.ts';
 
 export function storeEventReader(store: Pick<EventStore, 'readEvents'>): EventReader {
   return {

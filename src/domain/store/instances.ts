@@ -34,6 +34,3 @@ export interface InstanceStore {
 }
 
 export const NOTHING_FREED: FreedWork = Object.freeze({ instances: [], submissions: 0, messages: 0, replies: 0, leases: 0 }) as FreedWork;
-
-/** A registered instance found gone is kept (marked) this long before its row goes: see migration 006. */
-export const GONE_ROW_KEEP_MS = 10 * 60_000;

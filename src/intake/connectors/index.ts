@@ -7,6 +7,7 @@
  * reached) or UNSUPPORTED_MEDIA_TYPE (a content type the connector's format does not take).
  */
 import { IntakeError } from '../../domain/errors.ts';
+import type { ConnectorFormat } from '../../domain/store/connectors.ts';
 import { decodeOrders } from '../formats/decode.ts';
 import { MAX_JSON_DEPTH } from '../formats/json.ts';
 import { decodeText, printable } from '../formats/text.ts';
@@ -17,19 +18,16 @@ import { parseMediaType, partForCid, partForLocation, readRelatedParts, rootPart
 import type { Alternative } from './product-key-template.ts';
 import type { DecodedTicket, TicketContext, TicketNotes } from './ticket.ts';
 import { decodeXjdf } from './xjdf.ts';
+import type { ArticleLookup, JmfRequestInfo } from './types.ts';
 import { attr, readPlain, readTree, type XmlRoot } from './xml-tree.ts';
 
 export { compileMapping } from './mapping.ts';
 export { answerJmfQuery, JMF_RETURN_CODES, renderJmfResponse, type JmfResult } from './jmf-response.ts';
 export { normaliseProductKey, DEFAULT_UNIT } from './product-key.ts';
 
-/** How a connector's payloads are read. jdf: JDF 1.x tickets and JMF 1.x SubmitQueueEntry messages.
- *  xjdf: XJDF 2.x tickets and XJMF 2.x CommandSubmitQueueEntry. json / xml: the ERP's own shape, turned into
- *  orders by the connector's mapping (without a mapping: the spec's own order JSON/XML, decoded by the core). */
-export type ConnectorFormat = 'jdf' | 'xjdf' | 'json' | 'xml';
-export const CONNECTOR_FORMATS: readonly ConnectorFormat[] = ['jdf', 'xjdf', 'json', 'xml'];
-
-export interface ArticleLookup { codice_articolo: string; unita_misura?: string }
+/** How a connector's payloads are read (defined with the Connector in src/domain/store/connectors.ts). */
+export type { ConnectorFormat };
+export type { ArticleLookup, JmfRequestInfo } from './types.ts';
 
 export interface ConnectorProfile {
   format: ConnectorFormat;
@@ -42,19 +40,6 @@ export interface ConnectorProfile {
 }
 
 export type PayloadKind = 'jdf' | 'xjdf' | 'jmf' | 'xjmf' | 'json' | 'xml';
-
-export interface JmfRequestInfo {
-  kind: 'jmf' | 'xjmf';
-  /** e.g. SubmitQueueEntry, KnownMessages, QueueStatus (JMF); CommandSubmitQueueEntry, QueryKnownMessages (XJMF). */
-  messageType: string;
-  /** ID of the Command/Query (JMF) or Header/@ID (XJMF): echoed as refID in the response. */
-  messageId?: string;
-  senderId?: string;
-  /** JMF Version / XJMF Version attribute, echoed. */
-  version?: string;
-  /** ResubmitQueueEntry / CommandResubmitQueueEntry: ResubmissionParams/@QueueEntryID, the order to replace. */
-  queueEntryId?: string;
-}
 
 export interface ConnectorDecoded {
   kind: PayloadKind;

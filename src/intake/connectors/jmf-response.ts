@@ -3,7 +3,7 @@
  * escaped, and characters XML 1.0 cannot carry are dropped, so a sender's text can never break the document.
  */
 import { randomUUID } from 'node:crypto';
-import type { JmfRequestInfo } from './index.ts';
+import type { JmfRequestInfo } from './types.ts';
 import { JMF_MEDIA_TYPE, XJMF_MEDIA_TYPE } from './jmf.ts';
 
 /** ReturnCode values from the JDF 1.x specification (appendix "Supported Error Codes in JMF"), reused by XJMF. */

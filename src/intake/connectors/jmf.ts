@@ -7,7 +7,7 @@
  * <QueueSubmissionParams URL/>`.
  */
 import { IntakeError } from '../../domain/errors.ts';
-import type { JmfRequestInfo } from './index.ts';
+import type { JmfRequestInfo } from './types.ts';
 import { attr, child, children, type XmlRoot, type XNode } from './xml-tree.ts';
 
 export const JMF_MEDIA_TYPE = 'application/vnd.cip4-jmf+xml';

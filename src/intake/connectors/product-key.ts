@@ -7,7 +7,7 @@
  * @ExternalID), then ProductType, then DescriptiveName. The first key found in the table wins. A product no key
  * matches keeps its first raw key as codice_articolo, so stage B reports "articolo sconosciuto" naming it.
  */
-import type { ArticleLookup } from './index.ts';
+import type { ArticleLookup } from './types.ts';
 
 /**
  * Unit used when the lookup row names none. PZ (pezzi) is in the built-in unit list (src/catalog/units.ts) and

@@ -1,5 +1,5 @@
 /** What the JDF and XJDF readers share: their input context and result. */
-import type { ArticleLookup } from './index.ts';
+import type { ArticleLookup } from './types.ts';
 import type { Alternative } from './product-key-template.ts';
 import type { ResolvedArticle } from './product-key.ts';
 import type { TicketDetails } from './ticket-details.ts';

@@ -3,7 +3,12 @@
  * error whichever engine runs, rather than an engine message or a lease that silently never expires.
  */
 import { IntakeError } from '../../domain/errors.ts';
+import type { Store } from '../../domain/store/store.ts';
 import { limitOf } from './rows.ts';
+
+/** The claim and lease methods each engine implements in its own work.ts. */
+export type WorkMethods = Pick<Store,
+  'claimSubmissions' | 'claimSubmission' | 'renewClaims' | 'releaseClaims' | 'acquireLease' | 'renewLease' | 'releaseLease'>;
 
 /** Submissions claimed per call: a claim is a promise to work, so a holder takes a handful, not the backlog. */
 export const MAX_CLAIM_BATCH = 1000;

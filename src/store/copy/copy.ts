@@ -17,9 +17,9 @@ import { IntakeError } from '../../domain/errors.ts';
 import { checkColumns, copyTable } from './generic.ts';
 import { SPEC_TABLES } from './list.ts';
 import { copyEvents } from './outbox.ts';
-import { page, type Row } from './sql.ts';
+import { page, type CopyContext, type Row } from './sql.ts';
 import {
-  copyCatalog, copyCredentials, copyCustomers, copyOrders, copySequences, copySubmissions, type CopyContext,
+  copyCatalog, copyCredentials, copyCustomers, copyOrders, copySequences, copySubmissions,
 } from './tables.ts';
 import { checkKnown, migrationsDir, readMigrations } from '../common/migrate.ts';
 import { openPostgresStore } from '../postgres/store.ts';

@@ -11,8 +11,7 @@
 import type Database from 'better-sqlite3';
 import type { PoolClient } from 'pg';
 import { IntakeError } from '../../domain/errors.ts';
-import { inTransaction, insertRows, type Row } from './sql.ts';
-import type { CopyContext } from './tables.ts';
+import { inTransaction, insertRows, type CopyContext, type Row } from './sql.ts';
 
 export interface TableSpec {
   table: string;

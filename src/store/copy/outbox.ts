@@ -6,8 +6,7 @@
  * changes after registration.
  */
 import type Database from 'better-sqlite3';
-import { inTransaction, insertRows, page } from './sql.ts';
-import type { CopyContext } from './tables.ts';
+import { inTransaction, insertRows, page, type CopyContext } from './sql.ts';
 
 const EVENT_COLUMNS = ['id', 'type', 'time', 'order_id', 'customer_id', 'data'] as const;
 

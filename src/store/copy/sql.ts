@@ -10,6 +10,16 @@ const MAX_PARAMS = 60_000;
 
 export type Row = Record<string, unknown>;
 
+/** What each table's copy step works with (copy/tables.ts, copy/outbox.ts, copy/generic.ts). */
+export interface CopyContext {
+  src: Database.Database;
+  c: PoolClient;
+  /** Rows read from the source per page. */
+  pageSize: number;
+  /** `n` more source rows of the current table are done. */
+  tick(n: number): void;
+}
+
 /** `($1, $2), ($3, $4)`: placeholders for `rows` rows of `cols` columns. */
 function placeholders(rows: number, cols: number): string {
   const out: string[] = [];

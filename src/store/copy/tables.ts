@@ -7,17 +7,8 @@
 import type Database from 'better-sqlite3';
 import type { PoolClient } from 'pg';
 import { IntakeError } from '../../domain/errors.ts';
-import { byValues, ids, inTransaction, insertRows, page, type Row } from './sql.ts';
+import { byValues, ids, inTransaction, insertRows, page, type CopyContext, type Row } from './sql.ts';
 import { copyProductionStates, hasProductionState } from './outbox.ts';
-
-export interface CopyContext {
-  src: Database.Database;
-  c: PoolClient;
-  /** Rows read from the source per page. */
-  pageSize: number;
-  /** `n` more source rows of the current table are done. */
-  tick(n: number): void;
-}
 
 /**
  * Raw bytes sent to PostgreSQL per statement. A submission may be 100 MiB (INTAKE_MAX_FILE_BYTES); grouping

@@ -5,10 +5,8 @@
 import type pg from 'pg';
 import type { PoolClient } from 'pg';
 import { IntakeError } from '../../domain/errors.ts';
-import {
-  CONNECTOR_SELECT, customersByConnector, sitesByConnector, toConnector, toLookupRow, toSite, upperSite,
-  type Connector, type ConnectorLookupRow, type ConnectorRow, type ConnectorStore, type NewConnectorKey,
-} from '../../domain/store/connectors.ts';
+import { type Connector, type ConnectorLookupRow, type ConnectorStore, type NewConnectorKey } from '../../domain/store/connectors.ts';
+import { CONNECTOR_SELECT, customersByConnector, sitesByConnector, toConnector, toLookupRow, toSite, upperSite, type ConnectorRow } from '../common/connector-rows.ts';
 import { pgCode, withTransaction } from './tx.ts';
 import { chunks, isoIn, nowIso } from '../common/rows.ts';
 import { postgresConnectorTenants } from './connector-tenants.ts';

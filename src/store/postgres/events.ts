@@ -13,9 +13,9 @@ import type pg from 'pg';
 import { IntakeError } from '../../domain/errors.ts';
 import type { OrderEvent } from '../../domain/order-events.ts';
 import type { ProductionStep, RegisteredOrder } from '../../domain/types.ts';
-import {
-  eventLimit, invalidCursor, toOrderEvent, type EventStore, type Integration, type NewEvent, type ProductionChange,
-} from '../../domain/store/events.ts';
+import { type EventStore, type Integration, type NewEvent, type ProductionChange } from '../../domain/store/events.ts';
+import { invalidCursor, toOrderEvent } from '../common/events.ts';
+import { eventLimit } from '../../domain/store/events.ts';
 import { isoIn, isoOut, optIsoOut } from '../common/rows.ts';
 import { pgCode } from './tx.ts';
 

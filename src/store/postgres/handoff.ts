@@ -10,10 +10,8 @@
 import type pg from 'pg';
 import type { PoolClient } from 'pg';
 import { IntakeError } from '../../domain/errors.ts';
-import {
-  DELIVERY_COLUMNS, SUBSCRIBER_COLUMNS, errorText, toDelivery, toDeliverySummary, toSubscriber,
-  type DeliveryRow, type HandoffStore, type SubscriberRow,
-} from '../../domain/store/handoff.ts';
+import { type HandoffStore } from '../../domain/store/handoff.ts';
+import { DELIVERY_COLUMNS, SUBSCRIBER_COLUMNS, errorText, toDelivery, toDeliverySummary, toSubscriber, type DeliveryRow, type SubscriberRow } from '../common/handoff-rows.ts';
 import { pgCode, withTransaction } from './tx.ts';
 import { isoIn, limitOf, nowIso } from '../common/rows.ts';
 import { checkLabel, checkLeaseMs, claimLimit } from '../common/work.ts';

@@ -12,9 +12,11 @@
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import type pg from 'pg';
-import { GONE_ROW_KEEP_MS, NOTHING_FREED, type FreedWork, type InstanceStore } from '../../domain/store/instances.ts';
+import { NOTHING_FREED, type FreedWork, type InstanceStore } from '../../domain/store/instances.ts';
 import { checkLabel } from '../common/work.ts';
 
+/** A registered instance found gone is kept (marked) this long before its row goes: see migration 006. */
+const GONE_ROW_KEEP_MS = 10 * 60_000;
 /** After the session's connection is lost (the database restarted, a network cut), it is opened again this often. */
 const RECONNECT_MS = 1_000;
 /** Keys are random; a collision with a lock held in another schema of the same database just draws another. */

@@ -1,6 +1,7 @@
 /** Queue depths on PostgreSQL: see stats.ts. */
 import type pg from 'pg';
-import { QUEUE_COUNTS, type StatsStore } from '../../domain/store/stats.ts';
+import type { StatsStore } from '../../domain/store/stats.ts';
+import { QUEUE_COUNTS } from '../common/queue-counts.ts';
 
 export function postgresStats(pool: pg.Pool): StatsStore {
   return {

@@ -17,7 +17,8 @@ import { postgresConnectors } from './connectors.ts';
 import { postgresInstances } from './instances.ts';
 import { postgresHandoff } from './handoff.ts';
 import { insertEventsQuery, pgProductionHistory, postgresEvents } from './events.ts';
-import { refusals, registeredEvent, type NewEvent } from '../../domain/store/events.ts';
+import { type NewEvent } from '../../domain/store/events.ts';
+import { refusals, registeredEvent } from '../common/events.ts';
 import { postgresStats } from './stats.ts';
 import { postgresWeb } from './web.ts';
 import {

@@ -6,10 +6,8 @@ import { IntakeError } from '../../domain/errors.ts';
 import { pgCode, withTransaction } from './tx.ts';
 import { isoIn, nowIso, SUBMISSION_COLUMNS, toOrder, toSummary, type OrderRow, type SubmissionRow } from '../common/rows.ts';
 import type { Article } from '../../domain/store/store.ts';
-import {
-  orderSearchSql, pageLimit, submissionSearchSql, toAudit, toOperator, toWebSession, type OperatorRow, type OrderCount,
-  type OrderSummary, type WebStore,
-} from '../../domain/store/web.ts';
+import { type OrderCount, type OrderSummary, type WebStore } from '../../domain/store/web.ts';
+import { orderSearchSql, pageLimit, submissionSearchSql, toAudit, toOperator, toWebSession, type OperatorRow } from '../common/web-rows.ts';
 
 /** Spelled exactly as the index submissions_esito_received, or PostgreSQL would not use it. */
 export const PG_ESITO = `(outcome->>'esito')`;

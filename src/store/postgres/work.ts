@@ -7,11 +7,7 @@
  * time is the database's `now()`, so instances whose clocks disagree still agree on when a lease has passed.
  */
 import type pg from 'pg';
-import type { Store } from '../../domain/store/store.ts';
-import { checkLabel, checkLeaseMs, claimIds, claimLimit } from '../common/work.ts';
-
-export type WorkMethods = Pick<Store,
-  'claimSubmissions' | 'claimSubmission' | 'renewClaims' | 'releaseClaims' | 'acquireLease' | 'renewLease' | 'releaseLease'>;
+import { checkLabel, checkLeaseMs, claimIds, claimLimit, type WorkMethods } from '../common/work.ts';
 
 const LEASE_END = `now() + $3::bigint * interval '1 millisecond'`;
 

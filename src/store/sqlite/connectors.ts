@@ -5,10 +5,8 @@
  */
 import type Database from 'better-sqlite3';
 import { IntakeError } from '../../domain/errors.ts';
-import {
-  CONNECTOR_SELECT, customersByConnector, sitesByConnector, toConnector, toLookupRow, toSite, upperSite,
-  type Connector, type ConnectorLookupRow, type ConnectorRow, type ConnectorStore, type NewConnector, type NewConnectorKey,
-} from '../../domain/store/connectors.ts';
+import { type Connector, type ConnectorLookupRow, type ConnectorStore, type NewConnector, type NewConnectorKey } from '../../domain/store/connectors.ts';
+import { CONNECTOR_SELECT, customersByConnector, sitesByConnector, toConnector, toLookupRow, toSite, upperSite, type ConnectorRow } from '../common/connector-rows.ts';
 import { chunks, isoIn, nowIso } from '../common/rows.ts';
 import { statementCache } from './statements.ts';
 import { sqliteConnectorTenants } from './connector-tenants.ts';

@@ -8,9 +8,9 @@ import type Database from 'better-sqlite3';
 import { IntakeError } from '../../domain/errors.ts';
 import type { OrderEvent } from '../../domain/order-events.ts';
 import type { ProductionStep, RegisteredOrder } from '../../domain/types.ts';
-import {
-  eventLimit, invalidCursor, toOrderEvent, type EventStore, type Integration, type NewEvent, type ProductionChange,
-} from '../../domain/store/events.ts';
+import { type EventStore, type Integration, type NewEvent, type ProductionChange } from '../../domain/store/events.ts';
+import { invalidCursor, toOrderEvent } from '../common/events.ts';
+import { eventLimit } from '../../domain/store/events.ts';
 import { isoIn } from '../common/rows.ts';
 import type { SqliteWriter } from './writer.ts';
 

@@ -11,10 +11,8 @@
  */
 import type Database from 'better-sqlite3';
 import { IntakeError } from '../../domain/errors.ts';
-import {
-  DELIVERY_COLUMNS, SUBSCRIBER_COLUMNS, errorText, toDelivery, toDeliverySummary, toSubscriber,
-  type DeliveryRow, type HandoffStore, type SubscriberRow,
-} from '../../domain/store/handoff.ts';
+import { type HandoffStore } from '../../domain/store/handoff.ts';
+import { DELIVERY_COLUMNS, SUBSCRIBER_COLUMNS, errorText, toDelivery, toDeliverySummary, toSubscriber, type DeliveryRow, type SubscriberRow } from '../common/handoff-rows.ts';
 import { isoIn, limitOf, nowIso } from '../common/rows.ts';
 import { statementCache } from './statements.ts';
 import type { SqliteWriter } from './writer.ts';

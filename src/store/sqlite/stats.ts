@@ -1,7 +1,8 @@
 /** Queue depths in the embedded store: see stats.ts. */
 import type Database from 'better-sqlite3';
 import { statementCache } from './statements.ts';
-import { QUEUE_COUNTS, type StatsStore } from '../../domain/store/stats.ts';
+import type { StatsStore } from '../../domain/store/stats.ts';
+import { QUEUE_COUNTS } from '../common/queue-counts.ts';
 
 export function sqliteStats(db: Database.Database): StatsStore {
   const q = statementCache(db);

@@ -20,7 +20,7 @@ import { sqliteWeb } from './web.ts';
 import { statementCache } from './statements.ts';
 import { sqliteWriter } from './writer.ts';
 import { insertEvents, sqliteEvents, sqliteProductionHistory } from './events.ts';
-import { refusalEvents, registeredEvent } from '../../domain/store/events.ts';
+import { refusalEvents, registeredEvent } from '../common/events.ts';
 import {
   attemptRows, checkCatalog, checkItem, chunks, decide, isoIn, lastWins, limitOf, linesByOrder, lowerMailbox, nowIso,
   newSubmissionRow, numeroOrdine, DEFAULT_LIMIT, MAX_PENDING_BATCH, SUBMISSION_COLUMNS, toAttempt, toCredential, toCustomer, toOrder, toSubmission,

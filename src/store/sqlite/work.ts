@@ -5,8 +5,7 @@
  * started on the same file by mistake still cannot do the same singleton work twice.
  */
 import type Database from 'better-sqlite3';
-import type { WorkMethods } from '../postgres/work.ts';
-import { checkLabel, checkLeaseMs, claimIds, claimLimit } from '../common/work.ts';
+import { checkLabel, checkLeaseMs, claimIds, claimLimit, type WorkMethods } from '../common/work.ts';
 import { statementCache } from './statements.ts';
 
 export interface SqliteWork extends WorkMethods {
