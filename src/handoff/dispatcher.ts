@@ -19,7 +19,7 @@ import type { Resolver } from './target.ts';
 import { ConnectionPool, postWebhook } from './webhook-send.ts';
 import type { Logger } from '../log.ts';
 import type { Delivery, DeliveryResult, Subscriber } from '../domain/store/handoff.ts';
-import type { Store } from '../domain/store/store.ts';
+import type { HandoffPort } from '../domain/store/ports.ts';
 
 export interface HandoffOptions {
   /** Longest webhook exchange (INTAKE_WEBHOOK_TIMEOUT_MS). */
@@ -34,7 +34,7 @@ export interface HandoffOptions {
 }
 
 export interface DispatcherDeps {
-  store: Store;
+  store: HandoffPort;
   events: EventReader;
   log: Logger;
   /** This instance, for the fan-out lease and the delivery claims. */

@@ -8,9 +8,9 @@ import type { OrderEvent } from '../domain/order-events.ts';
 import { exportFileName, renderXmlExport, writeExportFile } from './export-file.ts';
 import { renderXjdf, type XjdfOrder } from './export-xjdf.ts';
 import type { Subscriber } from '../domain/store/handoff.ts';
-import type { Store } from '../domain/store/store.ts';
+import type { HandoffPort } from '../domain/store/ports.ts';
 
-export async function productNames(store: Store, data: Record<string, unknown>): Promise<Map<string, string>> {
+export async function productNames(store: HandoffPort, data: Record<string, unknown>): Promise<Map<string, string>> {
   const names = new Map<string, string>();
   const customer = typeof data.codice_cliente === 'string' ? await store.getCustomerByCode(data.codice_cliente) : undefined;
   if (!customer) return names;
@@ -39,7 +39,7 @@ function xjdfOrder(data: Record<string, unknown>): XjdfOrder {
   };
 }
 
-export async function renderExport(store: Store, s: Subscriber, event: OrderEvent, agentVersion: string): Promise<string> {
+export async function renderExport(store: HandoffPort, s: Subscriber, event: OrderEvent, agentVersion: string): Promise<string> {
   switch (s.format) {
     case 'xml':
       return renderXmlExport(event);
@@ -50,7 +50,7 @@ export async function renderExport(store: Store, s: Subscriber, event: OrderEven
   }
 }
 
-export async function deliverExport(store: Store, s: Subscriber, body: string, agentVersion: string): Promise<string> {
+export async function deliverExport(store: HandoffPort, s: Subscriber, body: string, agentVersion: string): Promise<string> {
   const event = JSON.parse(body) as OrderEvent;
   const name = exportFileName(event, s.format ?? 'json');
   await writeExportFile(s.dir!, name, await renderExport(store, s, event, agentVersion));

@@ -12,7 +12,7 @@
 import { v7 as uuidv7 } from 'uuid';
 import type { EventReader, OrderEvent } from '../domain/order-events.ts';
 import type { NewDelivery, Subscriber } from '../domain/store/handoff.ts';
-import type { Store } from '../domain/store/store.ts';
+import type { HandoffPort } from '../domain/store/ports.ts';
 
 /** Events read per page: one transaction per page and subscriber; a backlog is worked through in these steps. */
 export const FANOUT_PAGE = 500;
@@ -35,7 +35,7 @@ function wanted(s: Subscriber, e: OrderEvent): boolean {
 }
 
 /** Queue what one subscriber has not seen yet; resolves with the number of deliveries queued. */
-export async function fanOutSubscriber(store: Store, events: EventReader, s: Subscriber, page = FANOUT_PAGE): Promise<number> {
+export async function fanOutSubscriber(store: HandoffPort, events: EventReader, s: Subscriber, page = FANOUT_PAGE): Promise<number> {
   let cursor = s.cursor;
   let queued = 0;
   for (;;) {
@@ -53,7 +53,7 @@ export async function fanOutSubscriber(store: Store, events: EventReader, s: Sub
   }
 }
 
-export async function fanOut(store: Store, events: EventReader, page = FANOUT_PAGE): Promise<number> {
+export async function fanOut(store: HandoffPort, events: EventReader, page = FANOUT_PAGE): Promise<number> {
   let queued = 0;
   for (const s of await store.listSubscribers({})) {
     if (s.state === 'active') queued += await fanOutSubscriber(store, events, s, page);

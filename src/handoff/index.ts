@@ -8,13 +8,13 @@ import { readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import type { Config } from '../config.ts';
 import type { Logger } from '../log.ts';
-import type { Store } from '../domain/store/store.ts';
+import type { HandoffPort } from '../domain/store/ports.ts';
 import { startDispatcher, type Dispatcher, type HandoffOptions } from './dispatcher.ts';
 import type { EventReader } from '../domain/order-events.ts';
 
 export interface HandoffDeps {
   config: Config;
-  store: Store;
+  store: HandoffPort;
   events: EventReader;
   log: Logger;
   /** Test hook: e.g. another resolver. */

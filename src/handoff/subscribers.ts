@@ -10,7 +10,7 @@ import { ORDER_EVENT_TYPES, type OrderEventType } from '../domain/order-events.t
 import { newSigningSecret, sealSigningSecret } from './secret.ts';
 import { checkWebhookUrl } from './target.ts';
 import type { ExportFormat, Subscriber } from '../domain/store/handoff.ts';
-import type { Store } from '../domain/store/store.ts';
+import type { HandoffPort } from '../domain/store/ports.ts';
 
 export const EXPORT_FORMATS: readonly ExportFormat[] = ['json', 'xml', 'xjdf'];
 
@@ -30,7 +30,7 @@ export interface IssuedWebhook {
   secret: string;
 }
 
-export async function addWebhook(store: Store, secretKey: string | undefined,
+export async function addWebhook(store: HandoffPort, secretKey: string | undefined,
   input: { url: string; events?: string; allowPrivate?: boolean }): Promise<IssuedWebhook> {
   const url = checkWebhookUrl(input.url, input.allowPrivate === true);
   const events = parseEvents(input.events);
@@ -45,7 +45,7 @@ export async function addWebhook(store: Store, secretKey: string | undefined,
 /** Exports write the registered orders: the files are what production works from. */
 const EXPORT_EVENTS: OrderEventType[] = ['ordine.registrato'];
 
-export async function addExport(store: Store, input: { dir: string; format: string }): Promise<Subscriber> {
+export async function addExport(store: HandoffPort, input: { dir: string; format: string }): Promise<Subscriber> {
   if (!(EXPORT_FORMATS as readonly string[]).includes(input.format)) {
     throw new IntakeError('VALIDATION', `unknown export format "${input.format}": use ${EXPORT_FORMATS.join(', ')}`);
   }
@@ -56,7 +56,7 @@ export async function addExport(store: Store, input: { dir: string; format: stri
 }
 
 /** A subscriber of that kind, or NOT_FOUND. */
-export async function requireSubscriber(store: Store, id: string, kind: Subscriber['kind']): Promise<Subscriber> {
+export async function requireSubscriber(store: HandoffPort, id: string, kind: Subscriber['kind']): Promise<Subscriber> {
   const s = await store.getSubscriber(id);
   if (!s || s.kind !== kind) throw new IntakeError('NOT_FOUND', `no ${kind === 'webhook' ? 'webhook' : 'export'} ${id}`);
   return s;

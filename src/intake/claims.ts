@@ -13,7 +13,7 @@ import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import { IntakeError } from '../domain/errors.ts';
 import type { Logger } from '../log.ts';
-import type { Store } from '../domain/store/store.ts';
+import type { ClaimStore } from '../domain/store/ports.ts';
 import type { Outcome } from '../domain/types.ts';
 
 /**
@@ -51,7 +51,7 @@ export interface Claims {
   reap(): Promise<void>;
 }
 
-export function createClaims(store: Store, log: Logger, holder: string, leaseMs: number): Claims {
+export function createClaims(store: ClaimStore, log: Logger, holder: string, leaseMs: number): Claims {
   const held = new Set<string>();
   let renewing: NodeJS.Timeout | undefined;
 

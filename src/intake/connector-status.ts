@@ -7,7 +7,7 @@
 import { customerResolver } from './connectors/customers.ts';
 import { attemptStatus, statusById, statusByRef, type OrderStatus } from './status.ts';
 import type { Connector } from '../domain/store/connectors.ts';
-import type { Store } from '../domain/store/store.ts';
+import type { StatusStore } from '../domain/store/ports.ts';
 
 export type ConnectorStatusView = OrderStatus & { ticket?: unknown };
 
@@ -16,13 +16,13 @@ export type RefAnswer =
   | { kind: 'ambiguous'; codes: string[] }
   | { kind: 'none' };
 
-async function withTicket(store: Store, customerId: string, view: OrderStatus): Promise<ConnectorStatusView> {
+async function withTicket(store: StatusStore, customerId: string, view: OrderStatus): Promise<ConnectorStatusView> {
   if (view.id_ordine === undefined || view.stato !== 'registrato') return view;
   const details = await store.orderTicket(customerId, view.id_ordine);
   return details === undefined ? view : { ...view, ticket: JSON.parse(details) as unknown };
 }
 
-export async function connectorStatusById(store: Store, connector: Connector, id: string): Promise<ConnectorStatusView | undefined> {
+export async function connectorStatusById(store: StatusStore, connector: Connector, id: string): Promise<ConnectorStatusView | undefined> {
   const [owner] = await store.connectorOrderOwners(connector.id, { id });
   if (owner === undefined) return undefined;
   const view = await statusById(store, owner, id);
@@ -34,7 +34,7 @@ export async function connectorStatusById(store: Store, connector: Connector, id
  * customer table) narrows to one customer, which a connector serving several needs when two of them used the
  * same reference. No order: the latest refusal of that reference the connector may see.
  */
-export async function connectorStatusByRef(store: Store, connector: Connector, ref: string, codice?: string): Promise<RefAnswer> {
+export async function connectorStatusByRef(store: StatusStore, connector: Connector, ref: string, codice?: string): Promise<RefAnswer> {
   let customerId: string | undefined;
   if (codice !== undefined) {
     const verdict = await (await customerResolver(store, connector)).resolve(codice);

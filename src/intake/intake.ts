@@ -12,7 +12,8 @@ import { createClaims, createSweeper, defaultHolder, DEFAULT_LEASE_MS, DEFAULT_S
 import { judge } from './judge.ts';
 import type { Logger } from '../log.ts';
 import type { Metrics } from '../metrics/metrics.ts';
-import type { Store, WriteOptions } from '../domain/store/store.ts';
+import type { WriteOptions } from '../domain/store/store.ts';
+import type { IntakeStore } from '../domain/store/ports.ts';
 import type { Outcome, StoredSubmission, Submission } from '../domain/types.ts';
 
 /**
@@ -56,7 +57,7 @@ export interface Intake {
 }
 
 export interface IntakeDeps {
-  store: Store;
+  store: IntakeStore;
   timeZone: string;
   log: Logger;
   now?: () => Date;
@@ -80,9 +81,9 @@ export function createIntake(deps: IntakeDeps): Intake {
   const claims = createClaims(store, log, deps.holder ?? defaultHolder(), deps.claimLeaseMs ?? DEFAULT_LEASE_MS);
   // Judging registers orders without waiting for the disk: completeSubmission, which always follows before
   // anything is acknowledged or told to a listener, is a durable write and makes them durable too (WriteOptions).
-  const judgeStore: Store = Object.setPrototypeOf({
-    registerOrders: (items: Parameters<Store['registerOrders']>[0]) => store.registerOrders(items, { durable: false }),
-  }, store) as Store;
+  const judgeStore: IntakeStore = Object.setPrototypeOf({
+    registerOrders: (items: Parameters<IntakeStore['registerOrders']>[0]) => store.registerOrders(items, { durable: false }),
+  }, store) as IntakeStore;
 
   async function receive(sub: Submission, opts?: WriteOptions): Promise<StoredSubmission> {
     return store.saveSubmission({

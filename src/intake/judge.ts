@@ -12,7 +12,8 @@ import { arraySource, openOrdersYielding, type OrderSource } from './formats/ind
 import { contentHash, yearIn } from './register.ts';
 import { validateBusiness, validateStructure, type Catalog } from './validate.ts';
 import type { Order, OrderOutcome, Outcome, Principal, StoredSubmission } from '../domain/types.ts';
-import type { RegisterItem, Store } from '../domain/store/store.ts';
+import type { RegisterItem } from '../domain/store/store.ts';
+import type { JudgeStore } from '../domain/store/ports.ts';
 
 /**
  * Orders in one file: bounds the work one upload can demand; a real export holds far fewer. Customers read it in
@@ -26,7 +27,7 @@ export function tooManyOrdersMessage(max = MAX_ORDERS_PER_FILE): string {
 }
 
 export interface JudgeDeps {
-  store: Store;
+  store: JudgeStore;
   timeZone: string;
   now: () => Date;
 }
@@ -53,7 +54,7 @@ const yieldToEventLoop = () => new Promise<void>((resolve) => setImmediate(resol
  * The order candidates, in file order, and the production site they belong to (connectors name one; other
  * channels none). A CSV file is checked whole here and its orders read as they are judged.
  */
-async function decode(store: Store, s: StoredSubmission, timeZone: string): Promise<{ source: OrderSource; site?: string; connector?: ConnectorOrder[] }> {
+async function decode(store: JudgeStore, s: StoredSubmission, timeZone: string): Promise<{ source: OrderSource; site?: string; connector?: ConnectorOrder[] }> {
   const { source, site, connector } = s.connectorId === undefined
     ? {
       source: await openOrdersYielding(
@@ -75,7 +76,7 @@ async function decode(store: Store, s: StoredSubmission, timeZone: string): Prom
   return { source, site, ...(connector ? { connector } : {}) };
 }
 
-async function loadCatalog(store: Store, orders: Order[]): Promise<Catalog> {
+async function loadCatalog(store: JudgeStore, orders: Order[]): Promise<Catalog> {
   const articles = new Set<string>();
   const units = new Set<string>();
   for (const o of orders) for (const r of o.righe) {

@@ -5,11 +5,12 @@
  */
 import { refusedView as refused, registeredView as registered, type OrderStatus } from '../domain/order-view.ts';
 import type { StoredSubmission } from '../domain/types.ts';
-import type { OrderAttempt, Store } from '../domain/store/store.ts';
+import type { OrderAttempt } from '../domain/store/store.ts';
+import type { StatusStore } from '../domain/store/ports.ts';
 
 export type { OrderState, OrderStatus } from '../domain/order-view.ts';
 
-async function fromSubmission(store: Store, customerId: string, s: StoredSubmission): Promise<OrderStatus> {
+async function fromSubmission(store: StatusStore, customerId: string, s: StoredSubmission): Promise<OrderStatus> {
   if (s.state !== 'processed' || !s.outcome) {
     return { stato: 'ricevuto', id_ordine: s.reservedOrderId, canale: s.channel, ricevuto_il: s.receivedAt };
   }
@@ -23,7 +24,7 @@ async function fromSubmission(store: Store, customerId: string, s: StoredSubmiss
 }
 
 /** By id_ordine: a registered order, or the pending/refused single-order submission that reserved that id. */
-export async function statusById(store: Store, customerId: string, id: string): Promise<OrderStatus | undefined> {
+export async function statusById(store: StatusStore, customerId: string, id: string): Promise<OrderStatus | undefined> {
   const order = await store.getOrder(customerId, id);
   if (order) return registered(order);
   const s = await store.findSubmissionByReservedOrderId(customerId, id);
@@ -36,7 +37,7 @@ export function attemptStatus(a: OrderAttempt): OrderStatus {
 }
 
 /** By the customer's own reference: the registered order, else the latest refusal of that reference. */
-export async function statusByRef(store: Store, customerId: string, ref: string): Promise<OrderStatus | undefined> {
+export async function statusByRef(store: StatusStore, customerId: string, ref: string): Promise<OrderStatus | undefined> {
   const order = await store.getOrderByRef(customerId, ref);
   if (order) return registered(order);
   const a: OrderAttempt | undefined = await store.latestAttempt(customerId, ref);

@@ -13,11 +13,11 @@ import { createHash } from 'node:crypto';
 import { v7 as uuidv7 } from 'uuid';
 import type { Logger } from '../../log.ts';
 import type { ImapAccount } from '../../domain/store/mail.ts';
-import type { Store } from '../../domain/store/store.ts';
+import type { MailChannelStore } from '../../domain/store/ports.ts';
 import { openSecret } from '../../auth/secret-box.ts';
 
 export interface ImapDeps {
-  store: Store;
+  store: MailChannelStore;
   log: Logger;
   secretKey?: string;
   maxMailBytes: number;

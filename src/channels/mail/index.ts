@@ -10,7 +10,7 @@ import type { Config } from '../../config.ts';
 import type { Intake } from '../../intake/intake.ts';
 import type { Logger } from '../../log.ts';
 import type { Metrics } from '../../metrics/metrics.ts';
-import type { Store } from '../../domain/store/store.ts';
+import type { MailChannelStore } from '../../domain/store/ports.ts';
 import { startImapWatchers, type ImapWatchers } from './imap.ts';
 import { startOutbox, type RetryPolicy } from './outbox.ts';
 import { createPipeline } from './pipeline.ts';
@@ -20,7 +20,7 @@ import { startSmtpServer, type RunningSmtp } from './smtp.ts';
 export interface MailChannelsDeps {
   config: Config;
   intake: Intake;
-  store: Store;
+  store: MailChannelStore;
   log: Logger;
   /** Test hook: faster reply retries. */
   replyRetry?: RetryPolicy;

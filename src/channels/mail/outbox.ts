@@ -13,7 +13,7 @@
 import nodemailer from 'nodemailer';
 import type { Logger } from '../../log.ts';
 import type { MailReply } from '../../domain/store/mail.ts';
-import type { Store } from '../../domain/store/store.ts';
+import type { MailChannelStore } from '../../domain/store/ports.ts';
 import { MAIL_LIMITS } from './limits.ts';
 
 export interface RetryPolicy {
@@ -25,7 +25,7 @@ export interface RetryPolicy {
 }
 
 export interface OutboxDeps {
-  store: Store;
+  store: MailChannelStore;
   log: Logger;
   /** smtp://host:port (or smtps://, with user:password@ if the relay wants it); undefined: keep replies. */
   relay?: string;

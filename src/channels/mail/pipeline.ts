@@ -17,14 +17,14 @@ import type { Intake } from '../../intake/intake.ts';
 import type { Channel } from '../../domain/types.ts';
 import type { Logger } from '../../log.ts';
 import type { MailMessage, MailResult } from '../../domain/store/mail.ts';
-import type { Store } from '../../domain/store/store.ts';
+import type { MailChannelStore } from '../../domain/store/ports.ts';
 import { MAIL_LIMITS } from './limits.ts';
 import { parseMessage, type ParsedMessage } from './parse.ts';
 import { composeReply, type JudgedPart } from './reply.ts';
 import { UNREADABLE_REASONS, unreadableMessage } from './unreadable.ts';
 
 export interface PipelineDeps {
-  store: Store;
+  store: MailChannelStore;
   intake: Intake;
   log: Logger;
   mailDomain: string;

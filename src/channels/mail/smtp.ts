@@ -17,7 +17,8 @@ import { v7 as uuidv7 } from 'uuid';
 import { ERROR_CATALOG } from '../../domain/errors.ts';
 import type { Logger } from '../../log.ts';
 import type { NewMailMessage } from '../../domain/store/mail.ts';
-import type { Customer, Store } from '../../domain/store/store.ts';
+import type { Customer } from '../../domain/store/store.ts';
+import type { MailChannelStore } from '../../domain/store/ports.ts';
 import { noopMetrics, type Metrics } from '../../metrics/metrics.ts';
 import { createConnectionGuard, plainAddress, type GuardLimits, type Ticket } from '../connection-guard.ts';
 import { MAIL_LIMITS } from './limits.ts';
@@ -25,7 +26,7 @@ import { createRecipientThrottle, type RecipientLimits } from './recipients.ts';
 import { checkShape } from './shape.ts';
 
 export interface SmtpDeps {
-  store: Store;
+  store: MailChannelStore;
   log: Logger;
   host: string;
   port: number;
@@ -96,7 +97,7 @@ export function headerMessageId(raw: Buffer): string | undefined {
   return m?.[1];
 }
 
-async function customersOf(store: Store, session: SMTPServerSession): Promise<Map<string, { customer: Customer; addresses: string[] }>> {
+async function customersOf(store: MailChannelStore, session: SMTPServerSession): Promise<Map<string, { customer: Customer; addresses: string[] }>> {
   const byCustomer = new Map<string, { customer: Customer; addresses: string[] }>();
   for (const rcpt of session.envelope.rcptTo) {
     const c = await store.getCustomerByMailbox(rcpt.address);

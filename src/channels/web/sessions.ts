@@ -5,7 +5,7 @@
  */
 import { createHash, randomBytes } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { Store } from '../../domain/store/store.ts';
+import type { SessionStore } from '../../domain/store/ports.ts';
 import type { WebSession, WebSessionKind } from '../../domain/store/web.ts';
 
 /** Without activity a session ends after IDLE_MS; whatever the activity, after ABSOLUTE_MS (a working day). */
@@ -46,7 +46,7 @@ export interface Sessions {
   end(req: FastifyRequest, reply: FastifyReply, kind: WebSessionKind): Promise<void>;
 }
 
-export function createSessions(store: Store, now: () => number = Date.now): Sessions {
+export function createSessions(store: SessionStore, now: () => number = Date.now): Sessions {
   function token(req: FastifyRequest, kind: WebSessionKind): string | undefined {
     const raw = req.cookies[COOKIE[kind]];
     if (!raw) return undefined;

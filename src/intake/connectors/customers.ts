@@ -10,7 +10,7 @@
  */
 import type { Connector, ConnectorCustomer } from '../../domain/store/connectors.ts';
 import { unattributedOwner } from '../../domain/store/connectors.ts';
-import type { Store } from '../../domain/store/store.ts';
+import type { ConnectorCustomerLookup } from '../../domain/store/ports.ts';
 
 export interface CustomerVerdict {
   customer?: ConnectorCustomer;
@@ -28,7 +28,7 @@ export function isMultiCustomer(c: Pick<Connector, 'allCustomers' | 'customers'>
   return c.allCustomers || c.customers.length > 1;
 }
 
-export async function customerResolver(store: Store, connector: Connector): Promise<CustomerResolver> {
+export async function customerResolver(store: ConnectorCustomerLookup, connector: Connector): Promise<CustomerResolver> {
   const table = new Map<string, ConnectorCustomer>();
   for (const r of await store.connectorCustomerIds(connector.id)) table.set(r.externalId, { id: r.customerId, code: r.customerCode });
   const bound = connector.customers;

@@ -15,7 +15,7 @@
  */
 import { IntakeError } from '../../domain/errors.ts';
 import type { ConnectorCustomer } from '../../domain/store/connectors.ts';
-import type { Store } from '../../domain/store/store.ts';
+import type { JudgeStore } from '../../domain/store/ports.ts';
 import type { StoredSubmission } from '../../domain/types.ts';
 import { customerResolver } from './customers.ts';
 import { decodeConnectorPayload, type ArticleLookup } from './index.ts';
@@ -61,7 +61,7 @@ export function dateIn(iso: string, timeZone: string): string {
   return new Intl.DateTimeFormat('en-CA', { timeZone, year: 'numeric', month: '2-digit', day: '2-digit' }).format(new Date(iso));
 }
 
-export async function decodeConnectorSubmission(store: Store, s: StoredSubmission, timeZone = 'Europe/Rome'): Promise<ConnectorCandidates> {
+export async function decodeConnectorSubmission(store: JudgeStore, s: StoredSubmission, timeZone = 'Europe/Rome'): Promise<ConnectorCandidates> {
   if (s.connectorId === undefined) throw new Error(`submission ${s.id} has no connector`);
   // Revoked connectors are read too: what a key brought before its revocation is still decoded and reprocessed.
   const connector = await store.getConnector(s.connectorId);
@@ -105,7 +105,7 @@ export async function decodeConnectorSubmission(store: Store, s: StoredSubmissio
 }
 
 /** data_ordine of an undated ticket: the one its order got the first time, else the day received. */
-async function firstDate(store: Store, customerId: string, ref: unknown, received: string): Promise<string> {
+async function firstDate(store: JudgeStore, customerId: string, ref: unknown, received: string): Promise<string> {
   if (typeof ref !== 'string' || ref.trim() === '') return received;
   const earlier = await store.getOrderByRef(customerId, ref.trim());
   return earlier?.data_ordine ?? received;

@@ -1,0 +1,43 @@
+/**
+ * Narrow views of the store port, one per consumer (the habit of pg-boss's and graphile-worker's small facades):
+ * each consumer's functions take only the part they use, so a reader sees at a glance what a module can touch and
+ * a test can hand it a small fake. The full Store satisfies every one of them; the composition root (src/main.ts)
+ * and the CLI (src/cli/context.ts), which open the store, pass it whole.
+ */
+import type { EventStore } from './events.ts';
+import type { HandoffStore } from './handoff.ts';
+import type { MailStore } from './mail.ts';
+import type { Store } from './store.ts';
+import type { WebStore } from './web.ts';
+
+/** Who a multi-customer connector's ticket is for (src/intake/connectors/customers.ts): read by judging and status. */
+export type ConnectorCustomerLookup = Pick<Store, 'connectorCustomerIds' | 'getCustomerByCode'>;
+
+/** The order-status lookups the channels answer (src/intake/status.ts, connector-status.ts): reads only. */
+export type StatusStore = ConnectorCustomerLookup & Pick<Store,
+  | 'getOrder' | 'getOrderByRef' | 'latestAttempt' | 'findSubmissionByReservedOrderId'
+  | 'getCustomer' | 'connectorOrderOwners' | 'connectorLatestAttempt' | 'orderTicket'>;
+
+/** Claims on received submissions (src/intake/claims.ts). */
+export type ClaimStore = Pick<Store,
+  'claimSubmission' | 'claimSubmissions' | 'renewClaims' | 'releaseClaims' | 'getSubmission' | 'reapInstances'>;
+
+/** What judging a submission reads and writes (src/intake/judge.ts): the catalog, connectors, orders. */
+export type JudgeStore = ConnectorCustomerLookup & Pick<Store,
+  'knownArticles' | 'knownUnits' | 'registerOrders' | 'saveOrderTickets' | 'getOrderByRef' | 'getConnector' | 'connectorLookup'>;
+
+/** The intake core (src/intake/intake.ts): durable receipt, claims, judging, completion. */
+export type IntakeStore = ClaimStore & JudgeStore & Pick<Store,
+  'saveSubmission' | 'completeSubmission' | 'resetSubmission' | 'countRetry'>;
+
+/** The e-mail channel (src/channels/mail/): its own tables, the customers its mailboxes belong to, its leases. */
+export type MailChannelStore = MailStore & Pick<Store,
+  | 'getCustomer' | 'getCustomerByMailbox' | 'getSubmission'
+  | 'acquireLease' | 'renewLease' | 'releaseLease' | 'reapInstances'>;
+
+/** The hand-off (src/handoff/): the event stream, subscribers and deliveries, integrations, production reports. */
+export type HandoffPort = HandoffStore & EventStore & Pick<Store,
+  'acquireLease' | 'releaseLease' | 'getCustomerByCode' | 'listConnectors' | 'connectorLookup'>;
+
+/** The console's sessions (src/channels/web/sessions.ts). */
+export type SessionStore = Pick<WebStore, 'createWebSession' | 'getWebSession' | 'extendWebSession' | 'deleteWebSession'>;
