@@ -36,7 +36,6 @@ export const ERROR_CATALOG = {
     http: 415, smtp: 550, soapFault: 'Client',
     message: 'Unsupported media type: send application/json, application/xml or text/csv',
   },
-  RATE_LIMITED: { http: 429, smtp: 451, soapFault: 'Client', message: 'Too many requests' },
   UNAVAILABLE: { http: 503, smtp: 451, soapFault: 'Server', message: 'The service cannot accept orders right now' },
   /** Event feed: a `dopo` cursor that does not parse or names no event. */
   INVALID_CURSOR: { http: 400, smtp: 550, soapFault: 'Client', message: 'Il cursore non è valido' },

@@ -49,6 +49,10 @@ export interface Intake {
    * die with it, see claims.ts; a hung instance's once they lapse).
    */
   recover(): Promise<number>;
+  /**
+   * Call `listener` after each submission this instance judged (its outcome committed). Subscribers (src/main.ts): the
+   * event feed's long polls and the hand-off dispatcher, woken at once rather than at their next poll.
+   */
   onProcessed(listener: ProcessedListener): void;
   /** Resolves when no background processing is under way (graceful stop, tests). */
   idle(): Promise<void>;
