@@ -1,8 +1,9 @@
 /**
  * The shared store: PostgreSQL through a pg Pool, for several service instances on one database. Every rule
  * that must hold across instances is enforced by the database itself: the identity unique key (INSERT … ON
- * CONFLICT DO NOTHING, then read the winner), the per-year sequence row (its upsert locks the row until commit,
- * so numbering is serialised per year), and an advisory lock around migrations.
+ * CONFLICT DO NOTHING, then read the winner), one sequence per year for numbers (postgres-numbering.ts: no lock
+ * held until commit, so registrations do not queue behind each other's fsync), and an advisory lock around
+ * migrations.
  */
 import pg from 'pg';
 import { v7 as uuidv7 } from 'uuid';
@@ -20,6 +21,7 @@ import { insertEventsQuery, pgProductionHistory, postgresEvents } from './postgr
 import { refusals, registeredEvent, type NewEvent } from './events.ts';
 import { postgresStats } from './postgres-stats.ts';
 import { postgresWeb } from './postgres-web.ts';
+import { numberSequence, yearSequences } from './postgres-numbering.ts';
 import {
   attemptRows, checkCatalog, checkItem, chunks, decide, DEFAULT_LIMIT, isoIn, lastWins, limitOf,
   linesByOrder, lowerMailbox, MAX_PENDING_BATCH, newSubmissionRow, nowIso, numeroOrdine, SUBMISSION_COLUMNS, toAttempt, toCredential,
@@ -87,6 +89,7 @@ export async function openPostgresStore(url: string, opts: PostgresStoreOptions 
   let closed = false;
 
   const tx = <T>(fn: (c: PoolClient) => Promise<T>): Promise<T> => withTransaction(pool, fn);
+  const numbering = yearSequences(pool);
 
 
   async function one<R>(sql: string, params: unknown[] = []): Promise<R | undefined> {
@@ -121,11 +124,7 @@ export async function openPostgresStore(url: string, opts: PostgresStoreOptions 
     // Looking first keeps the common repeat (a duplicate) from consuming a sequence number.
     const found = await existing(c, item);
     if (found) return decide(found, item);
-    const { rows: [seq] } = await c.query(
-      `INSERT INTO order_sequences (year, last) VALUES ($1, 1)
-       ON CONFLICT (year) DO UPDATE SET last = order_sequences.last + 1 RETURNING last`,
-      [item.year],
-    );
+    const { rows: [seq] } = await c.query(`SELECT nextval($1::regclass)::int AS last`, [numberSequence(item.year)]);
     const last = (seq as { last: number }).last;
     const numero = numeroOrdine(item.year, last);
     const o = item.order;
@@ -167,8 +166,7 @@ export async function openPostgresStore(url: string, opts: PostgresStoreOptions 
       `WITH found AS (
          SELECT id, numero_ordine, submission_id, content_hash FROM orders WHERE codice_cliente = $3 AND riferimento_ordine = $4
        ), seq AS (
-         INSERT INTO order_sequences (year, last) SELECT $6::int, 1 WHERE NOT EXISTS (SELECT 1 FROM found)
-         ON CONFLICT (year) DO UPDATE SET last = order_sequences.last + 1 RETURNING last
+         SELECT nextval($${outbox ? 18 : 16}::regclass)::int AS last WHERE NOT EXISTS (SELECT 1 FROM found)
        ), ins AS (
          INSERT INTO orders (id, customer_id, codice_cliente, riferimento_ordine, numero_ordine, year, seq, data_ordine,
            data_consegna, content_hash, submission_id, channel, site, registered_at)
@@ -190,7 +188,7 @@ export async function openPostgresStore(url: string, opts: PostgresStoreOptions 
       [item.id, item.customerId, o.codice_cliente, o.riferimento_ordine, o.data_ordine, item.year, o.data_consegna ?? null,
         item.contentHash, item.submissionId, item.channel, item.site ?? null, isoIn(item.registeredAt, 'registeredAt'),
         o.righe.map((r) => r.codice_articolo), o.righe.map((r) => r.quantita), o.righe.map((r) => r.unita_misura),
-        ...(outbox ? [event.id, JSON.stringify(event.data)] : [])],
+        ...(outbox ? [event.id, JSON.stringify(event.data)] : []), numberSequence(item.year)],
     );
     // Always one row (the LEFT JOIN), empty when the insert did nothing.
     const row = rows[0]?.id ? rows[0] : undefined;
@@ -511,19 +509,11 @@ export async function openPostgresStore(url: string, opts: PostgresStoreOptions 
       items.forEach(checkItem);
       if (items.length === 0) return [];
       try {
+        // Each year's sequence exists before the registering statements run (created outside them, once).
+        await numbering.ready(new Set(items.map((i) => i.year)));
         if (items.length === 1) return [await registerAlone(items[0]!, opts)];
         return await tx(async (c) => {
           if (opts?.durable === false) await c.query(`SET LOCAL synchronous_commit = off`);
-          const years = [...new Set(items.map((i) => i.year))].sort((a, b) => a - b);
-          if (years.length > 1) {
-            // Calls spanning New Year lock their years' sequence rows in one order up front, so two such calls
-            // cannot each hold one year and wait for the other's.
-            await c.query(
-              `INSERT INTO order_sequences (year, last) SELECT y, 0 FROM unnest($1::int[]) AS y ORDER BY y
-               ON CONFLICT (year) DO UPDATE SET last = order_sequences.last`,
-              [years],
-            );
-          }
           const results: RegisterResult[] = [];
           const events: NewEvent[] = [];
           for (const item of items) results.push(await registerOne(c, item, events));
