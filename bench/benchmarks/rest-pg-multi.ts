@@ -23,6 +23,8 @@ interface LockSample {
   waiting: number;
   /** Of those, waiting on the numbering: a tuple/relation lock on order_sequences or a sequence relation. */
   numbering: number;
+  /** What was waited on: `locktype relation` → sessions, for the notes. */
+  on: Record<string, number>;
 }
 
 /** Samples lock waits of the schema's service sessions until stopped. */
@@ -33,17 +35,24 @@ function lockSampler(base: string, schema: string): { stop(): Promise<LockSample
   const loop = (async () => {
     await client.connect();
     while (running) {
-      const { rows } = await client.query<{ waiting: string; numbering: string }>(
-        `SELECT count(*) AS waiting,
-           count(*) FILTER (WHERE c.relname = 'order_sequences' OR c.relkind = 'S') AS numbering
+      const { rows } = await client.query<{ on: string; numbering: boolean; n: string }>(
+        `SELECT l.locktype || ' ' || coalesce(c.relname, '') AS on,
+           coalesce(c.relname = 'order_sequences' OR c.relkind = 'S', false) AS numbering, count(*) AS n
          FROM pg_locks l
          JOIN pg_stat_activity a ON a.pid = l.pid
          LEFT JOIN pg_class c ON c.oid = l.relation
          WHERE NOT l.granted AND a.application_name = 'order-intake'
-           AND (c.oid IS NULL OR c.relnamespace = $1::regnamespace)`,
+           AND (c.oid IS NULL OR c.relnamespace = $1::regnamespace)
+         GROUP BY 1, 2`,
         [schema],
       );
-      samples.push({ waiting: Number(rows[0]!.waiting), numbering: Number(rows[0]!.numbering) });
+      const on: Record<string, number> = {};
+      for (const r of rows) on[r.on.trim()] = Number(r.n);
+      samples.push({
+        waiting: rows.reduce((a, r) => a + Number(r.n), 0),
+        numbering: rows.filter((r) => r.numbering).reduce((a, r) => a + Number(r.n), 0),
+        on,
+      });
       await new Promise((r) => setTimeout(r, SAMPLE_MS));
     }
   })();
@@ -100,6 +109,12 @@ export const restPgMultiBenchmark: Benchmark = {
           if (registered !== res.sent) notes.push(`run ${run}, ${n} instances: ${res.sent} orders sent, ${registered} registered`);
           const failed = res.errors + res.unanswered + Object.entries(res.statuses).filter(([st]) => st !== '201').reduce((a, [, c]) => a + c, 0);
           if (failed > 0) notes.push(`run ${run}, ${n} instances: ${failed} requests failed or answered other than 201 (${res.firstError ?? ''})`);
+          const waitedOn = new Map<string, number>();
+          for (const l of locks) for (const [k, c] of Object.entries(l.on)) waitedOn.set(k, (waitedOn.get(k) ?? 0) + c);
+          if (waitedOn.size > 0) {
+            notes.push(`run ${run}, ${n} instances: lock waits seen (session-samples): `
+              + [...waitedOn].sort((a, b) => b[1] - a[1]).map(([k, c]) => `${k} ${c}`).join(', '));
+          }
           if (n === 1) single = res.okPerSec;
           add(`tput${n}`, res.okPerSec);
           add(`ratio${n}`, (res.okPerSec / single) * 100);
