@@ -13,6 +13,7 @@ import pg from 'pg';
 import { createSchema, dropSchema, countPgOrders, newSchemaName, pgBaseUrl, pgDurability, pgUnreachable, schemaUrl } from '../lib/pg.ts';
 import { startService, type RunningService } from '../lib/service.ts';
 import { drive, loadSpec } from './rest.ts';
+import { postgresCpuBetween, postgresCpuMs, processCpuMs } from '../lib/proc-cpu.ts';
 import type { Benchmark, Metric } from '../lib/types.ts';
 
 const COUNTS = [1, 2, 3] as const;
@@ -99,8 +100,15 @@ export const restPgMultiBenchmark: Benchmark = {
           };
           step(`${ctx.concurrency} in flight over ${n}`);
           const sampler = lockSampler(base, schema);
+          const pgBefore = postgresCpuMs();
+          const svcBefore = services.map((s) => processCpuMs(s.proc.pid!));
           const res = await drive(spec);
+          const pgMs = postgresCpuBetween(pgBefore, postgresCpuMs());
+          const svcMs = services.reduce((a, s, i) => a + processCpuMs(s.proc.pid!) - svcBefore[i]!, 0);
           const locks = await sampler.stop();
+          // CPU per order over the whole drive (warm-up included), divided by every request sent.
+          add(`pgCpu${n}`, pgMs / Math.max(1, res.sent));
+          add(`svcCpu${n}`, svcMs / Math.max(1, res.sent));
           for (const s of services.splice(0)) {
             const code = await s.stop();
             if (code !== 0) notes.push(`run ${run}, ${n} instances: an instance exited with ${code}`);
@@ -139,6 +147,8 @@ export const restPgMultiBenchmark: Benchmark = {
       { name: `${n} instance(s): sessions waiting on a lock (max)`, unit: 'sessions', better: 'lower', samples: m(`wait${n}`) },
       { name: `${n} instance(s): samples with a lock wait`, unit: '%', better: 'lower', samples: m(`waitShare${n}`) },
       { name: `${n} instance(s): waiting on numbering (max)`, unit: 'sessions', better: 'lower', samples: m(`numbering${n}`), target: { value: 0, op: '<=' } },
+      { name: `${n} instance(s): PostgreSQL CPU per order`, unit: 'ms', better: 'lower', samples: m(`pgCpu${n}`) },
+      { name: `${n} instance(s): service CPU per order`, unit: 'ms', better: 'lower', samples: m(`svcCpu${n}`) },
     ]);
     return {
       settings: { store: 'postgres', instances: COUNTS, concurrency: ctx.concurrency, warmupSec: ctx.warmupSec, durationSec: ctx.durationSec,
