@@ -162,8 +162,10 @@ export async function openPostgresStore(url: string, opts: PostgresStoreOptions 
     const o = item.order;
     // The outbox row rides in the same statement: its data is completed with the number the statement allocates.
     const event = registeredEvent(item, '', isoIn(item.registeredAt, 'registeredAt'));
-    const { rows } = await pool.query<ExistingOrder & { created: boolean }>(
-      `WITH found AS (
+    const { rows } = await pool.query<ExistingOrder & { created: boolean }>({
+      // Named: prepared once per connection, so this large statement is not parsed and planned on every order.
+      name: `register-alone-${outbox ? 'events' : 'no-events'}-${opts?.durable === false ? 'lazy' : 'durable'}`,
+      text: `WITH found AS (
          SELECT id, numero_ordine, submission_id, content_hash FROM orders WHERE codice_cliente = $3 AND riferimento_ordine = $4
        ), seq AS (
          SELECT nextval($${outbox ? 18 : 16}::regclass)::int AS last WHERE NOT EXISTS (SELECT 1 FROM found)
@@ -185,11 +187,11 @@ export async function openPostgresStore(url: string, opts: PostgresStoreOptions 
          SELECT id, numero_ordine, submission_id, content_hash, false AS created FROM found
          UNION ALL SELECT id, numero_ordine, NULL, NULL, true FROM ins
        ) AS x ON true`,
-      [item.id, item.customerId, o.codice_cliente, o.riferimento_ordine, o.data_ordine, item.year, o.data_consegna ?? null,
+      values: [item.id, item.customerId, o.codice_cliente, o.riferimento_ordine, o.data_ordine, item.year, o.data_consegna ?? null,
         item.contentHash, item.submissionId, item.channel, item.site ?? null, isoIn(item.registeredAt, 'registeredAt'),
         o.righe.map((r) => r.codice_articolo), o.righe.map((r) => r.quantita), o.righe.map((r) => r.unita_misura),
         ...(outbox ? [event.id, JSON.stringify(event.data)] : []), numberSequence(item.year)],
-    );
+    });
     // Always one row (the LEFT JOIN), empty when the insert did nothing.
     const row = rows[0]?.id ? rows[0] : undefined;
     if (row?.created) return { status: 'created', id_ordine: row.id, numero_ordine: row.numero_ordine };
@@ -387,13 +389,14 @@ export async function openPostgresStore(url: string, opts: PostgresStoreOptions 
       // said a later durable write will make it so (WriteOptions). Answered from what was inserted: reading the
       // row back (RETURNING) would send the raw body back over the socket.
       const r = newSubmissionRow(s);
-      await pool.query(
-        `INSERT INTO submissions (id, customer_id, customer_code, channel, file_name, media_type, charset, raw, meta,
+      await pool.query({
+        name: `save-submission-${opts?.durable === false ? 'lazy' : 'durable'}`,
+        text: `INSERT INTO submissions (id, customer_id, customer_code, channel, file_name, media_type, charset, raw, meta,
            single_order, site, sites, connector_id, reserved_order_id, sha256, received_at)
          SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16 ${lazyFrom(opts)}`,
-        [r.id, r.customer_id, r.customer_code, r.channel, r.file_name, r.media_type, r.charset, r.raw, r.meta,
+        values: [r.id, r.customer_id, r.customer_code, r.channel, r.file_name, r.media_type, r.charset, r.raw, r.meta,
           r.single_order, r.site, r.sites, r.connector_id, r.reserved_order_id, r.sha256, r.received_at],
-      );
+      });
       return toSubmission(r);
     },
 
@@ -460,8 +463,9 @@ export async function openPostgresStore(url: string, opts: PostgresStoreOptions 
       // One statement, one round trip (it was BEGIN, three statements, COMMIT). The attempts of an earlier
       // judgement are replaced: rows past the new count deleted, the others overwritten. The DELETE and the upsert
       // touch disjoint rows, as two parts of one statement must (they share one snapshot).
-      const { rows } = await pool.query<{ id: string }>(
-        `WITH upd AS (
+      const { rows } = await pool.query<{ id: string }>({
+        name: 'complete-submission',
+        text: `WITH upd AS (
            UPDATE submissions SET state = $2, outcome = $3, processed_at = $4, attempts = attempts + 1,
              claimed_by = NULL, lease_until = NULL WHERE id = $1
            RETURNING id, customer_id, customer_code, received_at, channel, reserved_order_id
@@ -486,10 +490,10 @@ export async function openPostgresStore(url: string, opts: PostgresStoreOptions 
            FROM upd, unnest($10::text[], $11::jsonb[]) WITH ORDINALITY AS t(id, data, i) ORDER BY t.i
          )
          SELECT id FROM upd`,
-        [id, state, JSON.stringify(outcome), at, attempts.map((a) => a.idx), attempts.map((a) => a.riferimento),
+        values: [id, state, JSON.stringify(outcome), at, attempts.map((a) => a.idx), attempts.map((a) => a.riferimento),
           attempts.map((a) => a.esito), attempts.map((a) => a.json), attempts.map((a) => a.customer ?? null),
           refused.map(() => uuidv7()), refused.map((r) => JSON.stringify(r))],
-      );
+      });
       if (rows.length === 0) throw new IntakeError('NOT_FOUND', `submission ${id} not found`);
     },
 
