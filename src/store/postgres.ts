@@ -22,6 +22,7 @@ import { refusals, registeredEvent, type NewEvent } from './events.ts';
 import { postgresStats } from './postgres-stats.ts';
 import { postgresWeb } from './postgres-web.ts';
 import { numberSequence, yearSequences } from './postgres-numbering.ts';
+import { registerGroups, type GroupRow } from './postgres-register-batch.ts';
 import {
   attemptRows, checkCatalog, checkItem, chunks, decide, DEFAULT_LIMIT, isoIn, lastWins, limitOf,
   linesByOrder, lowerMailbox, MAX_PENDING_BATCH, newSubmissionRow, nowIso, numeroOrdine, SUBMISSION_COLUMNS, toAttempt, toCredential,
@@ -90,6 +91,7 @@ export async function openPostgresStore(url: string, opts: PostgresStoreOptions 
 
   const tx = <T>(fn: (c: PoolClient) => Promise<T>): Promise<T> => withTransaction(pool, fn);
   const numbering = yearSequences(pool);
+  const groups = registerGroups(pool, outbox, (item) => aloneRow(item, { durable: false }));
 
 
   async function one<R>(sql: string, params: unknown[] = []): Promise<R | undefined> {
@@ -159,6 +161,11 @@ export async function openPostgresStore(url: string, opts: PostgresStoreOptions 
    * another instance since the statement's snapshot makes the insert do nothing, and the winner is read after.
    */
   async function registerAlone(item: RegisterItem, opts: WriteOptions | undefined): Promise<RegisterResult> {
+    return settle(item, await aloneRow(item, opts));
+  }
+
+  /** registerAlone's statement: the order's row (existing or inserted), undefined when the insert did nothing. */
+  async function aloneRow(item: RegisterItem, opts: WriteOptions | undefined): Promise<GroupRow | undefined> {
     const o = item.order;
     // The outbox row rides in the same statement: its data is completed with the number the statement allocates.
     const event = registeredEvent(item, '', isoIn(item.registeredAt, 'registeredAt'));
@@ -193,10 +200,16 @@ export async function openPostgresStore(url: string, opts: PostgresStoreOptions 
         ...(outbox ? [event.id, JSON.stringify(event.data)] : []), numberSequence(item.year)],
     });
     // Always one row (the LEFT JOIN), empty when the insert did nothing.
-    const row = rows[0]?.id ? rows[0] : undefined;
+    return rows[0]?.id ? rows[0] : undefined;
+  }
+
+  /** The answer for an order from its statement's row (registerAlone's or a group's). */
+  async function settle(item: RegisterItem, row: GroupRow | undefined): Promise<RegisterResult> {
+    const o = item.order;
     if (row?.created) return { status: 'created', id_ordine: row.id, numero_ordine: row.numero_ordine };
     if (row) return decide(row, item);
-    // Another instance committed the same identity after our snapshot: its number stays, ours became a gap.
+    // Another instance (or another order of the same group) committed the same identity after our snapshot: its
+    // number stays, ours became a gap.
     const winner = await one<ExistingOrder>(
       'SELECT id, numero_ordine, submission_id, content_hash FROM orders WHERE codice_cliente = $1 AND riferimento_ordine = $2',
       [o.codice_cliente, o.riferimento_ordine],
@@ -515,6 +528,12 @@ export async function openPostgresStore(url: string, opts: PostgresStoreOptions 
       try {
         // Each year's sequence exists before the registering statements run (created outside them, once).
         await numbering.ready(new Set(items.map((i) => i.year)));
+        if (items.length === 1 && opts?.durable === false) {
+          // The REST/SOAP path: grouped with the single orders of other requests (postgres-register-batch.ts).
+          const only = items[0]!;
+          const event = outbox ? registeredEvent(only, '', isoIn(only.registeredAt, 'registeredAt')) : undefined;
+          return [await settle(only, await groups.register(only, event, numberSequence(only.year)))];
+        }
         if (items.length === 1) return [await registerAlone(items[0]!, opts)];
         return await tx(async (c) => {
           if (opts?.durable === false) await c.query(`SET LOCAL synchronous_commit = off`);

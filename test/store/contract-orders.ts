@@ -117,6 +117,39 @@ export function ordersContract(makeStore: StoreFactory): void {
       assert.deepEqual(await store.registerOrders([]), []);
     }));
 
+    void it('registers many single orders sent at once (as REST requests are) each on its own terms', () => withStore(makeStore, async (store) => {
+      // On PostgreSQL these go in groups, one statement for many (postgres-register-batch.ts): a faulty order, or two
+      // orders of one group with the same identity, must come out exactly as they would alone.
+      const c = await addCustomer(store, 'C001');
+      const subs = await Promise.all(Array.from({ length: 4 }, () => addSubmission(store, c)));
+      const lazy = { durable: false } as const;
+      const calls = Array.from({ length: 120 }, (_, k) => store.registerOrders([item(c, subs[k % 4]!, `G${k}`, {
+        order: { righe: Array.from({ length: 1 + (k % 3) }, (_, i) => ({ codice_articolo: `A${k}-${i}`, quantita: i + 0.5, unita_misura: 'PZ' })) },
+      })], lazy));
+      // Its rejection is awaited now (a rejection nobody awaits yet would count as unhandled).
+      const faulty = assert.rejects(store.registerOrders([item(c, 'no-such-submission', 'BAD')], lazy));
+      const same = [
+        store.registerOrders([item(c, subs[0]!, 'TWICE')], lazy),
+        store.registerOrders([item(c, subs[1]!, 'TWICE')], lazy),
+        store.registerOrders([item(c, subs[2]!, 'TWICE', { contentHash: 'other' })], lazy),
+      ];
+      const results = (await Promise.all(calls)).flat();
+      await faulty;
+      const twice = (await Promise.all(same)).flat();
+      assert.ok(results.every((r) => r.status === 'created'));
+      const numbers = results.map((r) => r.numero_ordine);
+      assert.equal(new Set(numbers).size, 120, 'no number given twice');
+      assert.deepEqual(twice.map((r) => r.status).sort(), ['conflict', 'created', 'duplicate']);
+      assert.equal(new Set(twice.map((r) => r.numero_ordine)).size, 1, 'the duplicate and the conflict name the one registered');
+      assert.equal(await store.getOrderByRef(c.id, 'BAD'), undefined);
+      for (const k of [0, 1, 2, 59, 119]) {
+        const o = await store.getOrderByRef(c.id, `G${k}`);
+        assert.equal(o?.numero_ordine, results[k]!.numero_ordine);
+        assert.deepEqual(o?.righe.map((l) => l.codice_articolo), Array.from({ length: 1 + (k % 3) }, (_, i) => `A${k}-${i}`));
+      }
+      assert.equal((await store.listOrders({ limit: 500 })).length, 121);
+    }));
+
     void it('refuses items the engines would store differently, with a clear error', () => withStore(makeStore, async (store) => {
       const c = await addCustomer(store, 'C001');
       const sub = await addSubmission(store, c);
