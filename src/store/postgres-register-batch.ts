@@ -13,9 +13,9 @@
  *   others down: each of its orders is then registered on its own, and only the faulty one fails.
  */
 import type pg from 'pg';
-import type { RegisterItem } from './store.ts';
-import { isoIn, type ExistingOrder } from './rows.ts';
-import type { NewEvent } from './events.ts';
+import type { RegisterItem } from '../domain/store/store.ts';
+import { isoIn, type ExistingOrder } from './common/rows.ts';
+import type { NewEvent } from '../domain/store/events.ts';
 
 /** Statements in flight at once: enough to keep PostgreSQL's cores and the pool busy, few enough to form groups. */
 export const MAX_PARALLEL = 4;

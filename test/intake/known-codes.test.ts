@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { rememberKnown } from '../../src/intake/known-codes.ts';
 import { createIntake } from '../../src/intake/intake.ts';
 import { createLogger } from '../../src/log.ts';
-import { openSqliteStore } from '../../src/store/sqlite.ts';
+import { openSqliteStore } from '../../src/store/sqlite/store.ts';
 import { DEFAULT_UNITS } from '../../src/catalog/units.ts';
 import { order, TEST_ARTICLES } from '../helpers/service.ts';
 

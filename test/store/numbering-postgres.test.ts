@@ -5,8 +5,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import pg from 'pg';
-import { openPostgresStore } from '../../src/store/postgres.ts';
-import type { RegisterResult, Store } from '../../src/store/store.ts';
+import { openPostgresStore } from '../../src/store/postgres/store.ts';
+import type { RegisterResult, Store } from '../../src/domain/store/store.ts';
 import { addCustomer, addSubmission, item } from './fixtures.ts';
 import { createSchema, PG_SKIP, testDatabaseUrl } from './pg-schema.ts';
 
