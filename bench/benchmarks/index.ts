@@ -1,6 +1,7 @@
 /** Every benchmark, in the order `npm run bench` runs them. */
 import type { Benchmark } from '../lib/types.ts';
 import { restBenchmark } from './rest.ts';
+import { restPgMultiBenchmark } from './rest-pg-multi.ts';
 import { decodersBenchmark } from './decoders.ts';
 import { fileBenchmark } from './files.ts';
 import { mailBenchmark } from './mail.ts';
@@ -12,6 +13,7 @@ import { consoleBenchmark } from './console.ts';
 export const BENCHMARKS: readonly Benchmark[] = [
   restBenchmark('sqlite'),
   restBenchmark('postgres'),
+  restPgMultiBenchmark,
   decodersBenchmark,
   fileBenchmark('sftp'),
   fileBenchmark('ftp'),

@@ -20,12 +20,14 @@ const REQUEST_TIMEOUT_MS = 30_000;
 const DRAIN_MS = 35_000;
 
 async function run(spec: LoadSpec): Promise<LoadResult> {
-  const pool = new Pool(spec.origin, {
-    connections: spec.mode === 'closed' ? spec.concurrency : spec.connections,
+  const origins = spec.origins?.length ? spec.origins : [spec.origin];
+  // One pool per instance, each with its share of the connections.
+  const pools = origins.map((origin) => new Pool(origin, {
+    connections: Math.ceil((spec.mode === 'closed' ? spec.concurrency : spec.connections) / origins.length),
     pipelining: 1,
     headersTimeout: REQUEST_TIMEOUT_MS,
     bodyTimeout: REQUEST_TIMEOUT_MS,
-  });
+  }));
   const headers = { 'content-type': 'application/json', ...spec.headers };
   const samples = new Float64Array(Math.min(MAX_SAMPLES, Math.ceil((spec.rate || 100_000) * (spec.durationSec + 1))));
   let nSamples = 0;
@@ -50,6 +52,7 @@ async function run(spec: LoadSpec): Promise<LoadResult> {
    * throughput as the answers that arrived inside the window.
    */
   async function one(from: number): Promise<void> {
+    const pool = pools[seq % pools.length]!;
     const body = jsonOrder(`${spec.refPrefix}-${seq++}`, spec.orderLines);
     const scheduledInWindow = from >= measureFrom && from < measureTo;
     outstanding++;
@@ -113,7 +116,7 @@ async function run(spec: LoadSpec): Promise<LoadResult> {
     clearTimeout(timer);
   }
   const cpu = process.cpuUsage(cpu0);
-  await pool.destroy();
+  await Promise.all(pools.map((p) => p.destroy()));
   const windowSec = spec.durationSec;
   return {
     mode: spec.mode,

@@ -4,6 +4,8 @@ import type { LatencySummary } from '../lib/stats.ts';
 export interface LoadSpec {
   /** http://127.0.0.1:port */
   origin: string;
+  /** Several instances of the service: requests go to them in turn (round robin), `origin` is then ignored. */
+  origins?: string[];
   path: string;
   headers: Record<string, string>;
   /** Each request gets a JSON order of this many lines with the reference `<refPrefix>-<n>`. */

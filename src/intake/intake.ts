@@ -8,6 +8,7 @@
  */
 import { createHash } from 'node:crypto';
 import { v7 as uuidv7 } from 'uuid';
+import { rememberKnown } from './known-codes.ts';
 import { createClaims, createSweeper, defaultHolder, DEFAULT_LEASE_MS, DEFAULT_SWEEP_MS } from './claims.ts';
 import { judge } from './judge.ts';
 import type { Logger } from '../log.ts';
@@ -85,8 +86,11 @@ export function createIntake(deps: IntakeDeps): Intake {
   const claims = createClaims(store, log, deps.holder ?? defaultHolder(), deps.claimLeaseMs ?? DEFAULT_LEASE_MS);
   // Judging registers orders without waiting for the disk: completeSubmission, which always follows before
   // anything is acknowledged or told to a listener, is a durable write and makes them durable too (WriteOptions).
+  // Catalog codes found once are remembered (known-codes.ts: nothing deletes them, so the answer is the store's).
   const judgeStore: IntakeStore = Object.setPrototypeOf({
     registerOrders: (items: Parameters<IntakeStore['registerOrders']>[0]) => store.registerOrders(items, { durable: false }),
+    knownArticles: rememberKnown((codes) => store.knownArticles(codes)),
+    knownUnits: rememberKnown((codes) => store.knownUnits(codes)),
   }, store) as IntakeStore;
 
   async function receive(sub: Submission, opts?: WriteOptions): Promise<StoredSubmission> {

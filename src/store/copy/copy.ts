@@ -6,8 +6,8 @@
  * and be run again after the service is stopped: that final pass moves only what arrived or changed since.
  * Ids, numero_ordine values, timestamps and raw bytes are kept exactly (sealed IMAP passwords too: the target needs
  * the same INTAKE_SECRET_KEY). Before writing anything, the copy checks that the target holds no different customer
- * or order under the same identity, and refuses if it does. Nothing uses database sequences (ids are text, numbering
- * is the order_sequences table), so there are none to move.
+ * or order under the same identity, and refuses if it does. Ids are text; PostgreSQL numbers orders from one
+ * sequence per year, which the copy raises above the copied order_sequences floor (copySequences).
  */
 import { existsSync } from 'node:fs';
 import Database from 'better-sqlite3';

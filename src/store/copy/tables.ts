@@ -191,6 +191,9 @@ export async function copySequences(ctx: CopyContext): Promise<number> {
   if (rows.length === 0) return 0;
   const done = await insertRows(ctx.c, 'order_sequences', ['year', 'last'], rows.map((r) => [r.year, r.last]),
     `ON CONFLICT (year) DO UPDATE SET last = excluded.last WHERE order_sequences.last < excluded.last RETURNING year`);
+  // The numbers PostgreSQL hands out come from its per-year sequences (store/postgres/numbering.ts): raise any that
+  // exists already to the copied floor (those not made yet will start above it).
+  await ctx.c.query('SELECT order_number_sequence(y) FROM unnest($1::int[]) AS y', [rows.map((r) => r.year)]);
   ctx.tick(rows.length);
   return done.length;
 }

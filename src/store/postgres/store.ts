@@ -1,8 +1,9 @@
 /**
  * The shared store: PostgreSQL through a pg Pool, for several service instances on one database. Every rule
  * that must hold across instances is enforced by the database itself: the identity unique key (INSERT … ON
- * CONFLICT DO NOTHING, then read the winner), the per-year sequence row (its upsert locks the row until commit,
- * so numbering is serialised per year), and an advisory lock around migrations.
+ * CONFLICT DO NOTHING, then read the winner), one sequence per year for numbers (numbering.ts: no lock
+ * held until commit, so registrations do not queue behind each other's fsync), and an advisory lock around
+ * migrations.
  */
 import pg from 'pg';
 import { v7 as uuidv7 } from 'uuid';
@@ -22,6 +23,8 @@ import { type NewEvent } from '../../domain/store/events.ts';
 import { refusals, registeredEvent } from '../common/events.ts';
 import { postgresStats } from './stats.ts';
 import { postgresWeb } from './web.ts';
+import { numberSequence, yearSequences } from './numbering.ts';
+import { registerGroups, type GroupRow } from './register-batch.ts';
 import {
   attemptRows, checkItem, chunks, decide, DEFAULT_LIMIT, isoIn, limitOf,
   linesByOrder, MAX_PENDING_BATCH, newSubmissionRow, numeroOrdine, SUBMISSION_COLUMNS, toAttempt,
@@ -89,6 +92,8 @@ export async function openPostgresStore(url: string, opts: PostgresStoreOptions 
   let closed = false;
 
   const tx = <T>(fn: (c: PoolClient) => Promise<T>): Promise<T> => withTransaction(pool, fn);
+  const numbering = yearSequences(pool);
+  const groups = registerGroups(pool, outbox, (item) => aloneRow(item, { durable: false }));
 
 
   async function one<R>(sql: string, params: unknown[] = []): Promise<R | undefined> {
@@ -123,11 +128,7 @@ export async function openPostgresStore(url: string, opts: PostgresStoreOptions 
     // Looking first keeps the common repeat (a duplicate) from consuming a sequence number.
     const found = await existing(c, item);
     if (found) return decide(found, item);
-    const { rows: [seq] } = await c.query(
-      `INSERT INTO order_sequences (year, last) VALUES ($1, 1)
-       ON CONFLICT (year) DO UPDATE SET last = order_sequences.last + 1 RETURNING last`,
-      [item.year],
-    );
+    const { rows: [seq] } = await c.query(`SELECT nextval($1::regclass)::int AS last`, [numberSequence(item.year)]);
     const last = (seq as { last: number }).last;
     const numero = numeroOrdine(item.year, last);
     const o = item.order;
@@ -162,15 +163,21 @@ export async function openPostgresStore(url: string, opts: PostgresStoreOptions 
    * another instance since the statement's snapshot makes the insert do nothing, and the winner is read after.
    */
   async function registerAlone(item: RegisterItem, opts: WriteOptions | undefined): Promise<RegisterResult> {
+    return settle(item, await aloneRow(item, opts));
+  }
+
+  /** registerAlone's statement: the order's row (existing or inserted), undefined when the insert did nothing. */
+  async function aloneRow(item: RegisterItem, opts: WriteOptions | undefined): Promise<GroupRow | undefined> {
     const o = item.order;
     // The outbox row rides in the same statement: its data is completed with the number the statement allocates.
     const event = registeredEvent(item, '', isoIn(item.registeredAt, 'registeredAt'));
-    const { rows } = await pool.query<ExistingOrder & { created: boolean }>(
-      `WITH found AS (
+    const { rows } = await pool.query<ExistingOrder & { created: boolean }>({
+      // Named: prepared once per connection, so this large statement is not parsed and planned on every order.
+      name: `register-alone-${outbox ? 'events' : 'no-events'}-${opts?.durable === false ? 'lazy' : 'durable'}`,
+      text: `WITH found AS (
          SELECT id, numero_ordine, submission_id, content_hash FROM orders WHERE codice_cliente = $3 AND riferimento_ordine = $4
        ), seq AS (
-         INSERT INTO order_sequences (year, last) SELECT $6::int, 1 WHERE NOT EXISTS (SELECT 1 FROM found)
-         ON CONFLICT (year) DO UPDATE SET last = order_sequences.last + 1 RETURNING last
+         SELECT nextval($${outbox ? 18 : 16}::regclass)::int AS last WHERE NOT EXISTS (SELECT 1 FROM found)
        ), ins AS (
          INSERT INTO orders (id, customer_id, codice_cliente, riferimento_ordine, numero_ordine, year, seq, data_ordine,
            data_consegna, content_hash, submission_id, channel, site, registered_at)
@@ -189,16 +196,22 @@ export async function openPostgresStore(url: string, opts: PostgresStoreOptions 
          SELECT id, numero_ordine, submission_id, content_hash, false AS created FROM found
          UNION ALL SELECT id, numero_ordine, NULL, NULL, true FROM ins
        ) AS x ON true`,
-      [item.id, item.customerId, o.codice_cliente, o.riferimento_ordine, o.data_ordine, item.year, o.data_consegna ?? null,
+      values: [item.id, item.customerId, o.codice_cliente, o.riferimento_ordine, o.data_ordine, item.year, o.data_consegna ?? null,
         item.contentHash, item.submissionId, item.channel, item.site ?? null, isoIn(item.registeredAt, 'registeredAt'),
         o.righe.map((r) => r.codice_articolo), o.righe.map((r) => r.quantita), o.righe.map((r) => r.unita_misura),
-        ...(outbox ? [event.id, JSON.stringify(event.data)] : [])],
-    );
+        ...(outbox ? [event.id, JSON.stringify(event.data)] : []), numberSequence(item.year)],
+    });
     // Always one row (the LEFT JOIN), empty when the insert did nothing.
-    const row = rows[0]?.id ? rows[0] : undefined;
+    return rows[0]?.id ? rows[0] : undefined;
+  }
+
+  /** The answer for an order from its statement's row (registerAlone's or a group's). */
+  async function settle(item: RegisterItem, row: GroupRow | undefined): Promise<RegisterResult> {
+    const o = item.order;
     if (row?.created) return { status: 'created', id_ordine: row.id, numero_ordine: row.numero_ordine };
     if (row) return decide(row, item);
-    // Another instance committed the same identity after our snapshot: its number stays, ours became a gap.
+    // Another instance (or another order of the same group) committed the same identity after our snapshot: its
+    // number stays, ours became a gap.
     const winner = await one<ExistingOrder>(
       'SELECT id, numero_ordine, submission_id, content_hash FROM orders WHERE codice_cliente = $1 AND riferimento_ordine = $2',
       [o.codice_cliente, o.riferimento_ordine],
@@ -280,13 +293,14 @@ export async function openPostgresStore(url: string, opts: PostgresStoreOptions 
       // said a later durable write will make it so (WriteOptions). Answered from what was inserted: reading the
       // row back (RETURNING) would send the raw body back over the socket.
       const r = newSubmissionRow(s);
-      await pool.query(
-        `INSERT INTO submissions (id, customer_id, customer_code, channel, file_name, media_type, charset, raw, meta,
+      await pool.query({
+        name: `save-submission-${opts?.durable === false ? 'lazy' : 'durable'}`,
+        text: `INSERT INTO submissions (id, customer_id, customer_code, channel, file_name, media_type, charset, raw, meta,
            single_order, site, sites, connector_id, reserved_order_id, sha256, received_at)
          SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16 ${lazyFrom(opts)}`,
-        [r.id, r.customer_id, r.customer_code, r.channel, r.file_name, r.media_type, r.charset, r.raw, r.meta,
+        values: [r.id, r.customer_id, r.customer_code, r.channel, r.file_name, r.media_type, r.charset, r.raw, r.meta,
           r.single_order, r.site, r.sites, r.connector_id, r.reserved_order_id, r.sha256, r.received_at],
-      );
+      });
       return toSubmission(r);
     },
 
@@ -353,8 +367,9 @@ export async function openPostgresStore(url: string, opts: PostgresStoreOptions 
       // One statement, one round trip (it was BEGIN, three statements, COMMIT). The attempts of an earlier
       // judgement are replaced: rows past the new count deleted, the others overwritten. The DELETE and the upsert
       // touch disjoint rows, as two parts of one statement must (they share one snapshot).
-      const { rows } = await pool.query<{ id: string }>(
-        `WITH upd AS (
+      const { rows } = await pool.query<{ id: string }>({
+        name: 'complete-submission',
+        text: `WITH upd AS (
            UPDATE submissions SET state = $2, outcome = $3, processed_at = $4, attempts = attempts + 1,
              claimed_by = NULL, lease_until = NULL WHERE id = $1
            RETURNING id, customer_id, customer_code, received_at, channel, reserved_order_id
@@ -379,10 +394,10 @@ export async function openPostgresStore(url: string, opts: PostgresStoreOptions 
            FROM upd, unnest($10::text[], $11::jsonb[]) WITH ORDINALITY AS t(id, data, i) ORDER BY t.i
          )
          SELECT id FROM upd`,
-        [id, state, JSON.stringify(outcome), at, attempts.map((a) => a.idx), attempts.map((a) => a.riferimento),
+        values: [id, state, JSON.stringify(outcome), at, attempts.map((a) => a.idx), attempts.map((a) => a.riferimento),
           attempts.map((a) => a.esito), attempts.map((a) => a.json), attempts.map((a) => a.customer ?? null),
           refused.map(() => uuidv7()), refused.map((r) => JSON.stringify(r))],
-      );
+      });
       if (rows.length === 0) throw new IntakeError('NOT_FOUND', `submission ${id} not found`);
     },
 
@@ -402,19 +417,17 @@ export async function openPostgresStore(url: string, opts: PostgresStoreOptions 
       items.forEach(checkItem);
       if (items.length === 0) return [];
       try {
+        // Each year's sequence exists before the registering statements run (created outside them, once).
+        await numbering.ready(new Set(items.map((i) => i.year)));
+        if (items.length === 1 && opts?.durable === false) {
+          // The REST/SOAP path: grouped with the single orders of other requests (register-batch.ts).
+          const only = items[0]!;
+          const event = outbox ? registeredEvent(only, '', isoIn(only.registeredAt, 'registeredAt')) : undefined;
+          return [await settle(only, await groups.register(only, event, numberSequence(only.year)))];
+        }
         if (items.length === 1) return [await registerAlone(items[0]!, opts)];
         return await tx(async (c) => {
           if (opts?.durable === false) await c.query(`SET LOCAL synchronous_commit = off`);
-          const years = [...new Set(items.map((i) => i.year))].sort((a, b) => a - b);
-          if (years.length > 1) {
-            // Calls spanning New Year lock their years' sequence rows in one order up front, so two such calls
-            // cannot each hold one year and wait for the other's.
-            await c.query(
-              `INSERT INTO order_sequences (year, last) SELECT y, 0 FROM unnest($1::int[]) AS y ORDER BY y
-               ON CONFLICT (year) DO UPDATE SET last = order_sequences.last`,
-              [years],
-            );
-          }
           const results: RegisterResult[] = [];
           const events: NewEvent[] = [];
           for (const item of items) results.push(await registerOne(c, item, events));

@@ -1,0 +1,162 @@
+/**
+ * Several instances on one PostgreSQL (issue 16 target 4): 1, 2 and 3 `order-intake serve` processes on one
+ * schema, the closed-loop REST load (same total in flight) spread over them round robin. Reported per instance
+ * count: aggregate orders/s, its ratio to one instance in the same run, and the lock waits sampled every 50 ms
+ * from pg_stat_activity/pg_locks during the measured window: sessions of the service waiting on a lock, and in
+ * particular on anything of the numbering (the order_sequences row or a sequence). Before migration 012 every
+ * registration queued on one order_sequences row; afterwards there must be no such queue.
+ */
+import path from 'node:path';
+import { mkdirSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+import { createSchema, dropSchema, countPgOrders, newSchemaName, pgBaseUrl, pgDurability, pgUnreachable, schemaUrl } from '../lib/pg.ts';
+import { startService, type RunningService } from '../lib/service.ts';
+import { drive, loadSpec } from './rest.ts';
+import { postgresCpuBetween, postgresCpuMs, processCpuMs } from '../lib/proc-cpu.ts';
+import type { Benchmark, Metric } from '../lib/types.ts';
+
+const COUNTS = [1, 2, 3] as const;
+const SAMPLE_MS = 50;
+
+interface LockSample {
+  /** Service sessions waiting on any heavyweight lock. */
+  waiting: number;
+  /** Of those, waiting on the numbering: a tuple/relation lock on order_sequences or a sequence relation. */
+  numbering: number;
+  /** What was waited on: `locktype relation` → sessions, for the notes. */
+  on: Record<string, number>;
+}
+
+/** Samples lock waits of the schema's service sessions until stopped. */
+function lockSampler(base: string, schema: string): { stop(): Promise<LockSample[]> } {
+  const samples: LockSample[] = [];
+  const client = new pg.Client({ connectionString: base });
+  let running = true;
+  const loop = (async () => {
+    await client.connect();
+    while (running) {
+      const { rows } = await client.query<{ on: string; numbering: boolean; n: string }>(
+        `SELECT l.locktype || ' ' || coalesce(c.relname, '') AS on,
+           coalesce(c.relname = 'order_sequences' OR c.relkind = 'S', false) AS numbering, count(*) AS n
+         FROM pg_locks l
+         JOIN pg_stat_activity a ON a.pid = l.pid
+         LEFT JOIN pg_class c ON c.oid = l.relation
+         WHERE NOT l.granted AND a.application_name = 'order-intake'
+           AND (c.oid IS NULL OR c.relnamespace = $1::regnamespace)
+         GROUP BY 1, 2`,
+        [schema],
+      );
+      const on: Record<string, number> = {};
+      for (const r of rows) on[r.on.trim()] = Number(r.n);
+      samples.push({
+        waiting: rows.reduce((a, r) => a + Number(r.n), 0),
+        numbering: rows.filter((r) => r.numbering).reduce((a, r) => a + Number(r.n), 0),
+        on,
+      });
+      await new Promise((r) => setTimeout(r, SAMPLE_MS));
+    }
+  })();
+  return {
+    async stop() {
+      running = false;
+      await loop.catch(() => undefined);
+      await client.end().catch(() => undefined);
+      return samples;
+    },
+  };
+}
+
+export const restPgMultiBenchmark: Benchmark = {
+  name: 'rest-pg-multi',
+  description: 'REST intake on PostgreSQL with 1, 2 and 3 instances on one schema, load spread over them; lock waits sampled',
+  byDefault: true,
+  async run(ctx) {
+    const base = pgBaseUrl();
+    const why = await pgUnreachable(base);
+    if (why) return { settings: { url: base }, durability: 'n/a', metrics: [], notes: [], skipped: `PostgreSQL at ${base} is unreachable (${why})` };
+    const d = await pgDurability(base);
+    const samples = new Map<string, number[]>();
+    const add = (key: string, v: number) => samples.set(key, [...(samples.get(key) ?? []), v]);
+    const notes: string[] = [];
+    const details: unknown[] = [];
+    for (let run = 1; run <= ctx.runs; run++) {
+      let single = 0;
+      for (const n of COUNTS) {
+        const step = (what: string) => ctx.progress(`rest-pg-multi run ${run}/${ctx.runs}, ${n} instance(s): ${what}`);
+        const schema = newSchemaName();
+        await createSchema(base, schema);
+        const services: RunningService[] = [];
+        try {
+          for (let i = 0; i < n; i++) {
+            const dataDir = path.join(ctx.tmpDir, `multi-${run}-${n}-${i}`);
+            mkdirSync(dataDir, { recursive: true });
+            // The first seeds the schema and prints the demo key; the others join the seeded schema.
+            services.push(await startService({ dataDir, env: { INTAKE_DATABASE_URL: schemaUrl(base, schema) }, requireApiKey: i === 0 }));
+          }
+          const spec = {
+            ...loadSpec(ctx, services[0]!.ports.http!, services[0]!.apiKey, 'closed', `M${randomBytes(4).toString('hex')}`),
+            origins: services.map((s) => `http://127.0.0.1:${s.ports.http!}`),
+          };
+          step(`${ctx.concurrency} in flight over ${n}`);
+          const sampler = lockSampler(base, schema);
+          const pgBefore = postgresCpuMs();
+          const svcBefore = services.map((s) => processCpuMs(s.proc.pid!));
+          const res = await drive(spec);
+          const pgMs = postgresCpuBetween(pgBefore, postgresCpuMs());
+          const svcMs = services.reduce((a, s, i) => a + processCpuMs(s.proc.pid!) - svcBefore[i]!, 0);
+          const locks = await sampler.stop();
+          // CPU per order over the whole drive (warm-up included), divided by every request sent.
+          add(`pgCpu${n}`, pgMs / Math.max(1, res.sent));
+          add(`svcCpu${n}`, svcMs / Math.max(1, res.sent));
+          for (const s of services.splice(0)) {
+            const code = await s.stop();
+            if (code !== 0) notes.push(`run ${run}, ${n} instances: an instance exited with ${code}`);
+          }
+          const registered = await countPgOrders(base, schema);
+          if (registered !== res.sent) notes.push(`run ${run}, ${n} instances: ${res.sent} orders sent, ${registered} registered`);
+          const failed = res.errors + res.unanswered + Object.entries(res.statuses).filter(([st]) => st !== '201').reduce((a, [, c]) => a + c, 0);
+          if (failed > 0) notes.push(`run ${run}, ${n} instances: ${failed} requests failed or answered other than 201 (${res.firstError ?? ''})`);
+          const waitedOn = new Map<string, number>();
+          for (const l of locks) for (const [k, c] of Object.entries(l.on)) waitedOn.set(k, (waitedOn.get(k) ?? 0) + c);
+          if (waitedOn.size > 0) {
+            notes.push(`run ${run}, ${n} instances: lock waits seen (session-samples): `
+              + [...waitedOn].sort((a, b) => b[1] - a[1]).map(([k, c]) => `${k} ${c}`).join(', '));
+          }
+          if (n === 1) single = res.okPerSec;
+          add(`tput${n}`, res.okPerSec);
+          add(`ratio${n}`, (res.okPerSec / single) * 100);
+          add(`p99${n}`, res.latency.p99);
+          add(`wait${n}`, Math.max(0, ...locks.map((l) => l.waiting)));
+          add(`waitShare${n}`, (locks.filter((l) => l.waiting > 0).length / Math.max(1, locks.length)) * 100);
+          add(`numbering${n}`, Math.max(0, ...locks.map((l) => l.numbering)));
+          details.push({ run, instances: n, result: res, registered, lockSamples: locks.length });
+          ctx.progress(`rest-pg-multi run ${run}, ${n} instance(s): ${res.okPerSec.toFixed(0)} orders/s, p99 ${res.latency.p99.toFixed(1)} ms, `
+            + `lock waits max ${Math.max(0, ...locks.map((l) => l.waiting))} (numbering ${Math.max(0, ...locks.map((l) => l.numbering))})`);
+        } finally {
+          for (const s of services) await s.stop();
+          await dropSchema(base, schema);
+        }
+      }
+    }
+    const m = (k: string) => samples.get(k) ?? [];
+    const metrics: Metric[] = COUNTS.flatMap((n): Metric[] => [
+      { name: `${n} instance(s): orders/s`, unit: 'orders/s', better: 'higher', samples: m(`tput${n}`) },
+      ...(n > 1 ? [{ name: `${n} instances / 1 instance`, unit: '%', better: 'higher' as const, samples: m(`ratio${n}`), target: { value: 100, op: '>=' as const } }] : []),
+      { name: `${n} instance(s): p99`, unit: 'ms', better: 'lower', samples: m(`p99${n}`) },
+      { name: `${n} instance(s): sessions waiting on a lock (max)`, unit: 'sessions', better: 'lower', samples: m(`wait${n}`) },
+      { name: `${n} instance(s): samples with a lock wait`, unit: '%', better: 'lower', samples: m(`waitShare${n}`) },
+      { name: `${n} instance(s): waiting on numbering (max)`, unit: 'sessions', better: 'lower', samples: m(`numbering${n}`), target: { value: 0, op: '<=' } },
+      { name: `${n} instance(s): PostgreSQL CPU per order`, unit: 'ms', better: 'lower', samples: m(`pgCpu${n}`) },
+      { name: `${n} instance(s): service CPU per order`, unit: 'ms', better: 'lower', samples: m(`svcCpu${n}`) },
+    ]);
+    return {
+      settings: { store: 'postgres', instances: COUNTS, concurrency: ctx.concurrency, warmupSec: ctx.warmupSec, durationSec: ctx.durationSec,
+        lockSampleMs: SAMPLE_MS, postgres: d, freshSchemaPerCount: true },
+      durability: `PostgreSQL ${d.server_version}: fsync=${d.fsync}, synchronous_commit=${d.synchronous_commit}; every answer after its commit's flush`,
+      metrics,
+      notes,
+      details,
+    };
+  },
+};

@@ -1,0 +1,35 @@
+/**
+ * Order numbers on PostgreSQL: one sequence per year (migration 012). The registering statements call
+ * `nextval(numberSequence(year))`; before they run, `ready(years)` makes sure each year's sequence exists, once per
+ * year and process, in its own short transaction (creating a sequence is DDL: it must not sit inside the
+ * registering transaction, where it would hold its catalog locks until that commit).
+ *
+ * The promise (docs/development/numbering.md): unique per year; increasing in allocation order across instances;
+ * gaps possible (a failed transaction, an identity race lost); not in commit order.
+ */
+import type pg from 'pg';
+
+/** The sequence's name for a year; `year` is checked to be a 4-digit integer, so the name is never input. */
+export function numberSequence(year: number): string {
+  if (!Number.isInteger(year) || year < 1000 || year > 9999) throw new Error(`order number year ${year} out of range`);
+  return `order_number_${year}`;
+}
+
+export interface YearSequences {
+  /** Resolves once every year in `years` has its sequence (created, or found, or raised to the copied floor). */
+  ready(years: Iterable<number>): Promise<void>;
+}
+
+export function yearSequences(pool: pg.Pool): YearSequences {
+  const known = new Set<number>();
+  return {
+    async ready(years) {
+      for (const year of years) {
+        if (known.has(year)) continue;
+        numberSequence(year);
+        await pool.query('SELECT order_number_sequence($1::int)', [year]);
+        known.add(year);
+      }
+    },
+  };
+}

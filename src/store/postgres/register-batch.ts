@@ -1,0 +1,164 @@
+/**
+ * Group registration on PostgreSQL: single-order registrations (the REST/SOAP path, one order per request) that
+ * arrive while others are running are sent together as ONE statement, one round trip and one transaction for
+ * many orders, instead of one each. That is what lets the store go past the one-row-per-request ceiling of
+ * PostgreSQL (issue 16): the per-statement costs (round trip, executor start, commit record) are shared.
+ *
+ * - Up to MAX_PARALLEL statements run at once; orders that arrive meanwhile wait for the next free slot and go
+ *   together (the classic group commit: the busier the store, the larger the groups; alone, an order goes at once).
+ * - The rules are registerAlone's, per order: a repeated identity takes no number; two orders of one group with
+ *   the same identity, or one that another instance committed after the statement's snapshot, insert nothing
+ *   (ON CONFLICT DO NOTHING) and the caller reads the winner.
+ * - A group whose statement fails (an order naming a submission that is not stored, say) is not allowed to take the
+ *   others down: each of its orders is then registered on its own, and only the faulty one fails.
+ */
+import type pg from 'pg';
+import type { RegisterItem } from '../../domain/store/store.ts';
+import { isoIn, type ExistingOrder } from '../common/rows.ts';
+import type { NewEvent } from '../../domain/store/events.ts';
+
+/** Statements in flight at once: enough to keep PostgreSQL's cores and the pool busy, few enough to form groups. */
+export const MAX_PARALLEL = 4;
+/** Orders per statement: bounds the statement's arrays (and the transaction) behind a flood. */
+export const MAX_GROUP = 128;
+
+export interface GroupRow extends ExistingOrder {
+  created: boolean;
+}
+
+interface Waiting {
+  item: RegisterItem;
+  event?: NewEvent;
+  seqName: string;
+  resolve: (row: GroupRow | undefined) => void;
+  reject: (e: unknown) => void;
+}
+
+/**
+ * The group statement: `input` has one row per order (k = its position), lines are flattened with their order's id.
+ * Answers one row per order, in order: the existing or inserted order, or NULLs when the insert did nothing.
+ */
+function groupSql(outbox: boolean): string {
+  return `WITH lazy_commit AS MATERIALIZED (SELECT set_config('synchronous_commit', 'off', true)),
+    input AS (
+      SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::date[], $6::int[], $7::date[], $8::text[],
+        $9::text[], $10::text[], $11::text[], $12::timestamptz[], $13::text[], $14::text[], $15::jsonb[])
+        WITH ORDINALITY AS t(id, customer_id, codice, ref, data_ordine, year, data_consegna, hash, submission_id, channel,
+          site, registered_at, seq_name, event_id, event_data, k)
+    ), found AS (
+      SELECT i.k, o.id, o.numero_ordine, o.submission_id, o.content_hash
+      FROM input i JOIN orders o ON o.codice_cliente = i.codice AND o.riferimento_ordine = i.ref
+    ), numbered AS MATERIALIZED (
+      SELECT i.*, nextval(i.seq_name::regclass)::int AS last FROM input i, lazy_commit
+      WHERE NOT EXISTS (SELECT 1 FROM found f WHERE f.k = i.k) ORDER BY i.k
+    ), ins AS (
+      INSERT INTO orders (id, customer_id, codice_cliente, riferimento_ordine, numero_ordine, year, seq, data_ordine,
+        data_consegna, content_hash, submission_id, channel, site, registered_at)
+      SELECT n.id, n.customer_id, n.codice, n.ref, n.year || '-' || lpad(n.last::text, 6, '0'), n.year, n.last,
+        n.data_ordine, n.data_consegna, n.hash, n.submission_id, n.channel, n.site, n.registered_at
+      FROM numbered n ORDER BY n.k
+      ON CONFLICT ON CONSTRAINT orders_identity DO NOTHING RETURNING id, numero_ordine
+    ), lines AS (
+      INSERT INTO order_lines (order_id, idx, codice_articolo, quantita, unita_misura)
+      SELECT l.order_id, l.idx, l.a, l.q, l.u
+      FROM unnest($16::text[], $17::int[], $18::text[], $19::float8[], $20::text[]) AS l(order_id, idx, a, q, u)
+      JOIN ins ON ins.id = l.order_id
+    )${outbox ? `, ev AS (
+      INSERT INTO order_events (id, type, time, order_id, customer_id, data)
+      SELECT n.event_id, 'ordine.registrato', n.registered_at, ins.id, n.customer_id,
+        n.event_data || jsonb_build_object('numero_ordine', ins.numero_ordine)
+      FROM ins JOIN numbered n ON n.id = ins.id ORDER BY n.k
+    )` : ''}
+    SELECT i.k, x.id, x.numero_ordine, x.submission_id, x.content_hash, coalesce(x.created, false) AS created
+    FROM input i LEFT JOIN (
+      SELECT k, id, numero_ordine, submission_id, content_hash, false AS created FROM found
+      UNION ALL SELECT n.k, ins.id, ins.numero_ordine, NULL, NULL, true FROM ins JOIN numbered n ON n.id = ins.id
+    ) AS x ON x.k = i.k ORDER BY i.k`;
+}
+
+export interface RegisterGroups {
+  /** Queue one order (checked already) for the next group; resolves with its row, undefined when the insert did nothing. */
+  register(item: RegisterItem, event: NewEvent | undefined, seqName: string): Promise<GroupRow | undefined>;
+}
+
+/**
+ * `alone` registers one order by itself (registerAlone's statement): used for the orders of a group that failed.
+ * Only lazy registrations (durable: false) are grouped: the statement turns synchronous_commit off for itself.
+ */
+export function registerGroups(
+  pool: pg.Pool,
+  outbox: boolean,
+  alone: (item: RegisterItem) => Promise<GroupRow | undefined>,
+): RegisterGroups {
+  const text = groupSql(outbox);
+  let queue: Waiting[] = [];
+  let running = 0;
+
+  function pump(): void {
+    while (running < MAX_PARALLEL && queue.length > 0) {
+      const group = queue.slice(0, MAX_GROUP);
+      queue = queue.slice(group.length);
+      running++;
+      void runGroup(group).finally(() => {
+        running--;
+        pump();
+      });
+    }
+  }
+
+  async function runGroup(group: Waiting[]): Promise<void> {
+    if (group.length === 1) {
+      const [w] = group as [Waiting];
+      await alone(w.item).then(w.resolve, w.reject);
+      return;
+    }
+    let rows: (GroupRow & { k: string })[];
+    try {
+      rows = (await pool.query<GroupRow & { k: string }>({ name: `register-group-${outbox ? 'events' : 'no-events'}`, text, values: values(group) })).rows;
+    } catch {
+      // One faulty order must not fail the others: each goes alone, and only its own error reaches its caller.
+      await Promise.all(group.map((w) => alone(w.item).then(w.resolve, w.reject)));
+      return;
+    }
+    group.forEach((w, i) => {
+      const row = rows[i];
+      w.resolve(row?.id ? { id: row.id, numero_ordine: row.numero_ordine, submission_id: row.submission_id, content_hash: row.content_hash, created: row.created } : undefined);
+    });
+  }
+
+  return {
+    register(item, event, seqName) {
+      return new Promise<GroupRow | undefined>((resolve, reject) => {
+        queue.push({ item, event, seqName, resolve, reject });
+        // On the next turn, so the orders of requests that arrive together go together.
+        if (queue.length === 1) setImmediate(pump);
+      });
+    },
+  };
+}
+
+function values(group: readonly Waiting[]): unknown[] {
+  const col = <T>(f: (w: Waiting) => T): T[] => group.map(f);
+  const lineOrder: string[] = [];
+  const lineIdx: number[] = [];
+  const lineA: string[] = [];
+  const lineQ: number[] = [];
+  const lineU: string[] = [];
+  for (const { item } of group) {
+    item.order.righe.forEach((r, i) => {
+      lineOrder.push(item.id);
+      lineIdx.push(i);
+      lineA.push(r.codice_articolo);
+      lineQ.push(r.quantita);
+      lineU.push(r.unita_misura);
+    });
+  }
+  return [
+    col((w) => w.item.id), col((w) => w.item.customerId), col((w) => w.item.order.codice_cliente),
+    col((w) => w.item.order.riferimento_ordine), col((w) => w.item.order.data_ordine), col((w) => w.item.year),
+    col((w) => w.item.order.data_consegna ?? null), col((w) => w.item.contentHash), col((w) => w.item.submissionId),
+    col((w) => w.item.channel), col((w) => w.item.site ?? null), col((w) => isoIn(w.item.registeredAt, 'registeredAt')),
+    col((w) => w.seqName), col((w) => w.event?.id ?? null), col((w) => (w.event ? JSON.stringify(w.event.data) : null)),
+    lineOrder, lineIdx, lineA, lineQ, lineU,
+  ];
+}
