@@ -19,6 +19,7 @@ import { IntakeError, type ErrorCode } from '../errors.ts';
 import { WRITE_OPS, type OpArgs, type OpContext, type OpName, type OpResult } from './sqlite-write-ops.ts';
 import type { OpDone, OpMessage, SerialisedError, ThreadData, ThreadOut } from './sqlite-write-thread.ts';
 import type { SqliteWriter } from './sqlite-writer.ts';
+import { releaseDeadThread } from './sqlite-write-lock.ts';
 
 export interface WriteRunner {
   /** Run `op` in the next group commit; resolves with its result once that commit is durable (or committed, see durable). */
@@ -69,7 +70,12 @@ function startThread(data: ThreadData): Worker {
 
 interface Waiting { resolve: (v: unknown) => void; reject: (e: unknown) => void }
 
-export function threadRunner(data: ThreadData): WriteRunner {
+export interface ThreadRunner extends WriteRunner {
+  /** Tests: stop the thread at once, as a crash of it would (writes sent to it and not answered are rejected). */
+  kill(): Promise<void>;
+}
+
+export function threadRunner(data: ThreadData): ThreadRunner {
   let worker: Worker | undefined;
   let nextId = 1;
   /** Called, not yet sent: sent together on the next turn of the event loop. */
@@ -104,6 +110,7 @@ export function threadRunner(data: ThreadData): WriteRunner {
       reason = e;
     });
     w.on('exit', (code) => {
+      releaseDeadThread(data.lock);
       if (worker !== w) return;
       worker = undefined;
       if (closing) return;
@@ -154,6 +161,13 @@ export function threadRunner(data: ThreadData): WriteRunner {
         queue.push({ m: { id, op, args: args as unknown[], durable }, w: { resolve: resolve as (v: unknown) => void, reject } });
         schedule();
       });
+    },
+    async kill() {
+      const w = worker;
+      if (!w) return;
+      const exited = new Promise<void>((resolve) => w.once('exit', () => resolve()));
+      await w.terminate();
+      await exited;
     },
     close() {
       closing ??= (async () => {

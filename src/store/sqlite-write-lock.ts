@@ -32,11 +32,29 @@ export function newWriteLock(): WriteLock {
   return { buffer: new SharedArrayBuffer(8) };
 }
 
+/** As SQLite's busy_timeout on the store's connections: past it, the main thread's write fails as busy. */
+const BUSY_MS = 5000;
+
 /** Take the lock as the main thread: blocks until the write thread's current transaction has ended. */
 function lockMain(s: Int32Array): void {
   Atomics.store(s, MAIN_WANTS, 1);
-  while (Atomics.compareExchange(s, OWNER, FREE, MAIN) !== FREE) Atomics.wait(s, OWNER, THREAD, RECHECK_MS);
-  Atomics.store(s, MAIN_WANTS, 0);
+  const deadline = Date.now() + BUSY_MS;
+  try {
+    while (Atomics.compareExchange(s, OWNER, FREE, MAIN) !== FREE) {
+      if (Date.now() > deadline) {
+        throw Object.assign(new Error('database is locked (the SQLite write thread held its transaction too long)'), { code: 'SQLITE_BUSY' });
+      }
+      Atomics.wait(s, OWNER, THREAD, RECHECK_MS);
+    }
+  } finally {
+    Atomics.store(s, MAIN_WANTS, 0);
+  }
+}
+
+/** The write thread is gone (its transaction with it): a lock it held is free. */
+export function releaseDeadThread(buffer: SharedArrayBuffer): void {
+  const s = new Int32Array(buffer);
+  if (Atomics.compareExchange(s, OWNER, THREAD, FREE) === THREAD) Atomics.notify(s, OWNER);
 }
 
 /** Take the lock as the write thread; the main thread goes first when it asks. */
@@ -65,9 +83,11 @@ export function lockedConnection(db: Database.Database, lock: WriteLock): Databa
   let held = false;
   function around<A extends unknown[], R>(f: (...a: A) => R): (...a: A) => R {
     return (...a: A): R => {
-      if (held) return f(...a);
-      lockMain(s);
-      held = true;
+      // Taken at BEGIN, given back by the COMMIT (or ROLLBACK) that ends the transaction, whichever call it is.
+      if (!held) {
+        lockMain(s);
+        held = true;
+      }
       try {
         return f(...a);
       } finally {

@@ -87,7 +87,8 @@ function main(port: NonNullable<typeof parentPort>, data: ThreadData): void {
       setImmediate(() => {
         db.close();
         port.postMessage({ type: 'closed' } satisfies ThreadOut);
-        port.close();
+        // Ends this thread only; whatever else it holds (a module loader's channel under tsx) must not keep it.
+        process.exit(0);
       });
     }
   });
