@@ -70,6 +70,11 @@ export function unlock(s: Int32Array): void {
   Atomics.notify(s, OWNER);
 }
 
+/** Atomics.waitAsync (Node 16+; typed from ES2024 on). */
+const waitAsync = (Atomics as unknown as {
+  waitAsync(a: Int32Array, i: number, v: number, ms: number): { async: true; value: Promise<string> } | { async: false; value: string };
+}).waitAsync;
+
 /** Statements that take SQLite's write lock although SQLite calls them read-only (transaction control). */
 const CONTROL = /^\s*(BEGIN|SAVEPOINT|RELEASE|COMMIT|END|ROLLBACK)\b/i;
 
@@ -78,9 +83,23 @@ const CONTROL = /^\s*(BEGIN|SAVEPOINT|RELEASE|COMMIT|END|ROLLBACK)\b/i;
  * held, and it is given back only when the connection leaves the transaction (COMMIT, ROLLBACK, or an autocommit
  * write's end).
  */
-export function lockedConnection(db: Database.Database, lock: WriteLock): Database.Database {
+export function lockedConnection(db: Database.Database, lock: WriteLock): {
+  conn: Database.Database;
+  /**
+   * The scheduler for this connection's group commit (sqliteWriter): the flush runs once the lock is taken,
+   * waiting for it without blocking the event loop, and keeps it from its first statement to its last.
+   */
+  scheduleFlush: (flush: () => void) => void;
+} {
   const s = new Int32Array(lock.buffer);
   let held = false;
+  let pinned = false;
+  const releaseIfDone = () => {
+    if (held && !pinned && !db.inTransaction) {
+      held = false;
+      unlock(s);
+    }
+  };
   function around<A extends unknown[], R>(f: (...a: A) => R): (...a: A) => R {
     return (...a: A): R => {
       // Taken at BEGIN, given back by the COMMIT (or ROLLBACK) that ends the transaction, whichever call it is.
@@ -91,13 +110,39 @@ export function lockedConnection(db: Database.Database, lock: WriteLock): Databa
       try {
         return f(...a);
       } finally {
-        if (!db.inTransaction) {
-          held = false;
-          unlock(s);
-        }
+        releaseIfDone();
       }
     };
   }
+
+  async function lockMainAsync(): Promise<void> {
+    Atomics.store(s, MAIN_WANTS, 1);
+    try {
+      // Another statement of this thread may take it meanwhile (synchronously): then wait for its end too.
+      while (held || Atomics.compareExchange(s, OWNER, FREE, MAIN) !== FREE) {
+        const w = waitAsync(s, OWNER, Atomics.load(s, OWNER), RECHECK_MS);
+        if (w.async) await w.value;
+        else await new Promise((resolve) => setImmediate(resolve));
+      }
+    } finally {
+      Atomics.store(s, MAIN_WANTS, 0);
+    }
+    held = true;
+  }
+
+  const scheduleFlush = (flush: () => void): void => {
+    setImmediate(() => {
+      lockMainAsync().then(() => {
+        pinned = true;
+        try {
+          flush();
+        } finally {
+          pinned = false;
+          releaseIfDone();
+        }
+      }, () => undefined);
+    });
+  };
   // The proxy's own target is an empty object: the statement's own properties may be fixed (non-configurable),
   // and a proxy may not answer differently from its target for those.
   const lockedStatement = (target: Database.Statement): Database.Statement => new Proxy({} as Database.Statement, {
@@ -114,7 +159,7 @@ export function lockedConnection(db: Database.Database, lock: WriteLock): Databa
       return v;
     },
   });
-  return new Proxy(db, {
+  const conn = new Proxy(db, {
     get(target, prop) {
       const v = Reflect.get(target, prop, target) as unknown;
       if (typeof v !== 'function') return v;
@@ -137,4 +182,5 @@ export function lockedConnection(db: Database.Database, lock: WriteLock): Databa
       return f;
     },
   });
+  return { conn, scheduleFlush };
 }

@@ -81,11 +81,12 @@ function sqliteStoreOn(
   // With a write thread, two connections write to the file: every write of this one waits for the thread's
   // transaction to end (sqlite-write-lock.ts) instead of sleeping in SQLite's busy handler on the event loop.
   const lock = writeThread ? newWriteLock() : undefined;
-  const db = lock ? lockedConnection(raw, lock) : raw;
+  const locked = lock && lockedConnection(raw, lock);
+  const db = locked ? locked.conn : raw;
   const q = statementCache(db);
   // Writes of this connection (hand-off bookkeeping, production state) are group-committed: each resolves after
   // the fsync of the commit holding it, and one fsync serves every write queued meanwhile.
-  const writer = sqliteWriter(db);
+  const writer = locked ? sqliteWriter(db, locked.scheduleFlush) : sqliteWriter(db);
   // The intake path's writes (submission saved, orders registered, outcome recorded, with their outbox rows) and
   // the named leases: on the write thread, off the event loop, with the same group commit there.
   const runner: WriteRunner = lock && file
