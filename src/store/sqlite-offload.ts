@@ -15,10 +15,10 @@
 import { extname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
-import { IntakeError, type ErrorCode } from '../errors.ts';
+import { IntakeError, type ErrorCode } from '../domain/errors.ts';
 import { WRITE_OPS, type OpArgs, type OpContext, type OpName, type OpResult } from './sqlite-write-ops.ts';
 import type { OpDone, OpMessage, SerialisedError, ThreadData, ThreadOut } from './sqlite-write-thread.ts';
-import type { SqliteWriter } from './sqlite-writer.ts';
+import type { SqliteWriter } from './sqlite/writer.ts';
 import { releaseDeadThread } from './sqlite-write-lock.ts';
 
 export interface WriteRunner {

@@ -6,12 +6,12 @@
  * and savepoint (sqlite-writer.ts), never on their own.
  */
 import type Database from 'better-sqlite3';
-import { IntakeError } from '../errors.ts';
-import type { Channel, Outcome, SubmissionState } from '../intake/types.ts';
-import { refusalEvents, registeredEvent } from './events.ts';
-import { attemptRows, decide, isoIn, numeroOrdine, type ExistingOrder } from './rows.ts';
-import { insertEvents } from './sqlite-events.ts';
-import type { RegisterItem, RegisterResult } from './store.ts';
+import { IntakeError } from '../domain/errors.ts';
+import type { Channel, Outcome, SubmissionState } from '../domain/types.ts';
+import { refusalEvents, registeredEvent } from '../domain/store/events.ts';
+import { attemptRows, decide, isoIn, numeroOrdine, type ExistingOrder } from './common/rows.ts';
+import { insertEvents } from './sqlite/events.ts';
+import type { RegisterItem, RegisterResult } from '../domain/store/store.ts';
 
 export interface OpContext {
   q: (sql: string) => Database.Statement;

@@ -11,11 +11,11 @@
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import Database from 'better-sqlite3';
-import { isIntakeError } from '../errors.ts';
-import { statementCache } from './sqlite-statements.ts';
+import { isIntakeError } from '../domain/errors.ts';
+import { statementCache } from './sqlite/statements.ts';
 import { lockThread, unlock } from './sqlite-write-lock.ts';
 import { runOp } from './sqlite-write-ops.ts';
-import { sqliteWriter } from './sqlite-writer.ts';
+import { sqliteWriter } from './sqlite/writer.ts';
 
 export interface ThreadData {
   file: string;

@@ -11,10 +11,10 @@ import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { createIntake, type Intake } from '../../src/intake/intake.ts';
 import { createLogger } from '../../src/log.ts';
-import { openSqliteStore } from '../../src/store/sqlite.ts';
+import { openSqliteStore } from '../../src/store/sqlite/store.ts';
 import { DEFAULT_UNITS } from '../../src/catalog/units.ts';
-import type { Store } from '../../src/store/store.ts';
-import type { Principal } from '../../src/intake/types.ts';
+import type { Store } from '../../src/domain/store/store.ts';
+import type { Principal } from '../../src/domain/types.ts';
 import { order, TEST_ARTICLES } from '../helpers/service.ts';
 import { DURABLE, instrument, newProbeBuffer, PROBE_ENTRIES } from './durability-probe.ts';
 

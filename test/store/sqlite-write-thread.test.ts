@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import Database from 'better-sqlite3';
-import { openSqliteStore } from '../../src/store/sqlite.ts';
+import { openSqliteStore } from '../../src/store/sqlite/store.ts';
 import { threadRunner, type ThreadRunner } from '../../src/store/sqlite-offload.ts';
 import { newWriteLock } from '../../src/store/sqlite-write-lock.ts';
 

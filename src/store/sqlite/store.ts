@@ -1,0 +1,394 @@
+/**
+ * The embedded store: one SQLite file, better-sqlite3. Calls are synchronous underneath; the methods return
+ * promises only to fit the port. Because a call runs to the end before the next one starts, transactions in
+ * this process never interleave; other processes on the same file are held off by BEGIN IMMEDIATE and the
+ * busy timeout.
+ */
+import { mkdirSync } from 'node:fs';
+import path from 'node:path';
+import Database from 'better-sqlite3';
+import { IntakeError } from '../../domain/errors.ts';
+import type { Outcome, RegisteredOrder, StoredSubmission } from '../../domain/types.ts';
+import { checkKnown, migrationsDir, readMigrations, type Migration } from '../common/migrate.ts';
+import { sqliteWork } from './work.ts';
+import { sqliteMail } from './mail.ts';
+import { sqliteInstances } from './instances.ts';
+import { sqliteConnectors } from './connectors.ts';
+import { sqliteHandoff } from './handoff.ts';
+import { sqliteStats } from './stats.ts';
+import { sqliteWeb } from './web.ts';
+import { statementCache } from './statements.ts';
+import { sqliteWriter } from './writer.ts';
+import { sqliteEvents, sqliteProductionHistory } from './events.ts';
+import { inThreadRunner, threadRunner, type WriteRunner } from '../sqlite-offload.ts';
+import { lockedConnection, newWriteLock } from '../sqlite-write-lock.ts';
+import {
+  checkCatalog, checkItem, chunks, isoIn, lastWins, limitOf, linesByOrder, lowerMailbox, nowIso,
+  newSubmissionRow, DEFAULT_LIMIT, MAX_PENDING_BATCH, SUBMISSION_COLUMNS, toAttempt, toCredential, toCustomer, toOrder, toSubmission,
+  toSummary, upperUnit,
+  type AttemptRow, type CredentialRow, type CustomerRow, type LineRow, type OrderRow,
+  type SubmissionRow,
+} from '../common/rows.ts';
+import { checkLabel, checkLeaseMs } from '../common/work.ts';
+import { jsonOut } from '../common/rows.ts';
+import type {
+  Article, Credential, CredentialKind, Customer, NewSubmission, Store, SubmissionSummary,
+  Unit, WriteOptions,
+} from '../../domain/store/store.ts';
+
+const ORDER_COLUMNS = `id, customer_id, codice_cliente, riferimento_ordine, numero_ordine, data_ordine, data_consegna,
+  submission_id, channel, site, registered_at, production_state`;
+
+function constraint(e: unknown, kind: 'UNIQUE' | 'PRIMARYKEY' | 'FOREIGNKEY'): boolean {
+  return (e as { code?: unknown }).code === `SQLITE_CONSTRAINT_${kind}`;
+}
+
+/** Options of the embedded store; `outbox: false` (INTAKE_OUTBOX=off) writes no order events: benchmarks only. */
+export interface SqliteStoreOptions {
+  outbox?: boolean;
+  /**
+   * Run the intake path's writes on a write thread with its own connection (default, for a file), or on the
+   * store's connection on the caller's thread (always so for ':memory:'). See sqlite-offload.ts.
+   */
+  writeThread?: boolean;
+  /** Tests only: instruments the write thread's connection (see ThreadData.probe). */
+  writeThreadProbe?: { module: string; buffer: SharedArrayBuffer };
+}
+
+export async function openSqliteStore(file: string, opts: SqliteStoreOptions = {}): Promise<Store> {
+  const outbox = opts.outbox !== false;
+  const memory = file === ':memory:' || file === '';
+  if (!memory) mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
+  const raw = new Database(file);
+  const db = raw;
+  try {
+    db.pragma('journal_mode = WAL');
+    // Acknowledged means on disk: every commit is fsynced, which is the point of storing before acknowledging.
+    db.pragma('synchronous = FULL');
+    db.pragma('foreign_keys = ON');
+    // Another process (the CLI during `serve`) may hold the write lock briefly; wait rather than fail.
+    db.pragma('busy_timeout = 5000');
+  } catch (e) {
+    raw.close();
+    throw e;
+  }
+  return sqliteStoreOn(raw, memory ? undefined : path.resolve(file), outbox, opts.writeThread !== false && !memory, opts.writeThreadProbe);
+}
+
+function sqliteStoreOn(
+  raw: Database.Database, file: string | undefined, outbox: boolean, writeThread: boolean, probe?: SqliteStoreOptions['writeThreadProbe'],
+): Store {
+  // With a write thread, two connections write to the file: every write of this one waits for the thread's
+  // transaction to end (sqlite-write-lock.ts) instead of sleeping in SQLite's busy handler on the event loop.
+  const lock = writeThread ? newWriteLock() : undefined;
+  const locked = lock && lockedConnection(raw, lock);
+  const db = locked ? locked.conn : raw;
+  const q = statementCache(db);
+  // Writes of this connection (hand-off bookkeeping, production state) are group-committed: each resolves after
+  // the fsync of the commit holding it, and one fsync serves every write queued meanwhile.
+  const writer = locked ? sqliteWriter(db, locked.scheduleFlush) : sqliteWriter(db);
+  // The intake path's writes (submission saved, orders registered, outcome recorded, with their outbox rows) and
+  // the named leases: on the write thread, off the event loop, with the same group commit there.
+  const runner: WriteRunner = lock && file
+    ? threadRunner({ file, outbox, lock: lock.buffer, ...(probe ? { probe } : {}) })
+    : inThreadRunner({ q, outbox }, writer);
+
+  const applyMigration = db.transaction((m: Migration): boolean => {
+    if (db.prepare('SELECT 1 FROM schema_migrations WHERE version = ?').get(m.version)) return false;
+    db.exec(m.sql);
+    db.prepare('INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)').run(m.version, m.name, nowIso());
+    return true;
+  });
+  const { forget, ...work } = sqliteWork(db);
+
+  const upsertArticleBatch = db.transaction((rows: readonly Article[]) => {
+    const s = q(`INSERT INTO articles (codice_articolo, descrizione, unita_misura) VALUES (?, ?, ?)
+      ON CONFLICT (codice_articolo) DO UPDATE SET descrizione = excluded.descrizione, unita_misura = excluded.unita_misura`);
+    for (const r of rows) s.run(r.codice_articolo, r.descrizione, r.unita_misura);
+  });
+
+  const upsertUnitBatch = db.transaction((rows: readonly Unit[]) => {
+    const s = q(`INSERT INTO units (code, description) VALUES (?, ?)
+      ON CONFLICT (code) DO UPDATE SET description = excluded.description`);
+    for (const r of rows) s.run(upperUnit(r.code), r.description);
+  });
+
+  /** Codes asked for that exist; `column` and `table` are constants of this file, never input. */
+  function known(table: string, column: string, codes: readonly string[], norm: (c: string) => string): Set<string> {
+    const wanted = [...new Set(codes.map(norm))];
+    const found = new Set<string>();
+    // json_each lets one prepared statement take any number of codes in a single parameter.
+    const s = q(`SELECT ${column} AS code FROM ${table} WHERE ${column} IN (SELECT value FROM json_each(?))`);
+    for (const part of chunks(wanted)) {
+      for (const row of s.all(JSON.stringify(part)) as { code: string }[]) found.add(row.code);
+    }
+    return new Set(codes.filter((c) => found.has(norm(c))));
+  }
+
+  function withLines(rows: OrderRow[]): RegisteredOrder[] {
+    if (rows.length === 0) return [];
+    const lines: LineRow[] = [];
+    const s = q(`SELECT order_id, idx, codice_articolo, quantita, unita_misura FROM order_lines
+      WHERE order_id IN (SELECT value FROM json_each(?))`);
+    // A loop, not push(...rows): spreading passes every row as an argument, and an order of ~120k lines
+    // overflows the call stack.
+    for (const part of chunks(rows.map((r) => r.id))) for (const l of s.all(JSON.stringify(part)) as LineRow[]) lines.push(l);
+    const byOrder = linesByOrder(lines);
+    const history = sqliteProductionHistory(q, rows.filter((r) => r.production_state).map((r) => r.id));
+    return rows.map((r) => {
+      const o = toOrder(r, byOrder.get(r.id) ?? []);
+      if (o.productionState) o.productionHistory = history.get(r.id) ?? [];
+      return o;
+    });
+  }
+
+  const store: Store = {
+    kind: 'sqlite',
+    ...work,
+    ...sqliteMail(db),
+    ...sqliteConnectors(db),
+    ...sqliteInstances(db),
+    ...sqliteHandoff(db, writer),
+    ...sqliteEvents(q, writer, (id) => {
+      const r = q(`SELECT ${ORDER_COLUMNS} FROM orders WHERE id = ?`).get(id) as OrderRow | undefined;
+      return r && withLines([r])[0];
+    }),
+    ...sqliteStats(db),
+    ...sqliteWeb(db),
+
+    async migrate() {
+      const list = await readMigrations(migrationsDir('sqlite'));
+      db.exec(`CREATE TABLE IF NOT EXISTS schema_migrations (
+        version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL) STRICT`);
+      const applied = (db.prepare('SELECT version FROM schema_migrations').all() as { version: number }[]).map((r) => r.version);
+      checkKnown(applied, list);
+      return list.filter((m) => applyMigration.immediate(m)).map((m) => m.name);
+    },
+
+    async ping() {
+      db.prepare('SELECT 1').get();
+    },
+
+    async close() {
+      if (!raw.open) return;
+      // Writes still queued are committed (and their callers answered) before the connections go.
+      await runner.close();
+      writer.flush();
+      raw.close();
+    },
+
+    async acquireLease(name, holder, ttlMs) {
+      // Not fsynced: a lease matters only while its holder lives, and a holder outlives no crash of the machine.
+      const at = Date.now();
+      return runner.run('acquireLease', [checkLabel(name, 'lease name'), checkLabel(holder, 'holder'), at + checkLeaseMs(ttlMs, 'ttlMs'), at], false);
+    },
+
+    async renewLease(name, holder, ttlMs) {
+      return runner.run('renewLease', [checkLabel(name, 'lease name'), checkLabel(holder, 'holder'), Date.now() + checkLeaseMs(ttlMs, 'ttlMs')], false);
+    },
+
+    async releaseLease(name, holder) {
+      await runner.run('releaseLease', [checkLabel(name, 'lease name'), checkLabel(holder, 'holder')], false);
+    },
+
+    async createCustomer(c) {
+      const customer: Customer = {
+        id: c.id, code: c.code, name: c.name, mailbox: lowerMailbox(c.mailbox),
+        createdAt: isoIn(c.createdAt ?? nowIso(), 'createdAt'),
+      };
+      try {
+        q('INSERT INTO customers (id, code, name, mailbox, created_at) VALUES (?, ?, ?, ?, ?)')
+          .run(customer.id, customer.code, customer.name, customer.mailbox, customer.createdAt);
+      } catch (e) {
+        if (constraint(e, 'UNIQUE') || constraint(e, 'PRIMARYKEY')) {
+          throw new IntakeError('CONFLICT', `a customer with code ${c.code}, mailbox ${customer.mailbox} or id ${c.id} already exists`);
+        }
+        throw e;
+      }
+      return customer;
+    },
+
+    async getCustomer(id) {
+      const r = q('SELECT * FROM customers WHERE id = ?').get(id) as CustomerRow | undefined;
+      return r && toCustomer(r);
+    },
+
+    async getCustomerByCode(code) {
+      const r = q('SELECT * FROM customers WHERE code = ?').get(code) as CustomerRow | undefined;
+      return r && toCustomer(r);
+    },
+
+    async getCustomerByMailbox(address) {
+      const r = q('SELECT * FROM customers WHERE mailbox = ?').get(lowerMailbox(address)) as CustomerRow | undefined;
+      return r && toCustomer(r);
+    },
+
+    async listCustomers() {
+      return (q('SELECT * FROM customers ORDER BY code').all() as CustomerRow[]).map(toCustomer);
+    },
+
+    async addCredential(c) {
+      try {
+        q(`INSERT INTO credentials (id, customer_id, kind, lookup, secret_hash, created_at) VALUES (?, ?, ?, ?, ?, ?)`)
+          .run(c.id, c.customerId, c.kind, c.lookup, c.secretHash, isoIn(c.createdAt ?? nowIso(), 'createdAt'));
+      } catch (e) {
+        if (constraint(e, 'FOREIGNKEY')) throw new IntakeError('NOT_FOUND', `customer ${c.customerId} not found`);
+        if (constraint(e, 'UNIQUE') || constraint(e, 'PRIMARYKEY')) {
+          throw new IntakeError('CONFLICT', `an active ${c.kind} credential "${c.lookup}" already exists`);
+        }
+        throw e;
+      }
+    },
+
+    async findCredential(kind: CredentialKind, lookup: string): Promise<Credential | undefined> {
+      const r = q('SELECT * FROM credentials WHERE kind = ? AND lookup = ? AND revoked_at IS NULL').get(kind, lookup) as
+        | CredentialRow
+        | undefined;
+      return r && toCredential(r);
+    },
+
+    async revokeCredentials(customerId, kind) {
+      return q('UPDATE credentials SET revoked_at = ? WHERE customer_id = ? AND kind = ? AND revoked_at IS NULL')
+        .run(nowIso(), customerId, kind).changes;
+    },
+
+    async upsertArticles(rows) {
+      checkCatalog('article', rows.map((r) => [r.codice_articolo, r.descrizione, r.unita_misura]));
+      upsertArticleBatch.immediate(lastWins(rows, (r) => r.codice_articolo));
+    },
+
+    async upsertUnits(rows) {
+      checkCatalog('unit', rows.map((r) => [r.code, r.description]));
+      upsertUnitBatch.immediate(lastWins(rows, (r) => upperUnit(r.code)));
+    },
+
+    async knownArticles(codes) {
+      return known('articles', 'codice_articolo', codes, (c) => c);
+    },
+
+    async knownUnits(codes) {
+      return known('units', 'code', codes, upperUnit);
+    },
+
+    async countArticles() {
+      return (q('SELECT count(*) AS n FROM articles').get() as { n: number }).n;
+    },
+
+    async listUnits() {
+      return q('SELECT code, description FROM units ORDER BY code').all() as Unit[];
+    },
+
+    async saveSubmission(s: NewSubmission, opts?: WriteOptions): Promise<StoredSubmission> {
+      const r = newSubmissionRow(s);
+      // Resolves after the commit's fsync (unless the caller said a later write will do it).
+      await runner.run('saveSubmission', [[
+        r.id, r.customer_id, r.customer_code, r.channel, r.file_name, r.media_type, r.charset, r.raw, r.meta,
+        r.single_order ? 1 : 0, r.site, r.sites, r.connector_id, r.reserved_order_id, r.sha256, r.received_at,
+      ]], opts?.durable !== false);
+      return toSubmission(r);
+    },
+
+    async getSubmission(id) {
+      const r = q(`SELECT ${SUBMISSION_COLUMNS}, raw, outcome FROM submissions WHERE id = ?`).get(id) as SubmissionRow | undefined;
+      return r && toSubmission(r);
+    },
+
+    async listSubmissions({ state, customerId, limit }): Promise<SubmissionSummary[]> {
+      // One statement per filter combination, so each can use its index (an "? IS NULL OR" filter could not).
+      const where = [state === undefined ? '' : 'state = @state', customerId === undefined ? '' : 'customer_id = @customerId']
+        .filter(Boolean);
+      // length() of a BLOB reads its size from the record header, not the bytes (SQLite's OPFLAG_LENGTHARG).
+      const rows = q(`SELECT ${SUBMISSION_COLUMNS}, json_extract(outcome, '$.esito') AS esito, length(raw) AS size FROM submissions
+        ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY received_at DESC, id DESC LIMIT @limit`)
+        .all({ ...(state === undefined ? {} : { state }), ...(customerId === undefined ? {} : { customerId }), limit: limitOf(limit) }) as SubmissionRow[];
+      return rows.map(toSummary);
+    },
+
+    async findSubmissionBySha(customerId, sha256, channel) {
+      const r = q(`SELECT ${SUBMISSION_COLUMNS}, json_extract(outcome, '$.esito') AS esito, length(raw) AS size FROM submissions
+        WHERE customer_id = @customerId AND sha256 = @sha256 ${channel === undefined ? '' : 'AND channel = @channel'}
+        ORDER BY received_at, id LIMIT 1`).get({ customerId, sha256, ...(channel === undefined ? {} : { channel }) }) as
+        | SubmissionRow
+        | undefined;
+      return r && toSummary(r);
+    },
+
+    async getSubmissionOutcomes(customerId, ids) {
+      const rows = q(`SELECT id, outcome FROM submissions
+        WHERE customer_id = ? AND outcome IS NOT NULL AND id IN (SELECT value FROM json_each(?))`)
+        .all(customerId, JSON.stringify(ids)) as { id: string; outcome: string }[];
+      return new Map(rows.map((r) => [r.id, jsonOut<Outcome>(r.outcome)]));
+    },
+
+    async findSubmissionByReservedOrderId(customerId, orderId) {
+      const r = q(`SELECT ${SUBMISSION_COLUMNS}, raw, outcome FROM submissions
+        WHERE customer_id = ? AND reserved_order_id = ? ORDER BY received_at, id LIMIT 1`).get(customerId, orderId) as
+        | SubmissionRow
+        | undefined;
+      return r && toSubmission(r);
+    },
+
+    async pendingSubmissionIds(limit) {
+      const rows = q(`SELECT id FROM submissions WHERE state = 'received' ORDER BY received_at, id LIMIT ?`)
+        .all(limitOf(limit, DEFAULT_LIMIT, MAX_PENDING_BATCH)) as { id: string }[];
+      return rows.map((r) => r.id);
+    },
+
+    async completeSubmission(id, state, outcome, processedAt) {
+      await runner.run('completeSubmission', [id, state, outcome, processedAt]);
+      forget(id);
+    },
+
+    async resetSubmission(id) {
+      const { changes } = q(`UPDATE submissions SET state = 'received', outcome = NULL, retries = 0 WHERE id = ?`).run(id);
+      if (changes === 0) throw new IntakeError('NOT_FOUND', `submission ${id} not found`);
+      forget(id);
+    },
+
+    async countRetry(id) {
+      const r = q('UPDATE submissions SET retries = retries + 1 WHERE id = ? RETURNING retries').get(id) as { retries: number } | undefined;
+      if (!r) throw new IntakeError('NOT_FOUND', `submission ${id} not found`);
+      return Number(r.retries);
+    },
+
+    async registerOrders(items, opts) {
+      items.forEach(checkItem);
+      try {
+        return await runner.run('registerOrders', [items], opts?.durable !== false);
+      } catch (e) {
+        if (constraint(e, 'FOREIGNKEY')) {
+          throw new Error('registerOrders: an item names a customer or submission that is not stored', { cause: e });
+        }
+        if (constraint(e, 'PRIMARYKEY')) throw new Error('registerOrders: an order id is already taken', { cause: e });
+        throw e;
+      }
+    },
+
+    async getOrder(customerId, id) {
+      const r = q(`SELECT ${ORDER_COLUMNS} FROM orders WHERE customer_id = ? AND id = ?`).get(customerId, id) as OrderRow | undefined;
+      return r && withLines([r])[0];
+    },
+
+    async getOrderByRef(customerId, riferimento) {
+      const r = q(`SELECT ${ORDER_COLUMNS} FROM orders WHERE customer_id = ? AND riferimento_ordine = ?`)
+        .get(customerId, riferimento) as OrderRow | undefined;
+      return r && withLines([r])[0];
+    },
+
+    async listOrders({ customerId, limit }) {
+      const rows = (customerId === undefined
+        ? q(`SELECT ${ORDER_COLUMNS} FROM orders ORDER BY registered_at DESC, numero_ordine DESC LIMIT ?`).all(limitOf(limit))
+        : q(`SELECT ${ORDER_COLUMNS} FROM orders WHERE customer_id = ? ORDER BY registered_at DESC, numero_ordine DESC LIMIT ?`)
+          .all(customerId, limitOf(limit))) as OrderRow[];
+      return withLines(rows);
+    },
+
+    async latestAttempt(customerId, riferimento) {
+      const r = q(`SELECT submission_id, channel, received_at, outcome FROM order_attempts
+        WHERE customer_id = ? AND riferimento_ordine = ?
+        ORDER BY received_at DESC, submission_id DESC, idx DESC LIMIT 1`).get(customerId, riferimento) as AttemptRow | undefined;
+      return r && toAttempt(r);
+    },
+  };
+  return store;
+}
