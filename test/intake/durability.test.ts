@@ -9,7 +9,6 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import Database from 'better-sqlite3';
 import { createIntake, type Intake } from '../../src/intake/intake.ts';
 import { createLogger } from '../../src/log.ts';
 import { openSqliteStore } from '../../src/store/sqlite/store.ts';
@@ -17,46 +16,23 @@ import { DEFAULT_UNITS } from '../../src/catalog/units.ts';
 import type { Store } from '../../src/domain/store/store.ts';
 import type { Principal } from '../../src/domain/types.ts';
 import { order, TEST_ARTICLES } from '../helpers/service.ts';
+import { DURABLE, instrument, newProbeBuffer, PROBE_ENTRIES } from './durability-probe.ts';
 
 /** What the connection did, in order: a commit (with whether it fsynced) or a store call settling. */
 type Event = { kind: 'commit'; durable: boolean } | { kind: 'settled'; what: string };
 const events: Event[] = [];
 
-// Instrument better-sqlite3 before the store opens its connection: track the synchronous mode set with exec or
-// pragma, and record a commit whenever a writing statement leaves the connection outside a transaction (COMMIT,
-// or a write in autocommit mode).
-const proto = Database.prototype as unknown as {
-  exec(sql: string): unknown; pragma(sql: string, o?: unknown): unknown; prepare(sql: string): Database.Statement;
-};
-let synchronousFull = true;
-const trackMode = (sql: string) => {
-  const m = /synchronous\s*=\s*(\w+)/i.exec(sql);
-  if (m) synchronousFull = ['full', '2', 'extra', '3'].includes(m[1]!.toLowerCase());
-};
-const { exec, pragma, prepare } = proto;
-proto.exec = function (this: Database.Database, sql: string) {
-  trackMode(sql);
-  return exec.call(this, sql);
-};
-proto.pragma = function (this: Database.Database, sql: string, o?: unknown) {
-  trackMode(sql);
-  return pragma.call(this, sql, o);
-};
-proto.prepare = function (this: Database.Database, sql: string) {
-  const stmt = prepare.call(this, sql);
-  const control = /^\s*(BEGIN|SAVEPOINT|RELEASE|ROLLBACK|PRAGMA)\b/i.test(sql);
-  if (stmt.reader || control) return stmt;
-  const run = stmt.run.bind(stmt);
-  const inTransaction = () => this.inTransaction;
-  Object.defineProperty(stmt, 'run', {
-    value: (...args: unknown[]) => {
-      const result = run(...args);
-      if (!inTransaction()) events.push({ kind: 'commit', durable: synchronousFull });
-      return result;
-    },
-  });
-  return stmt;
-};
+// Instrument better-sqlite3 before the store opens its connections, here and on the store's write thread (which
+// runs the intake writes): both log their commits into one shared log (durability-probe.ts).
+const buffer = newProbeBuffer();
+const log = new Int32Array(buffer);
+const undo = instrument(buffer);
+let drained = 0;
+/** Move the commits logged since the last call into `events`, in the order they happened. */
+function drain(): void {
+  const n = Math.min(Atomics.load(log, 0), PROBE_ENTRIES);
+  for (; drained < n; drained++) events.push({ kind: 'commit', durable: Atomics.load(log, drained + 1) === DURABLE });
+}
 
 let dir: string;
 let store: Store;
@@ -65,7 +41,9 @@ let principal: Principal;
 
 before(async () => {
   dir = await mkdtemp(path.join(tmpdir(), 'intake-durability-'));
-  const real = await openSqliteStore(path.join(dir, 'intake.sqlite'));
+  const real = await openSqliteStore(path.join(dir, 'intake.sqlite'), {
+    writeThreadProbe: { module: new URL('./durability-probe.ts', import.meta.url).href, buffer },
+  });
   await real.migrate();
   await real.upsertUnits(DEFAULT_UNITS);
   await real.upsertArticles(TEST_ARTICLES);
@@ -75,6 +53,7 @@ before(async () => {
   const settled = <K extends 'saveSubmission' | 'registerOrders' | 'completeSubmission'>(what: K) =>
     (async (...args: unknown[]) => {
       const r = await (real[what] as (...a: unknown[]) => Promise<unknown>)(...args);
+      drain();
       events.push({ kind: 'settled', what });
       return r;
     }) as Store[K];
@@ -88,7 +67,7 @@ before(async () => {
 after(async () => {
   await store.close();
   await rm(dir, { recursive: true, force: true });
-  Object.assign(proto, { exec, pragma, prepare });
+  undo();
 });
 
 /**
@@ -96,6 +75,7 @@ after(async () => {
  * or after the commit that held it; returns the writes settled and the number of fsyncing commits.
  */
 function observe(from: number): { writes: string[]; fsyncs: number } {
+  drain();
   const slice = events.slice(from);
   const writes: string[] = [];
   slice.forEach((e, i) => {
@@ -116,6 +96,7 @@ const rest = (ref: string) => ({
 
 void describe('durability of the intake writes, observed at the connection', () => {
   void it('submit (REST, SOAP): everything is fsynced when it returns, with one fsync for the request', async () => {
+    drain();
     const from = events.length;
     const { outcome } = await intake.submit(rest('D-1'));
     assert.equal(outcome.esito, 'ok');
@@ -125,6 +106,7 @@ void describe('durability of the intake writes, observed at the connection', () 
   });
 
   void it('submitInBackground (files, e-mail): the submission is fsynced before it resolves, judged later', async () => {
+    drain();
     const from = events.length;
     const s = await intake.submitInBackground({ ...rest('D-2'), channel: 'ftp', fileName: 'd.json', singleOrder: false });
     assert.deepEqual(observe(from).writes, ['saveSubmission']);
@@ -134,6 +116,7 @@ void describe('durability of the intake writes, observed at the connection', () 
   });
 
   void it('receive alone is fsynced when it resolves', async () => {
+    drain();
     const from = events.length;
     await intake.receive(rest('D-3'));
     assert.deepEqual(observe(from), { writes: ['saveSubmission'], fsyncs: 1 });
@@ -148,6 +131,7 @@ void describe('durability of the intake writes, observed at the connection', () 
       },
     }, store) as Store;
     const careless = createIntake({ store: lax, timeZone: 'Europe/Rome', log: createLogger('silent') });
+    drain();
     const from = events.length;
     await careless.receive(rest('D-4'));
     assert.throws(() => observe(from), /saveSubmission is not on disk yet/);

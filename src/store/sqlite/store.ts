@@ -8,7 +8,7 @@ import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { IntakeError } from '../../domain/errors.ts';
-import type { Channel, Outcome, RegisteredOrder, StoredSubmission, SubmissionState } from '../../domain/types.ts';
+import type { Outcome, RegisteredOrder, StoredSubmission } from '../../domain/types.ts';
 import { checkKnown, migrationsDir, readMigrations, type Migration } from '../common/migrate.ts';
 import { sqliteWork } from './work.ts';
 import { sqliteMail } from './mail.ts';
@@ -19,18 +19,20 @@ import { sqliteStats } from './stats.ts';
 import { sqliteWeb } from './web.ts';
 import { statementCache } from './statements.ts';
 import { sqliteWriter } from './writer.ts';
-import { insertEvents, sqliteEvents, sqliteProductionHistory } from './events.ts';
-import { refusalEvents, registeredEvent } from '../common/events.ts';
+import { sqliteEvents, sqliteProductionHistory } from './events.ts';
+import { inThreadRunner, threadRunner, type WriteRunner } from './offload.ts';
+import { lockedConnection, newWriteLock } from './write-lock.ts';
 import {
-  attemptRows, checkCatalog, checkItem, chunks, decide, isoIn, lastWins, limitOf, linesByOrder, lowerMailbox, nowIso,
-  newSubmissionRow, numeroOrdine, DEFAULT_LIMIT, MAX_PENDING_BATCH, SUBMISSION_COLUMNS, toAttempt, toCredential, toCustomer, toOrder, toSubmission,
+  checkCatalog, checkItem, chunks, isoIn, lastWins, limitOf, linesByOrder, lowerMailbox, nowIso,
+  newSubmissionRow, DEFAULT_LIMIT, MAX_PENDING_BATCH, SUBMISSION_COLUMNS, toAttempt, toCredential, toCustomer, toOrder, toSubmission,
   toSummary, upperUnit,
-  type AttemptRow, type CredentialRow, type CustomerRow, type ExistingOrder, type LineRow, type OrderRow,
+  type AttemptRow, type CredentialRow, type CustomerRow, type LineRow, type OrderRow,
   type SubmissionRow,
 } from '../common/rows.ts';
+import { checkLabel, checkLeaseMs } from '../common/work.ts';
 import { jsonOut } from '../common/rows.ts';
 import type {
-  Article, Credential, CredentialKind, Customer, NewSubmission, RegisterItem, RegisterResult, Store, SubmissionSummary,
+  Article, Credential, CredentialKind, Customer, NewSubmission, Store, SubmissionSummary,
   Unit, WriteOptions,
 } from '../../domain/store/store.ts';
 
@@ -44,13 +46,21 @@ function constraint(e: unknown, kind: 'UNIQUE' | 'PRIMARYKEY' | 'FOREIGNKEY'): b
 /** Options of the embedded store; `outbox: false` (INTAKE_OUTBOX=off) writes no order events: benchmarks only. */
 export interface SqliteStoreOptions {
   outbox?: boolean;
+  /**
+   * Run the intake path's writes on a write thread with its own connection (default, for a file), or on the
+   * store's connection on the caller's thread (always so for ':memory:'). See offload.ts.
+   */
+  writeThread?: boolean;
+  /** Tests only: instruments the write thread's connection (see ThreadData.probe). */
+  writeThreadProbe?: { module: string; buffer: SharedArrayBuffer };
 }
 
 export async function openSqliteStore(file: string, opts: SqliteStoreOptions = {}): Promise<Store> {
   const outbox = opts.outbox !== false;
   const memory = file === ':memory:' || file === '';
   if (!memory) mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
-  const db = new Database(file);
+  const raw = new Database(file);
+  const db = raw;
   try {
     db.pragma('journal_mode = WAL');
     // Acknowledged means on disk: every commit is fsynced, which is the point of storing before acknowledging.
@@ -59,14 +69,29 @@ export async function openSqliteStore(file: string, opts: SqliteStoreOptions = {
     // Another process (the CLI during `serve`) may hold the write lock briefly; wait rather than fail.
     db.pragma('busy_timeout = 5000');
   } catch (e) {
-    db.close();
+    raw.close();
     throw e;
   }
+  return sqliteStoreOn(raw, memory ? undefined : path.resolve(file), outbox, opts.writeThread !== false && !memory, opts.writeThreadProbe);
+}
 
+function sqliteStoreOn(
+  raw: Database.Database, file: string | undefined, outbox: boolean, writeThread: boolean, probe?: SqliteStoreOptions['writeThreadProbe'],
+): Store {
+  // With a write thread, two connections write to the file: every write of this one waits for the thread's
+  // transaction to end (write-lock.ts) instead of sleeping in SQLite's busy handler on the event loop.
+  const lock = writeThread ? newWriteLock() : undefined;
+  const locked = lock && lockedConnection(raw, lock);
+  const db = locked ? locked.conn : raw;
   const q = statementCache(db);
-  // The writes of the intake path (submission saved, orders registered, outcome recorded) are group-committed:
-  // each resolves after the fsync of the commit holding it, and one fsync serves every write queued meanwhile.
-  const writer = sqliteWriter(db);
+  // Writes of this connection (hand-off bookkeeping, production state) are group-committed: each resolves after
+  // the fsync of the commit holding it, and one fsync serves every write queued meanwhile.
+  const writer = locked ? sqliteWriter(db, locked.scheduleFlush) : sqliteWriter(db);
+  // The intake path's writes (submission saved, orders registered, outcome recorded, with their outbox rows) and
+  // the named leases: on the write thread, off the event loop, with the same group commit there.
+  const runner: WriteRunner = lock && file
+    ? threadRunner({ file, outbox, lock: lock.buffer, ...(probe ? { probe } : {}) })
+    : inThreadRunner({ q, outbox }, writer);
 
   const applyMigration = db.transaction((m: Migration): boolean => {
     if (db.prepare('SELECT 1 FROM schema_migrations WHERE version = ?').get(m.version)) return false;
@@ -75,55 +100,6 @@ export async function openSqliteStore(file: string, opts: SqliteStoreOptions = {
     return true;
   });
   const { forget, ...work } = sqliteWork(db);
-
-  function existing(codice: string, ref: string): ExistingOrder | undefined {
-    return q(`SELECT id, numero_ordine, submission_id, content_hash FROM orders
-      WHERE codice_cliente = ? AND riferimento_ordine = ?`).get(codice, ref) as ExistingOrder | undefined;
-  }
-
-  function registerOne(item: RegisterItem): RegisterResult {
-    const o = item.order;
-    const found = existing(o.codice_cliente, o.riferimento_ordine);
-    if (found) return decide(found, item);
-    const { last } = q(`INSERT INTO order_sequences (year, last) VALUES (?, 1)
-      ON CONFLICT (year) DO UPDATE SET last = last + 1 RETURNING last`).get(item.year) as { last: number };
-    const numero = numeroOrdine(item.year, last);
-    q(`INSERT INTO orders (id, customer_id, codice_cliente, riferimento_ordine, numero_ordine, year, seq, data_ordine,
-      data_consegna, content_hash, submission_id, channel, site, registered_at)
-      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`).run(
-      item.id, item.customerId, o.codice_cliente, o.riferimento_ordine, numero, item.year, last, o.data_ordine,
-      o.data_consegna ?? null, item.contentHash, item.submissionId, item.channel, item.site ?? null,
-      isoIn(item.registeredAt, 'registeredAt'),
-    );
-    const line = q('INSERT INTO order_lines (order_id, idx, codice_articolo, quantita, unita_misura) VALUES (?, ?, ?, ?, ?)');
-    o.righe.forEach((r, i) => line.run(item.id, i, r.codice_articolo, r.quantita, r.unita_misura));
-    // The outbox: in the same transaction (the writer's), so the event exists exactly when the order does.
-    if (outbox) insertEvents(q, [registeredEvent(item, numero, isoIn(item.registeredAt, 'registeredAt'))]);
-    return { status: 'created', id_ordine: item.id, numero_ordine: numero };
-  }
-
-  // Run by the writer: its savepoint makes each call all-or-nothing, inside the group's transaction.
-  const registerAll = (items: readonly RegisterItem[]) => items.map(registerOne);
-
-  const complete = (id: string, state: SubmissionState, outcome: Outcome, processedAt: string) => {
-    const sub = q('SELECT customer_id, customer_code, channel, received_at, reserved_order_id FROM submissions WHERE id = ?').get(id) as
-      | { customer_id: string; customer_code: string; channel: Channel; received_at: string; reserved_order_id: string | null }
-      | undefined;
-    if (!sub) throw new IntakeError('NOT_FOUND', `submission ${id} not found`);
-    q(`UPDATE submissions SET state = ?, outcome = ?, processed_at = ?, attempts = attempts + 1 WHERE id = ?`)
-      .run(state, JSON.stringify(outcome), isoIn(processedAt, 'processedAt'), id);
-    q('DELETE FROM order_attempts WHERE submission_id = ?').run(id);
-    const ins = q(`INSERT INTO order_attempts (submission_id, idx, customer_id, riferimento_ordine, esito, outcome,
-      received_at, channel) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`);
-    for (const a of attemptRows(outcome)) {
-      ins.run(id, a.idx, a.customer ?? sub.customer_id, a.riferimento, a.esito, a.json, sub.received_at, sub.channel);
-    }
-    // The outbox: refusals are known only now, and are recorded with the outcome that states them.
-    if (outbox) insertEvents(q, refusalEvents(outcome, {
-      customerId: sub.customer_id, customerCode: sub.customer_code, channel: sub.channel, receivedAt: sub.received_at,
-      reservedOrderId: sub.reserved_order_id ?? undefined,
-    }, isoIn(processedAt, 'processedAt')));
-  };
 
   const upsertArticleBatch = db.transaction((rows: readonly Article[]) => {
     const s = q(`INSERT INTO articles (codice_articolo, descrizione, unita_misura) VALUES (?, ?, ?)
@@ -194,10 +170,25 @@ export async function openSqliteStore(file: string, opts: SqliteStoreOptions = {
     },
 
     async close() {
-      if (!db.open) return;
-      // Writes still queued are committed (and their callers answered) before the connection goes.
+      if (!raw.open) return;
+      // Writes still queued are committed (and their callers answered) before the connections go.
+      await runner.close();
       writer.flush();
-      db.close();
+      raw.close();
+    },
+
+    async acquireLease(name, holder, ttlMs) {
+      // Not fsynced: a lease matters only while its holder lives, and a holder outlives no crash of the machine.
+      const at = Date.now();
+      return runner.run('acquireLease', [checkLabel(name, 'lease name'), checkLabel(holder, 'holder'), at + checkLeaseMs(ttlMs, 'ttlMs'), at], false);
+    },
+
+    async renewLease(name, holder, ttlMs) {
+      return runner.run('renewLease', [checkLabel(name, 'lease name'), checkLabel(holder, 'holder'), Date.now() + checkLeaseMs(ttlMs, 'ttlMs')], false);
+    },
+
+    async releaseLease(name, holder) {
+      await runner.run('releaseLease', [checkLabel(name, 'lease name'), checkLabel(holder, 'holder')], false);
     },
 
     async createCustomer(c) {
@@ -289,14 +280,11 @@ export async function openSqliteStore(file: string, opts: SqliteStoreOptions = {
 
     async saveSubmission(s: NewSubmission, opts?: WriteOptions): Promise<StoredSubmission> {
       const r = newSubmissionRow(s);
-      const insert = q(`INSERT INTO submissions (id, customer_id, customer_code, channel, file_name, media_type, charset,
-        raw, meta, single_order, site, sites, connector_id, reserved_order_id, sha256, received_at)
-        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
       // Resolves after the commit's fsync (unless the caller said a later write will do it).
-      await writer.write(() => insert.run(
+      await runner.run('saveSubmission', [[
         r.id, r.customer_id, r.customer_code, r.channel, r.file_name, r.media_type, r.charset, r.raw, r.meta,
         r.single_order ? 1 : 0, r.site, r.sites, r.connector_id, r.reserved_order_id, r.sha256, r.received_at,
-      ), opts?.durable !== false);
+      ]], opts?.durable !== false);
       return toSubmission(r);
     },
 
@@ -347,7 +335,7 @@ export async function openSqliteStore(file: string, opts: SqliteStoreOptions = {
     },
 
     async completeSubmission(id, state, outcome, processedAt) {
-      await writer.write(() => complete(id, state, outcome, processedAt));
+      await runner.run('completeSubmission', [id, state, outcome, processedAt]);
       forget(id);
     },
 
@@ -366,7 +354,7 @@ export async function openSqliteStore(file: string, opts: SqliteStoreOptions = {
     async registerOrders(items, opts) {
       items.forEach(checkItem);
       try {
-        return await writer.write(() => registerAll(items), opts?.durable !== false);
+        return await runner.run('registerOrders', [items], opts?.durable !== false);
       } catch (e) {
         if (constraint(e, 'FOREIGNKEY')) {
           throw new Error('registerOrders: an item names a customer or submission that is not stored', { cause: e });

@@ -1,0 +1,107 @@
+/**
+ * The writes of the intake path on the embedded store, as named operations on plain data: saving a submission,
+ * registering orders, recording an outcome (each with its outbox rows), and the named leases. Named and plain so
+ * that they can run on the connection of the write thread (write-thread.ts) as well as on the store's own
+ * (an in-memory database, which only its own connection can see). They run inside a group commit's transaction
+ * and savepoint (writer.ts), never on their own.
+ */
+import type Database from 'better-sqlite3';
+import { IntakeError } from '../../domain/errors.ts';
+import type { Channel, Outcome, SubmissionState } from '../../domain/types.ts';
+import { refusalEvents, registeredEvent } from '../common/events.ts';
+import { attemptRows, decide, isoIn, numeroOrdine, type ExistingOrder } from '../common/rows.ts';
+import { insertEvents } from './events.ts';
+import type { RegisterItem, RegisterResult } from '../../domain/store/store.ts';
+
+export interface OpContext {
+  q: (sql: string) => Database.Statement;
+  /** Whether order events are written (INTAKE_OUTBOX; off in some benchmarks only). */
+  outbox: boolean;
+}
+
+/** The values of one submissions row, in SUBMISSION_INSERT's order (see newSubmissionRow). */
+export type SubmissionValues = readonly unknown[];
+
+const SUBMISSION_INSERT = `INSERT INTO submissions (id, customer_id, customer_code, channel, file_name, media_type, charset,
+  raw, meta, single_order, site, sites, connector_id, reserved_order_id, sha256, received_at)
+  VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`;
+
+function registerOne(c: OpContext, item: RegisterItem): RegisterResult {
+  const { q } = c;
+  const o = item.order;
+  const found = q(`SELECT id, numero_ordine, submission_id, content_hash FROM orders
+    WHERE codice_cliente = ? AND riferimento_ordine = ?`).get(o.codice_cliente, o.riferimento_ordine) as ExistingOrder | undefined;
+  if (found) return decide(found, item);
+  const { last } = q(`INSERT INTO order_sequences (year, last) VALUES (?, 1)
+    ON CONFLICT (year) DO UPDATE SET last = last + 1 RETURNING last`).get(item.year) as { last: number };
+  const numero = numeroOrdine(item.year, last);
+  const at = isoIn(item.registeredAt, 'registeredAt');
+  q(`INSERT INTO orders (id, customer_id, codice_cliente, riferimento_ordine, numero_ordine, year, seq, data_ordine,
+    data_consegna, content_hash, submission_id, channel, site, registered_at)
+    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`).run(
+    item.id, item.customerId, o.codice_cliente, o.riferimento_ordine, numero, item.year, last, o.data_ordine,
+    o.data_consegna ?? null, item.contentHash, item.submissionId, item.channel, item.site ?? null, at,
+  );
+  const line = q('INSERT INTO order_lines (order_id, idx, codice_articolo, quantita, unita_misura) VALUES (?, ?, ?, ?, ?)');
+  o.righe.forEach((r, i) => line.run(item.id, i, r.codice_articolo, r.quantita, r.unita_misura));
+  // The outbox: in the same transaction, so the event exists exactly when the order does.
+  if (c.outbox) insertEvents(q, [registeredEvent(item, numero, at)]);
+  return { status: 'created', id_ordine: item.id, numero_ordine: numero };
+}
+
+function complete(c: OpContext, id: string, state: SubmissionState, outcome: Outcome, processedAt: string): void {
+  const { q } = c;
+  const sub = q('SELECT customer_id, customer_code, channel, received_at, reserved_order_id FROM submissions WHERE id = ?').get(id) as
+    | { customer_id: string; customer_code: string; channel: Channel; received_at: string; reserved_order_id: string | null }
+    | undefined;
+  if (!sub) throw new IntakeError('NOT_FOUND', `submission ${id} not found`);
+  q(`UPDATE submissions SET state = ?, outcome = ?, processed_at = ?, attempts = attempts + 1 WHERE id = ?`)
+    .run(state, JSON.stringify(outcome), isoIn(processedAt, 'processedAt'), id);
+  q('DELETE FROM order_attempts WHERE submission_id = ?').run(id);
+  const ins = q(`INSERT INTO order_attempts (submission_id, idx, customer_id, riferimento_ordine, esito, outcome,
+    received_at, channel) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`);
+  for (const a of attemptRows(outcome)) {
+    ins.run(id, a.idx, a.customer ?? sub.customer_id, a.riferimento, a.esito, a.json, sub.received_at, sub.channel);
+  }
+  // The outbox: refusals are known only now, and are recorded with the outcome that states them.
+  if (c.outbox) insertEvents(q, refusalEvents(outcome, {
+    customerId: sub.customer_id, customerCode: sub.customer_code, channel: sub.channel, receivedAt: sub.received_at,
+    reservedOrderId: sub.reserved_order_id ?? undefined,
+  }, isoIn(processedAt, 'processedAt')));
+}
+
+/**
+ * The operations, by name. Arguments are checked by the store method before they are queued (anything thrown here
+ * comes back to the caller as the method's error). Lease times (`at`) come from the caller's clock.
+ */
+export const WRITE_OPS = {
+  saveSubmission: (c: OpContext, values: SubmissionValues): void => {
+    // A Buffer arrives from another thread as a plain Uint8Array: bound as the same bytes (a view, no copy).
+    c.q(SUBMISSION_INSERT).run(...values.map((v) => v instanceof Uint8Array && !Buffer.isBuffer(v) ? Buffer.from(v.buffer, v.byteOffset, v.byteLength) : v));
+  },
+  registerOrders: (c: OpContext, items: readonly RegisterItem[]): RegisterResult[] => items.map((i) => registerOne(c, i)),
+  completeSubmission: (c: OpContext, id: string, state: SubmissionState, outcome: Outcome, processedAt: string): void =>
+    complete(c, id, state, outcome, processedAt),
+  acquireLease: (c: OpContext, name: string, holder: string, until: number, at: number): boolean => c.q(
+    `INSERT INTO leases (name, holder, lease_until, acquired_at) VALUES (@name, @holder, @until, @at)
+     ON CONFLICT (name) DO UPDATE SET holder = excluded.holder, lease_until = excluded.lease_until,
+       acquired_at = CASE WHEN leases.holder = excluded.holder THEN leases.acquired_at ELSE excluded.acquired_at END
+     WHERE leases.holder = excluded.holder OR leases.lease_until < @at`,
+  ).run({ name, holder, until, at }).changes > 0,
+  renewLease: (c: OpContext, name: string, holder: string, until: number): boolean =>
+    c.q('UPDATE leases SET lease_until = ? WHERE name = ? AND holder = ?').run(until, name, holder).changes > 0,
+  releaseLease: (c: OpContext, name: string, holder: string): void => {
+    c.q('DELETE FROM leases WHERE name = ? AND holder = ?').run(name, holder);
+  },
+} satisfies Record<string, (c: OpContext, ...args: never[]) => unknown>;
+
+export type WriteOps = typeof WRITE_OPS;
+export type OpName = keyof WriteOps;
+export type OpArgs<K extends OpName> = WriteOps[K] extends (c: OpContext, ...args: infer A) => unknown ? A : never;
+export type OpResult<K extends OpName> = ReturnType<WriteOps[K]>;
+
+/** Run the operation `name` (from a message: the name is checked, the arguments are the store method's). */
+export function runOp(c: OpContext, name: string, args: readonly unknown[]): unknown {
+  if (!Object.hasOwn(WRITE_OPS, name)) throw new Error(`unknown SQLite write operation "${name}"`);
+  return (WRITE_OPS[name as OpName] as (c: OpContext, ...a: unknown[]) => unknown)(c, ...args);
+}
