@@ -9,6 +9,7 @@ import type { PoolClient } from 'pg';
 import { IntakeError } from '../errors.ts';
 import { byValues, ids, inTransaction, insertRows, page, type Row } from './copy-sql.ts';
 import { copyProductionStates, hasProductionState } from './copy-outbox.ts';
+import { readSubmissionBody, SUBMISSION_SIZE_SQL } from './sqlite-bodies.ts';
 
 export interface CopyContext {
   src: Database.Database;
@@ -101,9 +102,14 @@ const SUBMISSION_COLUMNS = ['id', 'customer_id', 'customer_code', 'channel', 'fi
   'attempts', 'retries'] as const;
 const ATTEMPT_COLUMNS = ['submission_id', 'idx', 'customer_id', 'riferimento_ordine', 'esito', 'outcome', 'received_at', 'channel'] as const;
 
+/** A source migrated to 015 or later keeps the bytes of newer submissions in pieces (sqlite-bodies.ts). */
+function hasChunks(src: Database.Database): boolean {
+  return src.prepare(`SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'submission_chunks'`).get() !== undefined;
+}
+
 /** Groups of ids whose raw bytes together stay under MAX_BATCH_BYTES (a larger file goes alone). */
 function byBytes(src: Database.Database, wanted: readonly string[]): string[][] {
-  const sizes = byValues(src, 'SELECT id, length(raw) AS size FROM submissions', 'id', wanted);
+  const sizes = byValues(src, `SELECT id, ${hasChunks(src) ? SUBMISSION_SIZE_SQL : 'length(raw)'} AS size FROM submissions`, 'id', wanted);
   const groups: string[][] = [];
   let current: string[] = [];
   let bytes = 0;
@@ -143,6 +149,8 @@ export async function copySubmissions(ctx: CopyContext): Promise<number> {
     for (const group of byBytes(ctx.src, wanted)) {
       written += await inTransaction(ctx.c, async () => {
         const full = byValues(ctx.src, `SELECT ${SUBMISSION_COLUMNS.join(', ')} FROM submissions`, 'id', group);
+        // The bytes of a submission saved since migration 015 are in pieces beside its row (sqlite-bodies.ts).
+        if (hasChunks(ctx.src)) for (const r of full) r.raw = readSubmissionBody((sql) => ctx.src.prepare(sql), String(r.id), r.raw as Buffer | undefined);
         const done = ids(await insertRows(ctx.c, 'submissions', SUBMISSION_COLUMNS, full.map((r) => SUBMISSION_COLUMNS.map((col) => {
           if (col === 'single_order') return r[col] === 1 || r[col] === 1n;
           return r[col];

@@ -22,17 +22,21 @@ import { sqliteWriter } from './sqlite-writer.ts';
 import { insertEvents, sqliteEvents, sqliteProductionHistory } from './sqlite-events.ts';
 import { refusalEvents, registeredEvent } from './events.ts';
 import {
-  attemptRows, checkCatalog, checkItem, chunks, decide, isoIn, lastWins, limitOf, linesByOrder, lowerMailbox, nowIso,
+  eachAttemptRow, checkCatalog, checkItem, chunks, decide, isoIn, lastWins, limitOf, linesByOrder, lowerMailbox, nowIso,
   newSubmissionRow, numeroOrdine, DEFAULT_LIMIT, MAX_PENDING_BATCH, SUBMISSION_COLUMNS, toAttempt, toCredential, toCustomer, toOrder, toSubmission,
   toSummary, upperUnit,
   type AttemptRow, type CredentialRow, type CustomerRow, type ExistingOrder, type LineRow, type OrderRow,
   type SubmissionRow,
 } from './rows.ts';
+import { insertSubmissionChunks, readSubmissionBody, SUBMISSION_SIZE_SQL } from './sqlite-bodies.ts';
 import { jsonOut } from './rows.ts';
 import type {
   Article, Credential, CredentialKind, Customer, NewSubmission, RegisterItem, RegisterResult, Store, SubmissionSummary,
   Unit, WriteOptions,
 } from './store.ts';
+
+/** submissions.raw of a submission saved since migration 015: its bytes are in submission_chunks. */
+const EMPTY_BODY = Buffer.alloc(0);
 
 const ORDER_COLUMNS = `id, customer_id, codice_cliente, riferimento_ordine, numero_ordine, data_ordine, data_consegna,
   submission_id, channel, site, registered_at, production_state`;
@@ -115,7 +119,7 @@ export async function openSqliteStore(file: string, opts: SqliteStoreOptions = {
     q('DELETE FROM order_attempts WHERE submission_id = ?').run(id);
     const ins = q(`INSERT INTO order_attempts (submission_id, idx, customer_id, riferimento_ordine, esito, outcome,
       received_at, channel) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`);
-    for (const a of attemptRows(outcome)) {
+    for (const a of eachAttemptRow(outcome)) {
       ins.run(id, a.idx, a.customer ?? sub.customer_id, a.riferimento, a.esito, a.json, sub.received_at, sub.channel);
     }
     // The outbox: refusals are known only now, and are recorded with the outcome that states them.
@@ -293,16 +297,20 @@ export async function openSqliteStore(file: string, opts: SqliteStoreOptions = {
         raw, meta, single_order, site, sites, connector_id, reserved_order_id, sha256, received_at)
         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
       // Resolves after the commit's fsync (unless the caller said a later write will do it).
-      await writer.write(() => insert.run(
-        r.id, r.customer_id, r.customer_code, r.channel, r.file_name, r.media_type, r.charset, r.raw, r.meta,
-        r.single_order ? 1 : 0, r.site, r.sites, r.connector_id, r.reserved_order_id, r.sha256, r.received_at,
-      ), opts?.durable !== false);
+      // The bytes go in pieces beside the row, in the same transaction (sqlite-bodies.ts); the row's own raw is empty.
+      await writer.write(() => {
+        insert.run(
+          r.id, r.customer_id, r.customer_code, r.channel, r.file_name, r.media_type, r.charset, EMPTY_BODY, r.meta,
+          r.single_order ? 1 : 0, r.site, r.sites, r.connector_id, r.reserved_order_id, r.sha256, r.received_at,
+        );
+        insertSubmissionChunks(q, r.id, r.raw);
+      }, opts?.durable !== false);
       return toSubmission(r);
     },
 
     async getSubmission(id) {
       const r = q(`SELECT ${SUBMISSION_COLUMNS}, raw, outcome FROM submissions WHERE id = ?`).get(id) as SubmissionRow | undefined;
-      return r && toSubmission(r);
+      return r && toSubmission({ ...r, raw: readSubmissionBody(q, r.id, r.raw) });
     },
 
     async listSubmissions({ state, customerId, limit }): Promise<SubmissionSummary[]> {
@@ -310,14 +318,15 @@ export async function openSqliteStore(file: string, opts: SqliteStoreOptions = {
       const where = [state === undefined ? '' : 'state = @state', customerId === undefined ? '' : 'customer_id = @customerId']
         .filter(Boolean);
       // length() of a BLOB reads its size from the record header, not the bytes (SQLite's OPFLAG_LENGTHARG).
-      const rows = q(`SELECT ${SUBMISSION_COLUMNS}, json_extract(outcome, '$.esito') AS esito, length(raw) AS size FROM submissions
+      // SUBMISSION_SIZE_SQL sums the pieces' sizes (sqlite-bodies.ts).
+      const rows = q(`SELECT ${SUBMISSION_COLUMNS}, json_extract(outcome, '$.esito') AS esito, ${SUBMISSION_SIZE_SQL} AS size FROM submissions
         ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY received_at DESC, id DESC LIMIT @limit`)
         .all({ ...(state === undefined ? {} : { state }), ...(customerId === undefined ? {} : { customerId }), limit: limitOf(limit) }) as SubmissionRow[];
       return rows.map(toSummary);
     },
 
     async findSubmissionBySha(customerId, sha256, channel) {
-      const r = q(`SELECT ${SUBMISSION_COLUMNS}, json_extract(outcome, '$.esito') AS esito, length(raw) AS size FROM submissions
+      const r = q(`SELECT ${SUBMISSION_COLUMNS}, json_extract(outcome, '$.esito') AS esito, ${SUBMISSION_SIZE_SQL} AS size FROM submissions
         WHERE customer_id = @customerId AND sha256 = @sha256 ${channel === undefined ? '' : 'AND channel = @channel'}
         ORDER BY received_at, id LIMIT 1`).get({ customerId, sha256, ...(channel === undefined ? {} : { channel }) }) as
         | SubmissionRow
@@ -337,7 +346,7 @@ export async function openSqliteStore(file: string, opts: SqliteStoreOptions = {
         WHERE customer_id = ? AND reserved_order_id = ? ORDER BY received_at, id LIMIT 1`).get(customerId, orderId) as
         | SubmissionRow
         | undefined;
-      return r && toSubmission(r);
+      return r && toSubmission({ ...r, raw: readSubmissionBody(q, r.id, r.raw) });
     },
 
     async pendingSubmissionIds(limit) {
