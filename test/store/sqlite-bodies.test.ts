@@ -12,7 +12,7 @@ import path from 'node:path';
 import { describe, it } from 'node:test';
 import Database from 'better-sqlite3';
 import { SUBMISSION_CHUNK_BYTES } from '../../src/store/sqlite-bodies.ts';
-import { openSqliteStore } from '../../src/store/sqlite.ts';
+import { openSqliteStore } from '../../src/store/sqlite/store.ts';
 import { addCustomer, newSubmission } from './fixtures.ts';
 
 async function withFile(fn: (file: string) => Promise<void>): Promise<void> {
