@@ -107,6 +107,32 @@ interface FileState {
   connector?: ConnectorOrder[];
 }
 
+/**
+ * The fields every outcome of a valid order starts with. `sito_produzione` is left out, not set to undefined, when
+ * there is no site: deleting it afterwards (as was done) turns each of a large file's outcomes into a dictionary-mode
+ * object of about half a kilobyte, for 100,000 orders some 40 MiB held until the outcome is recorded.
+ */
+function outcomeBase(index: number, order: Order, site: string | undefined) {
+  return site === undefined
+    ? { index, codice_cliente: order.codice_cliente, riferimento_ordine: order.riferimento_ordine }
+    : { index, codice_cliente: order.codice_cliente, riferimento_ordine: order.riferimento_ordine, sito_produzione: site };
+}
+
+/**
+ * The outcome of a registered order, written out rather than spread from outcomeBase: V8 gives every object made by
+ * spreading one object and adding properties a hidden class of its own (some 300 bytes more per order; 30 MiB
+ * for 100,000 orders), where one literal shares one. Same keys in the same order as outcomeBase + the rest.
+ */
+function okOutcome(index: number, order: Order, site: string | undefined, r: { status: string; id_ordine: string; numero_ordine: string }): OrderOutcome {
+  const duplicate = r.status === 'duplicate';
+  return site === undefined
+    ? { index, codice_cliente: order.codice_cliente, riferimento_ordine: order.riferimento_ordine, esito: 'ok', duplicate, id_ordine: r.id_ordine, numero_ordine: r.numero_ordine }
+    : {
+      index, codice_cliente: order.codice_cliente, riferimento_ordine: order.riferimento_ordine, sito_produzione: site,
+      esito: 'ok', duplicate, id_ordine: r.id_ordine, numero_ordine: r.numero_ordine,
+    };
+}
+
 /** Stage A, stage B and registration of consecutive orders starting at file position `first`. */
 async function judgeBatch(f: FileState, first: number, candidates: readonly unknown[]): Promise<void> {
   const { deps, s, site, outcomes } = f;
@@ -121,7 +147,7 @@ async function judgeBatch(f: FileState, first: number, candidates: readonly unkn
   const catalog = await loadCatalog(deps.store, valid.map((v) => v.order));
   const items: { index: number; item: RegisterItem }[] = [];
   for (const { index, order } of valid) {
-    const base = { index, codice_cliente: order.codice_cliente, riferimento_ordine: order.riferimento_ordine, sito_produzione: site };
+    const base = outcomeBase(index, order, site);
     const co = f.connector?.[index];
     if (co?.forbidden !== undefined) {
       outcomes[index] = {
@@ -173,14 +199,14 @@ async function judgeBatch(f: FileState, first: number, candidates: readonly unkn
   await keepTickets(f, items, results);
   results.forEach((r, k) => {
     const { index, item } = items[k]!;
-    const base = { index, codice_cliente: item.order.codice_cliente, riferimento_ordine: item.order.riferimento_ordine, sito_produzione: site };
+    const base = outcomeBase(index, item.order, site);
     if (r.status === 'conflict') {
       outcomes[index] = {
         ...base, esito: 'errore', code: 'CONFLICT',
         errori: [{ campo: 'riferimento_ordine', messaggio: `L'ordine "${item.order.riferimento_ordine}" è già stato registrato (numero ${r.numero_ordine}) con un contenuto diverso` }],
       };
     } else {
-      outcomes[index] = { ...base, esito: 'ok', duplicate: r.status === 'duplicate', id_ordine: r.id_ordine, numero_ordine: r.numero_ordine };
+      outcomes[index] = okOutcome(index, item.order, site, r);
     }
   });
 }
@@ -236,7 +262,6 @@ export async function judge(deps: JudgeDeps, s: StoredSubmission): Promise<Outco
     const o = outcomes[of]!;
     outcomes[index] = o.esito === 'ok' ? { ...o, index, duplicate: true } : { ...o, index };
   }
-  for (const o of outcomes) if (o && o.sito_produzione === undefined) delete o.sito_produzione;
   outcomes.forEach((o, i) => {
     const owner = connector?.[i]?.attemptOwner;
     if (o && owner !== undefined) o.customerId = owner;

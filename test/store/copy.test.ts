@@ -397,7 +397,10 @@ void describe('db copy from SQLite to PostgreSQL', { skip: PG_SKIP }, () => {
         'SELECT table_name, column_name FROM information_schema.columns WHERE table_schema = $1 ORDER BY column_name', [schema.name]);
       const pgColumns = new Map<string, string[]>();
       for (const r of pgRows) pgColumns.set(r.table_name, [...(pgColumns.get(r.table_name) ?? []), r.column_name]);
-      assert.deepEqual([...pgColumns.keys()].sort(), tables, 'the same tables');
+      // SQLite keeps submissions' raw bytes in pieces beside the row (migration 015: SQLite rewrites a whole record at
+      // every UPDATE); PostgreSQL keeps a large bytea out of line (TOAST) and an UPDATE leaves it where it is.
+      const sqliteOnly = new Set(['submission_chunks']);
+      assert.deepEqual([...pgColumns.keys()].sort(), tables.filter((t) => !sqliteOnly.has(t)), 'the same tables');
       // Claims of running instances: SQLite keeps them in the process (leases: each engine its own clock; instances:
       // each engine its own way of telling a live process).
       const claims: Record<string, string[]> = {
@@ -405,7 +408,7 @@ void describe('db copy from SQLite to PostgreSQL', { skip: PG_SKIP }, () => {
       };
       // The outbox's stream position on PostgreSQL also holds the writing transaction (postgres/events.ts).
       const ordering: Record<string, string[]> = { order_events: ['xid'] };
-      for (const t of tables.filter((name) => name !== 'leases' && name !== 'instances')) {
+      for (const t of tables.filter((name) => name !== 'leases' && name !== 'instances' && !sqliteOnly.has(name))) {
         assert.deepEqual(pgColumns.get(t), [...sqliteColumns.get(t)!, ...(claims[t] ?? []), ...(ordering[t] ?? [])].sort(), `columns of ${t}`);
       }
       for (const spec of SPEC_TABLES) {

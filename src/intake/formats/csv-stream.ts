@@ -290,6 +290,8 @@ export class CsvOrderReader {
     readonly count: number,
   ) {}
 
+  #read = false;
+
   /** First pass: checks the whole file and counts its orders. Throws IntakeError for a file that cannot be read. */
   static open(input: DecodeInput, opts: CsvReadOptions = {}): CsvOrderReader {
     const planner = new Planner(input, opts);
@@ -316,8 +318,13 @@ export class CsvOrderReader {
     return planner.reader();
   }
 
-  /** Second pass: order candidates, each once all its rows are read, in the order they first appear. */
+  /**
+   * Second pass: order candidates, each once all its rows are read, in the order they first appear. Once only: it
+   * consumes the plan as it goes (for a large file the plan is one entry per order).
+   */
   *orders(): Generator<unknown, void, undefined> {
+    if (this.#read) throw new Error('CsvOrderReader.orders() reads the file once');
+    this.#read = true;
     const l = this.layout;
     const building = new Map<string, Building>();
     // Orders complete before an earlier one is: held until it is, so that orders keep their file order.
@@ -349,6 +356,8 @@ export class CsvOrderReader {
         });
         if (--b.left > 0) continue;
         building.delete(key);
+        // Every row of it is read: its entry is needed no more, and the plan shrinks as the file is read.
+        this.plan.delete(key);
         if (b.index !== next) {
           complete.set(b.index, b.order);
           continue;

@@ -175,15 +175,26 @@ export function decide(existing: ExistingOrder, item: RegisterItem): RegisterRes
 }
 
 /** One order_attempts row per judged order that names a reference (what GET ?riferimento_ordine= shows). */
-export function attemptRows(outcome: Outcome): { idx: number; riferimento: string; esito: string; json: string; customer?: string }[] {
-  const rows: { idx: number; riferimento: string; esito: string; json: string; customer?: string }[] = [];
-  outcome.orders.forEach((o, i) => {
-    if (typeof o.riferimento_ordine === 'string' && o.riferimento_ordine !== '') {
+export function attemptRows(outcome: Outcome): AttemptInsert[] {
+  return [...eachAttemptRow(outcome)];
+}
+
+export interface AttemptInsert { idx: number; riferimento: string; esito: string; json: string; customer?: string }
+
+/**
+ * attemptRows one at a time: a store that inserts them row by row holds one, not a JSON text per order of a large
+ * file at once (100,000 orders: some 30 MiB).
+ */
+export function* eachAttemptRow(outcome: Outcome): Generator<AttemptInsert, void, undefined> {
+  const orders = outcome.orders;
+  for (let i = 0; i < orders.length; i++) {
+    const o = orders[i];
+    // A hole (none in a judged outcome) is skipped, as forEach did.
+    if (o !== undefined && typeof o.riferimento_ordine === 'string' && o.riferimento_ordine !== '') {
       // A multi-customer connector's order is filed under its own customer (OrderOutcome.customerId).
-      rows.push({ idx: i, riferimento: o.riferimento_ordine, esito: o.esito, json: JSON.stringify(o), ...(o.customerId ? { customer: o.customerId } : {}) });
+      yield { idx: i, riferimento: o.riferimento_ordine, esito: o.esito, json: JSON.stringify(o), ...(o.customerId ? { customer: o.customerId } : {}) };
     }
-  });
-  return rows;
+  }
 }
 
 export interface CustomerRow { id: string; code: string; name: string; mailbox: string; created_at: unknown }

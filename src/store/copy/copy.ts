@@ -42,7 +42,7 @@ const FIXED_STEPS: readonly Step[] = [
   { table: 'orders', run: copyOrders },
   { table: 'order_sequences', run: copySequences },
 ];
-const CARRIED = ['order_attempts', 'order_lines'];
+const CARRIED = ['order_attempts', 'order_lines', 'submission_chunks'];
 /** Bookkeeping of one database and leases of running processes: meaningless in another database. */
 const NOT_COPIED = ['schema_migrations', 'leases', 'instances', 'web_sessions',
   // Webhook and export subscribers hold cursors into this database's event stream and a secret sealed for it; the

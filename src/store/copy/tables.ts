@@ -9,6 +9,7 @@ import type { PoolClient } from 'pg';
 import { IntakeError } from '../../domain/errors.ts';
 import { byValues, ids, inTransaction, insertRows, page, type CopyContext, type Row } from './sql.ts';
 import { copyProductionStates, hasProductionState } from './outbox.ts';
+import { readSubmissionBody, SUBMISSION_SIZE_SQL } from '../sqlite/bodies.ts';
 
 /**
  * Raw bytes sent to PostgreSQL per statement. A submission may be 100 MiB (INTAKE_MAX_FILE_BYTES); grouping
@@ -92,9 +93,14 @@ const SUBMISSION_COLUMNS = ['id', 'customer_id', 'customer_code', 'channel', 'fi
   'attempts', 'retries'] as const;
 const ATTEMPT_COLUMNS = ['submission_id', 'idx', 'customer_id', 'riferimento_ordine', 'esito', 'outcome', 'received_at', 'channel'] as const;
 
+/** A source migrated to 015 or later keeps the bytes of newer submissions in pieces (store/sqlite/bodies.ts). */
+function hasChunks(src: Database.Database): boolean {
+  return src.prepare(`SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'submission_chunks'`).get() !== undefined;
+}
+
 /** Groups of ids whose raw bytes together stay under MAX_BATCH_BYTES (a larger file goes alone). */
 function byBytes(src: Database.Database, wanted: readonly string[]): string[][] {
-  const sizes = byValues(src, 'SELECT id, length(raw) AS size FROM submissions', 'id', wanted);
+  const sizes = byValues(src, `SELECT id, ${hasChunks(src) ? SUBMISSION_SIZE_SQL : 'length(raw)'} AS size FROM submissions`, 'id', wanted);
   const groups: string[][] = [];
   let current: string[] = [];
   let bytes = 0;
@@ -134,6 +140,8 @@ export async function copySubmissions(ctx: CopyContext): Promise<number> {
     for (const group of byBytes(ctx.src, wanted)) {
       written += await inTransaction(ctx.c, async () => {
         const full = byValues(ctx.src, `SELECT ${SUBMISSION_COLUMNS.join(', ')} FROM submissions`, 'id', group);
+        // The bytes of a submission saved since migration 015 are in pieces beside its row (store/sqlite/bodies.ts).
+        if (hasChunks(ctx.src)) for (const r of full) r.raw = readSubmissionBody((sql) => ctx.src.prepare(sql), String(r.id), r.raw as Buffer | undefined);
         const done = ids(await insertRows(ctx.c, 'submissions', SUBMISSION_COLUMNS, full.map((r) => SUBMISSION_COLUMNS.map((col) => {
           if (col === 'single_order') return r[col] === 1 || r[col] === 1n;
           return r[col];

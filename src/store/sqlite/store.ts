@@ -30,6 +30,7 @@ import {
   type SubmissionRow,
 } from '../common/rows.ts';
 import { checkLabel, checkLeaseMs } from '../common/work.ts';
+import { readSubmissionBody, SUBMISSION_SIZE_SQL } from './bodies.ts';
 import { jsonOut } from '../common/rows.ts';
 import type {
   Article, Credential, CredentialKind, Customer, NewSubmission, Store, SubmissionSummary,
@@ -290,7 +291,7 @@ function sqliteStoreOn(
 
     async getSubmission(id) {
       const r = q(`SELECT ${SUBMISSION_COLUMNS}, raw, outcome FROM submissions WHERE id = ?`).get(id) as SubmissionRow | undefined;
-      return r && toSubmission(r);
+      return r && toSubmission({ ...r, raw: readSubmissionBody(q, r.id, r.raw) });
     },
 
     async listSubmissions({ state, customerId, limit }): Promise<SubmissionSummary[]> {
@@ -298,14 +299,15 @@ function sqliteStoreOn(
       const where = [state === undefined ? '' : 'state = @state', customerId === undefined ? '' : 'customer_id = @customerId']
         .filter(Boolean);
       // length() of a BLOB reads its size from the record header, not the bytes (SQLite's OPFLAG_LENGTHARG).
-      const rows = q(`SELECT ${SUBMISSION_COLUMNS}, json_extract(outcome, '$.esito') AS esito, length(raw) AS size FROM submissions
+      // SUBMISSION_SIZE_SQL sums the pieces' sizes (bodies.ts).
+      const rows = q(`SELECT ${SUBMISSION_COLUMNS}, json_extract(outcome, '$.esito') AS esito, ${SUBMISSION_SIZE_SQL} AS size FROM submissions
         ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY received_at DESC, id DESC LIMIT @limit`)
         .all({ ...(state === undefined ? {} : { state }), ...(customerId === undefined ? {} : { customerId }), limit: limitOf(limit) }) as SubmissionRow[];
       return rows.map(toSummary);
     },
 
     async findSubmissionBySha(customerId, sha256, channel) {
-      const r = q(`SELECT ${SUBMISSION_COLUMNS}, json_extract(outcome, '$.esito') AS esito, length(raw) AS size FROM submissions
+      const r = q(`SELECT ${SUBMISSION_COLUMNS}, json_extract(outcome, '$.esito') AS esito, ${SUBMISSION_SIZE_SQL} AS size FROM submissions
         WHERE customer_id = @customerId AND sha256 = @sha256 ${channel === undefined ? '' : 'AND channel = @channel'}
         ORDER BY received_at, id LIMIT 1`).get({ customerId, sha256, ...(channel === undefined ? {} : { channel }) }) as
         | SubmissionRow
@@ -325,7 +327,7 @@ function sqliteStoreOn(
         WHERE customer_id = ? AND reserved_order_id = ? ORDER BY received_at, id LIMIT 1`).get(customerId, orderId) as
         | SubmissionRow
         | undefined;
-      return r && toSubmission(r);
+      return r && toSubmission({ ...r, raw: readSubmissionBody(q, r.id, r.raw) });
     },
 
     async pendingSubmissionIds(limit) {

@@ -9,8 +9,9 @@ import type Database from 'better-sqlite3';
 import { IntakeError } from '../../domain/errors.ts';
 import type { Channel, Outcome, SubmissionState } from '../../domain/types.ts';
 import { refusalEvents, registeredEvent } from '../common/events.ts';
-import { attemptRows, decide, isoIn, numeroOrdine, type ExistingOrder } from '../common/rows.ts';
+import { eachAttemptRow, decide, isoIn, numeroOrdine, type ExistingOrder } from '../common/rows.ts';
 import { insertEvents } from './events.ts';
+import { insertSubmissionChunks } from './bodies.ts';
 import type { RegisterItem, RegisterResult } from '../../domain/store/store.ts';
 
 export interface OpContext {
@@ -21,6 +22,11 @@ export interface OpContext {
 
 /** The values of one submissions row, in SUBMISSION_INSERT's order (see newSubmissionRow). */
 export type SubmissionValues = readonly unknown[];
+
+/** Where the raw bytes are among SUBMISSION_INSERT's values. */
+const RAW_AT = 7;
+/** submissions.raw of a submission saved since migration 015: its bytes are in submission_chunks. */
+const EMPTY_BODY = Buffer.alloc(0);
 
 const SUBMISSION_INSERT = `INSERT INTO submissions (id, customer_id, customer_code, channel, file_name, media_type, charset,
   raw, meta, single_order, site, sites, connector_id, reserved_order_id, sha256, received_at)
@@ -60,7 +66,7 @@ function complete(c: OpContext, id: string, state: SubmissionState, outcome: Out
   q('DELETE FROM order_attempts WHERE submission_id = ?').run(id);
   const ins = q(`INSERT INTO order_attempts (submission_id, idx, customer_id, riferimento_ordine, esito, outcome,
     received_at, channel) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`);
-  for (const a of attemptRows(outcome)) {
+  for (const a of eachAttemptRow(outcome)) {
     ins.run(id, a.idx, a.customer ?? sub.customer_id, a.riferimento, a.esito, a.json, sub.received_at, sub.channel);
   }
   // The outbox: refusals are known only now, and are recorded with the outcome that states them.
@@ -76,8 +82,11 @@ function complete(c: OpContext, id: string, state: SubmissionState, outcome: Out
  */
 export const WRITE_OPS = {
   saveSubmission: (c: OpContext, values: SubmissionValues): void => {
-    // A Buffer arrives from another thread as a plain Uint8Array: bound as the same bytes (a view, no copy).
-    c.q(SUBMISSION_INSERT).run(...values.map((v) => v instanceof Uint8Array && !Buffer.isBuffer(v) ? Buffer.from(v.buffer, v.byteOffset, v.byteLength) : v));
+    // The bytes go in pieces beside the row, in the same transaction (bodies.ts); the row's own raw is empty. A
+    // Buffer arrives from another thread as a plain Uint8Array: the pieces are views of it, no copy.
+    const raw = values[RAW_AT] as Uint8Array;
+    c.q(SUBMISSION_INSERT).run(...values.map((v, i) => (i === RAW_AT ? EMPTY_BODY : v)));
+    insertSubmissionChunks(c.q, values[0] as string, raw);
   },
   registerOrders: (c: OpContext, items: readonly RegisterItem[]): RegisterResult[] => items.map((i) => registerOne(c, i)),
   completeSubmission: (c: OpContext, id: string, state: SubmissionState, outcome: Outcome, processedAt: string): void =>

@@ -1,0 +1,84 @@
+/**
+ * Where the memory of one large file goes on the whole intake path (issue 19 item 11): the file read as one Buffer,
+ * intake.submit on a fresh SQLite store (or PostgreSQL with --pg URL), and the process's peak RSS read after each
+ * store step (`process.resourceUsage().maxRSS`), plus RSS and heap sampled every 20 ms per phase. Not a timed test.
+ *
+ *   node --import tsx bench/memory/whole-path-phases.ts --file big.csv [--root OTHER_CHECKOUT] [--pg URL]
+ *
+ * The file must hold orders of the demo customer (DEMO) and catalogue, e.g. the decoders benchmark's 1,000,000-line
+ * CSV (bench/lib/orders.ts csvRows). --root runs another checkout's src/ (the code before a change, same machine).
+ */
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+
+const { values } = parseArgs({ options: { file: { type: 'string' }, root: { type: 'string' }, pg: { type: 'string' } } });
+if (!values.file) throw new Error('--file FILE');
+const ROOT = path.resolve(values.root ?? path.join(import.meta.dirname, '../..'));
+const { createIntake } = await import(path.join(ROOT, 'src/intake/intake.ts')) as typeof import('../../src/intake/intake.ts');
+const { createLogger } = await import(path.join(ROOT, 'src/log.ts')) as typeof import('../../src/log.ts');
+const { seedDemoIfEmpty } = await import(path.join(ROOT, 'src/seed/demo.ts')) as typeof import('../../src/seed/demo.ts');
+const { openStore } = await import(path.join(ROOT, 'src/store/open.ts')) as typeof import('../../src/store/open.ts');
+
+const mib = (n: number) => Math.round(n / 2 ** 20);
+let phase = 'start';
+const peaks: Record<string, { rss: number; heap: number; external: number }> = {};
+const highWater: string[] = [];
+const mark = (label: string) => highWater.push(`${label} ${mib(process.resourceUsage().maxRSS * 1024)} MiB`);
+function sample(): void {
+  const m = process.memoryUsage();
+  const p = (peaks[phase] ??= { rss: 0, heap: 0, external: 0 });
+  p.rss = Math.max(p.rss, mib(m.rss));
+  p.heap = Math.max(p.heap, mib(m.heapUsed));
+  p.external = Math.max(p.external, mib(m.external + m.arrayBuffers));
+}
+const timer = setInterval(sample, 20);
+const dataDir = await mkdtemp(path.join(tmpdir(), 'intake-phases-'));
+const store = await openStore({ dataDir, databaseUrl: values.pg });
+try {
+  const demo = await seedDemoIfEmpty(store, 'ordini.localhost');
+  if (!demo) throw new Error('the store was not fresh');
+  mark('at rest');
+  phase = 'read';
+  const raw = await readFile(values.file);
+  mark('file read');
+  phase = 'save';
+  const save = store.saveSubmission.bind(store);
+  store.saveSubmission = async (...args) => {
+    const r = await save(...args);
+    mark('raw file committed');
+    return r;
+  };
+  const register = store.registerOrders.bind(store);
+  let first = true;
+  store.registerOrders = (...args) => {
+    if (first) phase = 'judge';
+    first = false;
+    return register(...args);
+  };
+  const complete = store.completeSubmission.bind(store);
+  store.completeSubmission = async (...args) => {
+    mark('judged');
+    phase = 'record outcome';
+    await complete(...args);
+    mark('outcome recorded');
+  };
+  const intake = createIntake({ store, timeZone: 'Europe/Rome', log: createLogger('warn') });
+  const t0 = performance.now();
+  const { outcome } = await intake.submit({
+    principal: { customerId: demo.customer.id, customerCode: demo.customer.code },
+    channel: 'sftp', fileName: path.basename(values.file), raw, meta: {}, singleOrder: false,
+  });
+  sample();
+  clearInterval(timer);
+  console.log(JSON.stringify({
+    root: ROOT, bytes: raw.length, orders: outcome.orders.length, esito: outcome.esito,
+    seconds: Number(((performance.now() - t0) / 1000).toFixed(1)), peakRssMiB: mib(process.resourceUsage().maxRSS * 1024),
+    peakAfter: highWater, sampledPerPhase: peaks,
+  }, null, 1));
+} finally {
+  clearInterval(timer);
+  await store.close();
+  await rm(dataDir, { recursive: true, force: true });
+}
