@@ -39,6 +39,10 @@ export interface HandoffOptions {
   pollMs: number;
   /** Test hook: resolve host names another way (the SSRF check runs on what it returns). */
   resolve?: Resolver;
+  /** Event retention (INTAKE_EVENT_RETENTION_DAYS) in milliseconds; undefined: events are kept for ever. */
+  retentionMs?: number;
+  /** How often the fan-out holder prunes events past retention (default PRUNE_INTERVAL_MS); shorter in tests. */
+  pruneIntervalMs?: number;
 }
 
 export interface DispatcherDeps {
@@ -76,6 +80,14 @@ export const PER_ENDPOINT = 16;
 const SUBSCRIBER_TTL_MS = 5000;
 /** Rounds started by kicks are at least this far apart: a few queries each, not one set per order at 1,000/s. */
 const MIN_ROUND_GAP_MS = 25;
+/** Retention runs on the fan-out holder this often; old events are not urgent, and each pass is a few deletes. */
+const PRUNE_INTERVAL_MS = 60_000;
+/**
+ * Events deleted per statement, and statements per pass: a pass deletes at most 10,000 events, so a first pass over
+ * years of history does not hold the store (on SQLite, the event loop) for long; the next passes go on.
+ */
+const PRUNE_BATCH = 1000;
+const PRUNE_BATCHES_PER_PASS = 10;
 
 interface Lane {
   waiting: { d: Delivery; claimedAt: number }[];
@@ -269,10 +281,26 @@ export function startDispatcher(deps: DispatcherDeps): Dispatcher {
     return claiming;
   }
 
+  let nextPrune = 0;
+  /** Delete events past retention, a few batches per pass (one instance: the fan-out holder). */
+  async function prune(): Promise<void> {
+    if (options.retentionMs === undefined || Date.now() < nextPrune) return;
+    nextPrune = Date.now() + (options.pruneIntervalMs ?? PRUNE_INTERVAL_MS);
+    const before = new Date(Date.now() - options.retentionMs).toISOString();
+    let deleted = 0;
+    for (let i = 0; i < PRUNE_BATCHES_PER_PASS && !closed; i++) {
+      const n = await store.pruneEvents(before, PRUNE_BATCH);
+      deleted += n;
+      if (n < PRUNE_BATCH) break;
+    }
+    if (deleted > 0) log.info({ deleted, before }, 'order events past retention deleted');
+  }
+
   async function round(): Promise<void> {
     if (await store.acquireLease(FANOUT_LEASE, holder, FANOUT_LEASE_MS)) {
       // Deliveries queued here may be made by any instance: tell the others (they claim what this one has no slot for).
       if ((await fanOut(store, events)) > 0) ring();
+      await prune().catch((err: unknown) => log.error({ err }, 'deleting order events past retention failed; tried again later'));
     }
     await refill();
   }
