@@ -78,6 +78,11 @@ const MAX_HELD = 256;
  */
 export const PER_ENDPOINT = 16;
 const SUBSCRIBER_TTL_MS = 5000;
+/**
+ * An attempt starts only if it ends, timeout included, this long before its claim runs out (the configuration keeps
+ * the lease at least a second above the timeout, so a delivery started at once always may).
+ */
+const LEASE_SAFETY_MS = 200;
 /** Rounds started by kicks are at least this far apart: a few queries each, not one set per order at 1,000/s. */
 const MIN_ROUND_GAP_MS = 25;
 /** Retention runs on the fan-out holder this often; old events are not urgent, and each pass is a few deletes. */
@@ -186,7 +191,7 @@ export function startDispatcher(deps: DispatcherDeps): Dispatcher {
       const { d, claimedAt } = lane.waiting.shift()!;
       // Never start an attempt that could outlast the claim: another instance could then make it at the same time.
       // Given back untried instead (a long queue behind an endpoint that times out).
-      if (closed || Date.now() + options.timeoutMs + 1000 > claimedAt + options.leaseMs) {
+      if (closed || Date.now() + options.timeoutMs + LEASE_SAFETY_MS > claimedAt + options.leaseMs) {
         record(d.id, { outcome: 'retry', retryInMs: 0, error: 'not attempted: given back before its claim ran out' });
         continue;
       }
@@ -241,13 +246,14 @@ export function startDispatcher(deps: DispatcherDeps): Dispatcher {
     const free = MAX_HELD - held;
     if (free <= 0 || closed) return 0;
     held += free; // reserved while the claim runs, so a concurrent flush's refill does not over-claim
+    // The claims' leases start no earlier than this (the store stamps them when it runs the claim).
+    const claimedAt = Date.now();
     let batch: Delivery[] = [];
     try {
       batch = await store.claimDeliveries(holder, options.leaseMs, free);
     } finally {
       held -= free - batch.length;
     }
-    const claimedAt = Date.now() - 50; // the store's clock started the lease a little earlier
     const touched = new Set<string>();
     for (const d of batch) {
       let lane = lanes.get(d.subscriberId);
