@@ -24,7 +24,7 @@ import { addWebhook } from '../../src/handoff/subscribers.ts';
 import { askOnce } from '../lib/children.ts';
 import type { LoadResult, LoadSpec } from '../load/protocol.ts';
 import { openStore } from '../../src/store/open.ts';
-import type { Store } from '../../src/store/store.ts';
+import type { Store } from '../../src/domain/store/store.ts';
 import { createSchema, dropSchema, newSchemaName, pgBaseUrl, pgUnreachable, schemaUrl } from '../lib/pg.ts';
 import { startService, type RunningService } from '../lib/service.ts';
 import { latencySummary } from '../lib/stats.ts';

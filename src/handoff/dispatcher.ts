@@ -18,7 +18,7 @@
  * dispatcher at once: local commits through kick(), other instances' through the store's bell (PostgreSQL
  * LISTEN/NOTIFY); the poll is the fallback.
  */
-import type { EventReader } from './events.ts';
+import type { EventReader } from '../domain/order-events.ts';
 import { deliverExport } from './export-deliver.ts';
 import { fanOut } from './fanout.ts';
 import { retryDelay, type RetryPolicy } from './retry.ts';
@@ -26,8 +26,8 @@ import { openSigningSecret } from './secret.ts';
 import type { Resolver } from './target.ts';
 import { ConnectionPool, postWebhook } from './webhook-send.ts';
 import type { Logger } from '../log.ts';
-import { MAX_FINISH_BATCH, type Delivery, type DeliveryResult, type FinishedDelivery, type HandoffBell, type Subscriber } from '../store/handoff.ts';
-import type { Store } from '../store/store.ts';
+import { MAX_FINISH_BATCH, type Delivery, type DeliveryResult, type FinishedDelivery, type HandoffBell, type Subscriber } from '../domain/store/handoff.ts';
+import type { Store } from '../domain/store/store.ts';
 
 export interface HandoffOptions {
   /** Longest webhook exchange (INTAKE_WEBHOOK_TIMEOUT_MS). */

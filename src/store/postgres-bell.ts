@@ -10,7 +10,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import type pg from 'pg';
-import type { HandoffBell } from './handoff.ts';
+import type { HandoffBell } from '../domain/store/handoff.ts';
 
 const CHANNEL = 'order_intake_handoff';
 /** Wait before listening again after the connection was lost. */

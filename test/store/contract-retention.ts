@@ -4,9 +4,9 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { v7 as uuidv7 } from 'uuid';
-import { IntakeError } from '../../src/errors.ts';
-import type { OrderEvent } from '../../src/handoff/events.ts';
-import type { Store } from '../../src/store/store.ts';
+import { IntakeError } from '../../src/domain/errors.ts';
+import type { OrderEvent } from '../../src/domain/order-events.ts';
+import type { Store } from '../../src/domain/store/store.ts';
 import { addCustomer, addSubmission, at, item, withStore, type StoreFactory } from './fixtures.ts';
 
 const expired = (e: unknown): boolean => e instanceof IntakeError && e.code === 'CURSOR_EXPIRED' && e.http === 410
