@@ -182,6 +182,14 @@ export interface Config {
    * meanwhile, for good. Default on.
    */
   readonly outbox: boolean;
+  /**
+   * INTAKE_EVENT_RETENTION_DAYS: order events (the feed GET /api/v1/eventi, webhooks, exports) older than this many
+   * days are deleted by the hand-off's sweep, in batches, except an event a webhook or export has neither delivered
+   * nor given up on, and any event a subscriber (even a disabled one) has not been given yet. A feed reader whose
+   * cursor is older than what is kept gets 410 and must resync. Default 90, from 1 to 3650. Orders themselves are
+   * never deleted by this.
+   */
+  readonly eventRetentionDays: number;
 }
 
 type Env = Record<string, string | undefined>;
@@ -281,6 +289,7 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     uploadMemoryBytes: bytes(env, 'INTAKE_UPLOAD_MEMORY_BYTES', 512 * 1024 * 1024),
     feedPollMs: millis(env, 'INTAKE_FEED_POLL_MS', 250, 50, 60_000),
     outbox: onOff(env, 'INTAKE_OUTBOX', true),
+    eventRetentionDays: wholeNumber(env, 'INTAKE_EVENT_RETENTION_DAYS', 'days', 90, 1, 3650),
   });
 }
 

@@ -39,6 +39,11 @@ export const ERROR_CATALOG = {
   UNAVAILABLE: { http: 503, smtp: 451, soapFault: 'Server', message: 'The service cannot accept orders right now' },
   /** Event feed: a `dopo` cursor that does not parse or names no event. */
   INVALID_CURSOR: { http: 400, smtp: 550, soapFault: 'Client', message: 'Il cursore non è valido' },
+  /**
+   * Event feed: a `dopo` cursor older than what event retention keeps (INTAKE_EVENT_RETENTION_DAYS): events after it
+   * were deleted, so reading on would skip them. 410 Gone: the reader must resynchronise.
+   */
+  CURSOR_EXPIRED: { http: 410, smtp: 550, soapFault: 'Client', message: 'Il cursore è scaduto' },
   /** Production status: a move the state machine does not allow (src/handoff/production.ts). */
   STATE_TRANSITION: { http: 409, smtp: 550, soapFault: 'Client', message: 'Il cambio di stato non è consentito' },
   INTERNAL: { http: 500, smtp: 451, soapFault: 'Server', message: 'Internal error' },
@@ -54,7 +59,7 @@ export type ErrorCode = keyof typeof ERROR_CATALOG;
 
 /** HTTP reason phrases for the `{statusCode, message, error}` form. */
 const REASONS: Record<number, string> = {
-  400: 'Bad Request', 401: 'Unauthorized', 403: 'Forbidden', 404: 'Not Found', 409: 'Conflict',
+  400: 'Bad Request', 401: 'Unauthorized', 403: 'Forbidden', 404: 'Not Found', 409: 'Conflict', 410: 'Gone',
   413: 'Payload Too Large', 415: 'Unsupported Media Type', 429: 'Too Many Requests',
   500: 'Internal Server Error', 503: 'Service Unavailable',
 };

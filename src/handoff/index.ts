@@ -39,6 +39,7 @@ export function startHandoff(deps: HandoffDeps): Dispatcher {
     holder: `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`,
     options: {
       timeoutMs: config.webhookTimeoutMs, leaseMs: config.handoffLeaseMs, pollMs: config.handoffPollMs, retry: config.handoffRetry,
+      retentionMs: config.eventRetentionDays * 24 * 60 * 60_000,
       ...deps.options,
     },
   });

@@ -18,12 +18,16 @@ import { resolveTarget, type ResolvedAddress, type Resolver } from './target.ts'
 export class ConnectionPool {
   private readonly agents = new Map<string, http.Agent>();
 
+  /** `perEndpoint`: sockets kept to one endpoint; the dispatcher opens no more requests than that to it at once. */
+  constructor(private readonly perEndpoint = 4) {}
+
   agentFor(url: URL, target: ResolvedAddress): http.Agent {
     const key = `${url.protocol}//${url.host}@${target.address}`;
     let agent = this.agents.get(key);
     if (!agent) {
-      // A few sockets per endpoint: deliveries to one receiver run in parallel, not as a flood.
-      const opts = { keepAlive: true, maxSockets: 4, lookup: pinned(target) };
+      // As many sockets as the dispatcher opens requests to one receiver: in parallel, not as a flood, and never
+      // queued inside the agent, where the wait would count against the attempt's timeout.
+      const opts = { keepAlive: true, maxSockets: this.perEndpoint, lookup: pinned(target) };
       agent = url.protocol === 'https:' ? new https.Agent(opts) : new http.Agent(opts);
       this.agents.set(key, agent);
     }

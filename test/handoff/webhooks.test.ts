@@ -103,7 +103,11 @@ for (const [name, open] of STORES) {
       r.receiver.answer = () => ({ status: 410 });
       const e = r.events.add('ordine.registrato', registeredOrder(1));
       await waitFor(async () => ((await r.store.getSubscriber(r.webhook.id))?.state === 'disabled' ? true : undefined), 10_000, 'disabled');
-      const d = await deliveryOf(r, e.id);
+      // The result is recorded with the next batch of results, a moment after the webhook is disabled.
+      const d = await waitFor(async () => {
+        const found = await deliveryOf(r, e.id);
+        return found?.state === 'pending' ? undefined : found;
+      }, 10_000, 'the delivery finished');
       assert.equal(d?.state, 'failed');
       assert.equal(d?.lastStatus, 410);
       assert.match((await r.store.getSubscriber(r.webhook.id))!.disabledReason!, /410/);
@@ -162,9 +166,9 @@ for (const [name, open] of STORES) {
     void it('delivers the events of one order in order, a later one waiting for a retried earlier one', () => run((s) => rig(s), async (r) => {
       const order = registeredOrder(1);
       let first = true;
+      // Only the order's own registration fails once: the other order's may go out first (order is per order).
       r.receiver.answer = (x) => {
-        const type = (JSON.parse(x.body) as { type: string }).type;
-        if (type === 'ordine.registrato' && first) {
+        if (x.id === reg.id && first) {
           first = false;
           return { status: 500 };
         }

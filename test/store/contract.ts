@@ -8,6 +8,7 @@ import { connectorCustomersContract } from './contract-connector-customers.ts';
 import { connectorsContract } from './contract-connectors.ts';
 import { eventsContract } from './contract-events.ts';
 import { handoffContract } from './contract-handoff.ts';
+import { retentionContract } from './contract-retention.ts';
 import { filesContract } from './contract-files.ts';
 import { mailContract } from './contract-mail.ts';
 import { ordersContract } from './contract-orders.ts';
@@ -256,6 +257,7 @@ export function storeContract(name: string, makeStore: StoreFactory): void {
     connectorCustomersContract(makeStore);
     eventsContract(makeStore);
     handoffContract(makeStore);
+    retentionContract(makeStore);
     filesContract(makeStore);
     statsContract(makeStore);
     webContract(makeStore);

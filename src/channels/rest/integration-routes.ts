@@ -91,6 +91,7 @@ export function registerIntegrationRoutes(app: FastifyInstance, deps: Integratio
       return { eventi, cursore: eventi.length > 0 ? eventi[eventi.length - 1]!.cursor : cursor };
     } catch (e) {
       if (isIntakeError(e) && e.code === 'INVALID_CURSOR') return reply.code(400).send(errorBody(400, e.messages));
+      if (isIntakeError(e) && e.code === 'CURSOR_EXPIRED') return reply.code(410).send(errorBody(410, e.messages));
       throw e;
     } finally {
       if (waitMs > 0) waiting--;

@@ -56,8 +56,19 @@ export interface ProductionChange {
 }
 
 export interface EventStore {
-  /** Up to `limit` committed events strictly after `cursor` (null: from the start), in stream order. */
+  /**
+   * Up to `limit` committed events strictly after `cursor` (null: from the start), in stream order. A cursor at or
+   * before the newest event retention deleted is CURSOR_EXPIRED (events after it may be gone; the reader resyncs).
+   */
   readEvents(cursor: string | null, limit: number): Promise<OrderEvent[]>;
+  /**
+   * Retention: delete up to `limit` of the oldest events whose time is before `before` (ISO 8601), looking at no
+   * more than RETENTION_SCAN of the oldest events. Never an event a delivery is still pending for (a webhook that
+   * has neither delivered it nor given up), nor one at or after a subscriber's cursor (not yet fanned out to it, or
+   * the cursor itself, which the fan-out reads from). Records how far it deleted, for CURSOR_EXPIRED. Resolves with
+   * how many were deleted.
+   */
+  pruneEvents(before: string, limit: number): Promise<number>;
 
   addIntegration(i: Omit<Integration, 'rotatedAt' | 'revokedAt'>): Promise<void>;
   /** The active integration whose current key has this key id. */
@@ -77,6 +88,13 @@ export interface EventStore {
    */
   setProductionState(change: ProductionChange): Promise<boolean>;
 }
+
+/**
+ * The oldest events one pruneEvents call looks at: bounds its work (and, on SQLite, the time the group commit holds
+ * the event loop) when old events are kept back by pending deliveries.
+ */
+export const RETENTION_SCAN = 5000;
+
 
 /** Events read at most per call: bounds the memory and the response of one feed request. */
 export const MAX_EVENTS_PER_READ = 1000;

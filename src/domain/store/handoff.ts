@@ -81,6 +81,14 @@ export type DeliveryResult =
   | { outcome: 'retry'; retryInMs: number; status?: number; error: string }
   | { outcome: 'failed'; status?: number; error: string };
 
+export interface FinishedDelivery {
+  id: string;
+  result: DeliveryResult;
+}
+
+/** Results recorded per finishDeliveries call: one statement's parameters stay small, and so does one transaction. */
+export const MAX_FINISH_BATCH = 1000;
+
 export interface HandoffStore {
   addSubscriber(s: NewSubscriber): Promise<Subscriber>;
   getSubscriber(id: string): Promise<Subscriber | undefined>;
@@ -104,6 +112,12 @@ export interface HandoffStore {
   claimDeliveries(holder: string, leaseMs: number, limit: number): Promise<Delivery[]>;
   /** Record an attempt's result and drop the claim; false when `holder` no longer holds that pending delivery. */
   finishDelivery(id: string, holder: string, result: DeliveryResult): Promise<boolean>;
+  /**
+   * finishDelivery for several deliveries of one holder in one write (at most MAX_FINISH_BATCH): the dispatcher
+   * records results in batches, one round trip or one group-commit entry for many deliveries. Resolves with the ids
+   * whose result was NOT recorded (the holder no longer held them).
+   */
+  finishDeliveries(holder: string, list: readonly FinishedDelivery[]): Promise<string[]>;
   getDelivery(id: string): Promise<Delivery | undefined>;
   /** A subscriber's deliveries, newest first. */
   listDeliveries(q: { subscriberId: string; state?: DeliveryState; limit?: number }): Promise<DeliverySummary[]>;
@@ -114,4 +128,16 @@ export interface HandoffStore {
   replayDeliveries(q: { subscriberId: string; deliveryId?: string; state?: DeliveryState }): Promise<number>;
   /** Milliseconds until the earliest pending delivery of an active subscriber is due (0: now); undefined: none. */
   nextDeliveryDueInMs(): Promise<number | undefined>;
+  /**
+   * Where several instances share the store (PostgreSQL): a bell between their dispatchers. `ring` tells every other
+   * instance on this database and schema that events or deliveries were just committed; `onRing` runs when another
+   * rings. Absent where one process serves the store (SQLite): its own commits wake it directly.
+   */
+  openHandoffBell?(onRing: () => void): Promise<HandoffBell>;
+}
+
+export interface HandoffBell {
+  /** Tell the other instances (best effort: a lost ring costs one poll interval, never an event). */
+  ring(): void;
+  close(): Promise<void>;
 }

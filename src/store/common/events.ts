@@ -63,3 +63,7 @@ export function refusals(outcome: Outcome): Record<string, unknown>[] {
 export function toOrderEvent(e: { id: string; type: string; time: string; data: Record<string, unknown> }, cursor: string): OrderEvent {
   return { id: e.id, type: e.type as OrderEventType, time: e.time, cursor, data: inViewOrder(e.data) };
 }
+
+export function expiredCursor(cursor: string): IntakeError {
+  return new IntakeError('CURSOR_EXPIRED', `Il cursore "${cursor.slice(0, 64)}" è più vecchio degli eventi conservati: gli eventi successivi sono stati eliminati. Risincronizza gli ordini (GET /api/v1/ordini) e riprendi a leggere il flusso dall'inizio, omettendo "dopo"`);
+}

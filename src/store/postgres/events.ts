@@ -13,9 +13,8 @@ import type pg from 'pg';
 import { IntakeError } from '../../domain/errors.ts';
 import type { OrderEvent } from '../../domain/order-events.ts';
 import type { ProductionStep, RegisteredOrder } from '../../domain/types.ts';
-import { type EventStore, type Integration, type NewEvent, type ProductionChange } from '../../domain/store/events.ts';
-import { invalidCursor, toOrderEvent } from '../common/events.ts';
-import { eventLimit } from '../../domain/store/events.ts';
+import { RETENTION_SCAN, eventLimit, type EventStore, type Integration, type NewEvent, type ProductionChange } from '../../domain/store/events.ts';
+import { expiredCursor, invalidCursor, toOrderEvent } from '../common/events.ts';
 import { isoIn, isoOut, optIsoOut } from '../common/rows.ts';
 import { pgCode } from './tx.ts';
 
@@ -80,18 +79,50 @@ export function postgresEvents(pool: pg.Pool, orderById: (id: string) => Promise
       } else {
         const m = CURSOR.exec(cursor);
         if (!m) throw invalidCursor(cursor);
-        // One round trip for both questions: does the cursor name an event, and what follows it. Always one row.
-        rows = (await pool.query<EventRow & { ok: boolean }>(
-          `WITH c AS (SELECT EXISTS (SELECT 1 FROM order_events WHERE xid = $1::xid8 AND seq = $2::bigint) AS ok)
-           SELECT c.ok, e.* FROM c LEFT JOIN LATERAL (
+        // One round trip for the three questions: is the cursor at or before what retention deleted, does it name
+        // an event, and what follows it. Always one row.
+        rows = (await pool.query<EventRow & { ok: boolean; expired: boolean }>(
+          `WITH c AS (SELECT EXISTS (SELECT 1 FROM order_events WHERE xid = $1::xid8 AND seq = $2::bigint) AS ok,
+                  EXISTS (SELECT 1 FROM order_events_pruned WHERE ($1::xid8, $2::bigint) <= (through_xid, through_seq)) AS expired)
+           SELECT c.ok, c.expired, e.* FROM c LEFT JOIN LATERAL (
              SELECT ${EVENT_FIELDS} FROM order_events
-             WHERE c.ok AND (xid, seq) > ($1::xid8, $2::bigint) AND ${VISIBLE} ORDER BY xid, seq LIMIT $3
+             WHERE c.ok AND NOT c.expired AND (xid, seq) > ($1::xid8, $2::bigint) AND ${VISIBLE} ORDER BY xid, seq LIMIT $3
            ) AS e ON true`,
           [m[1], m[2], eventLimit(limit)])).rows;
+        if ((rows[0] as { expired?: boolean } | undefined)?.expired) throw expiredCursor(cursor);
         if (!rows[0]?.ok) throw invalidCursor(cursor);
         rows = rows.filter((r) => r.id !== null);
       }
       return rows.map((r) => toOrderEvent({ id: r.id, type: r.type, time: isoOut(r.time), data: r.data }, `${r.xid}_${r.seq}`));
+    },
+
+    async pruneEvents(before, limit) {
+      // Subscribers' cursors are "<xid>_<seq>": nothing at or after the lowest is deleted (compared in SQL as rows).
+      const { rows: subs } = await pool.query<{ cursor: string }>('SELECT cursor FROM handoff_subscribers WHERE cursor IS NOT NULL');
+      const low = subs.map((r) => CURSOR.exec(r.cursor)).filter((m) => m !== null)
+        .map((m) => [BigInt(m[1]!), BigInt(m[2]!)] as const)
+        .sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : a[1] < b[1] ? -1 : a[1] > b[1] ? 1 : 0))[0];
+      const { rows } = await pool.query<{ n: number }>(
+        `WITH cand AS (
+           SELECT xid, seq, id, time FROM order_events ORDER BY xid, seq LIMIT $5
+         ), doomed AS (
+           SELECT c.xid, c.seq FROM cand c
+           WHERE c.time < $1::timestamptz AND ($3::text IS NULL OR (c.xid, c.seq) < ($3::xid8, $4::bigint))
+             AND NOT EXISTS (SELECT 1 FROM handoff_deliveries d WHERE d.event_id = c.id AND d.state = 'pending')
+           ORDER BY c.xid, c.seq LIMIT $2
+         ), del AS (
+           DELETE FROM order_events e USING doomed WHERE e.xid = doomed.xid AND e.seq = doomed.seq RETURNING e.xid, e.seq
+         ), top AS (
+           SELECT xid, seq FROM del ORDER BY xid DESC, seq DESC LIMIT 1
+         ), mark AS (
+           INSERT INTO order_events_pruned (one, through_xid, through_seq) SELECT 1, xid, seq FROM top
+           ON CONFLICT (one) DO UPDATE SET through_xid = excluded.through_xid, through_seq = excluded.through_seq
+             WHERE (order_events_pruned.through_xid, order_events_pruned.through_seq) < (excluded.through_xid, excluded.through_seq)
+         )
+         SELECT count(*)::int AS n FROM del`,
+        [isoIn(before, 'before'), Math.max(1, Math.floor(limit)), low ? String(low[0]) : null, low ? String(low[1]) : null, RETENTION_SCAN],
+      );
+      return rows[0]?.n ?? 0;
     },
 
     async addIntegration(i) {

@@ -10,8 +10,9 @@
 import type pg from 'pg';
 import type { PoolClient } from 'pg';
 import { IntakeError } from '../../domain/errors.ts';
-import { type HandoffStore } from '../../domain/store/handoff.ts';
+import { MAX_FINISH_BATCH, type HandoffStore } from '../../domain/store/handoff.ts';
 import { DELIVERY_COLUMNS, SUBSCRIBER_COLUMNS, errorText, toDelivery, toDeliverySummary, toSubscriber, type DeliveryRow, type SubscriberRow } from '../common/handoff-rows.ts';
+import { openPostgresBell } from './bell.ts';
 import { pgCode, withTransaction } from './tx.ts';
 import { isoIn, limitOf, nowIso } from '../common/rows.ts';
 import { checkLabel, checkLeaseMs, claimLimit } from '../common/work.ts';
@@ -22,7 +23,7 @@ const FIRST_OF_ORDER = `NOT EXISTS (SELECT 1 FROM handoff_deliveries e WHERE e.s
 const LAZY = `SELECT set_config('synchronous_commit', 'off', true)`;
 const D_COLUMNS = DELIVERY_COLUMNS.replace(/(\w+)/g, 'd.$1');
 
-export function postgresHandoff(pool: pg.Pool): HandoffStore {
+export function postgresHandoff(pool: pg.Pool, newClient?: () => pg.Client, onError?: (err: Error) => void): HandoffStore {
   const tx = <T>(fn: (c: PoolClient) => Promise<T>): Promise<T> => withTransaction(pool, fn);
 
   const get = async (id: string) => {
@@ -127,6 +128,28 @@ export function postgresHandoff(pool: pg.Pool): HandoffStore {
       return res.rowCount === 1;
     },
 
+    async finishDeliveries(holder, list) {
+      if (list.length > MAX_FINISH_BATCH) throw new IntakeError('VALIDATION', `at most ${MAX_FINISH_BATCH} results can be recorded at once`);
+      if (list.length === 0) return [];
+      // One statement for the batch: a round trip per delivered event was the dispatcher's limit on PostgreSQL.
+      const { rows } = await pool.query<{ id: string }>(
+        `UPDATE handoff_deliveries d SET
+           state = CASE t.outcome WHEN 'retry' THEN 'pending' ELSE t.outcome END,
+           last_status = t.status, last_error = t.error,
+           finished_at = CASE t.outcome WHEN 'retry' THEN d.finished_at ELSE now() END,
+           next_attempt_at = CASE t.outcome WHEN 'retry' THEN now() + t.ms * interval '1 millisecond' ELSE d.next_attempt_at END,
+           claimed_by = NULL, lease_until = NULL
+         FROM unnest($2::text[], $3::text[], $4::int[], $5::text[], $6::bigint[]) AS t(id, outcome, status, error, ms), (${LAZY}) AS lazy
+         WHERE d.id = t.id AND d.claimed_by = $1 AND d.state = 'pending'
+         RETURNING d.id`,
+        [checkLabel(holder, 'holder'), list.map((f) => f.id), list.map((f) => f.result.outcome), list.map((f) => f.result.status ?? null),
+          list.map((f) => (f.result.outcome === 'done' ? null : errorText(f.result.error))),
+          list.map((f) => (f.result.outcome === 'retry' ? Math.max(0, Math.round(f.result.retryInMs)) : 0))],
+      );
+      const recorded = new Set(rows.map((r) => r.id));
+      return list.filter((f) => !recorded.has(f.id)).map((f) => f.id);
+    },
+
     async getDelivery(id) {
       const { rows } = await pool.query(`SELECT ${DELIVERY_COLUMNS}, body FROM handoff_deliveries WHERE id = $1`, [id]);
       return rows[0] && toDelivery(rows[0] as DeliveryRow);
@@ -146,6 +169,8 @@ export function postgresHandoff(pool: pg.Pool): HandoffStore {
       [subscriberId, deliveryId ?? null, state ?? null]);
       return res.rowCount ?? 0;
     },
+
+    ...(newClient ? { openHandoffBell: (onRing: () => void) => openPostgresBell(pool, newClient, onRing, onError) } : {}),
 
     async nextDeliveryDueInMs() {
       const { rows } = await pool.query<{ ms: string | null }>(`SELECT extract(epoch FROM (min(greatest(d.next_attempt_at,

@@ -246,7 +246,7 @@ export async function openPostgresStore(url: string, opts: PostgresStoreOptions 
     ...postgresMail(pool),
     ...postgresConnectors(pool),
     ...instances,
-    ...postgresHandoff(pool),
+    ...postgresHandoff(pool, () => new pg.Client(connection), opts.onError),
     ...postgresEvents(pool, async (id) => {
       const r = await one<OrderRow>(`SELECT ${ORDER_COLUMNS} FROM orders WHERE id = $1`, [id]);
       return r && (await withLines([r]))[0];

@@ -8,9 +8,8 @@ import type Database from 'better-sqlite3';
 import { IntakeError } from '../../domain/errors.ts';
 import type { OrderEvent } from '../../domain/order-events.ts';
 import type { ProductionStep, RegisteredOrder } from '../../domain/types.ts';
-import { type EventStore, type Integration, type NewEvent, type ProductionChange } from '../../domain/store/events.ts';
-import { invalidCursor, toOrderEvent } from '../common/events.ts';
-import { eventLimit } from '../../domain/store/events.ts';
+import { RETENTION_SCAN, eventLimit, type EventStore, type Integration, type NewEvent, type ProductionChange } from '../../domain/store/events.ts';
+import { expiredCursor, invalidCursor, toOrderEvent } from '../common/events.ts';
 import { isoIn } from '../common/rows.ts';
 import type { SqliteWriter } from './writer.ts';
 
@@ -70,11 +69,32 @@ export function sqliteEvents(q: Q, writer: SqliteWriter, orderById: (id: string)
       if (cursor !== null) {
         if (!CURSOR.test(cursor)) throw invalidCursor(cursor);
         after = Number(cursor);
+        // At or before what retention deleted: events after it may be gone, so reading on could skip some.
+        const pruned = q('SELECT through FROM order_events_pruned WHERE one = 1').get() as { through: number } | undefined;
+        if (pruned && after <= pruned.through) throw expiredCursor(cursor);
         if (!q('SELECT 1 FROM order_events WHERE seq = ?').get(after)) throw invalidCursor(cursor);
       }
       const rows = q('SELECT seq, id, type, time, data FROM order_events WHERE seq > ? ORDER BY seq LIMIT ?')
         .all(after, eventLimit(limit)) as EventRow[];
       return rows.map((r) => toOrderEvent({ ...r, data: JSON.parse(r.data) as Record<string, unknown> }, String(r.seq)));
+    },
+
+    async pruneEvents(before, limit) {
+      const cutoff = isoIn(before, 'before');
+      return writer.write(() => {
+        // Subscribers' cursors are seqs: nothing at or after the lowest is deleted.
+        const { low } = q('SELECT min(CAST(cursor AS INTEGER)) AS low FROM handoff_subscribers WHERE cursor IS NOT NULL').get() as { low: number | null };
+        const rows = q(`SELECT e.seq FROM (SELECT seq, id, time FROM order_events ORDER BY seq LIMIT @scan) AS e
+          WHERE e.time < @cutoff AND (@low IS NULL OR e.seq < @low)
+            AND NOT EXISTS (SELECT 1 FROM handoff_deliveries d WHERE d.event_id = e.id AND d.state = 'pending')
+          ORDER BY e.seq LIMIT @n`).all({ scan: RETENTION_SCAN, cutoff, low, n: Math.max(1, Math.floor(limit)) }) as { seq: number }[];
+        if (rows.length === 0) return 0;
+        const seqs = rows.map((r) => r.seq);
+        q('DELETE FROM order_events WHERE seq IN (SELECT value FROM json_each(?))').run(JSON.stringify(seqs));
+        q(`INSERT INTO order_events_pruned (one, through) VALUES (1, ?)
+          ON CONFLICT (one) DO UPDATE SET through = max(through, excluded.through)`).run(seqs[seqs.length - 1]);
+        return seqs.length;
+      });
     },
 
     async addIntegration(i) {

@@ -11,7 +11,7 @@
  */
 import type Database from 'better-sqlite3';
 import { IntakeError } from '../../domain/errors.ts';
-import { type HandoffStore } from '../../domain/store/handoff.ts';
+import { MAX_FINISH_BATCH, type DeliveryResult, type HandoffStore } from '../../domain/store/handoff.ts';
 import { DELIVERY_COLUMNS, SUBSCRIBER_COLUMNS, errorText, toDelivery, toDeliverySummary, toSubscriber, type DeliveryRow, type SubscriberRow } from '../common/handoff-rows.ts';
 import { isoIn, limitOf, nowIso } from '../common/rows.ts';
 import { statementCache } from './statements.ts';
@@ -30,6 +30,25 @@ export function sqliteHandoff(db: Database.Database, writer: SqliteWriter, now: 
     const r = q(`SELECT ${SUBSCRIBER_COLUMNS} FROM handoff_subscribers WHERE id = ?`).get(id) as SubscriberRow | undefined;
     return r && toSubscriber(r);
   };
+
+  /** Record one result (inside a write); false when `holder` does not hold that pending delivery. */
+  function finishOne(id: string, holder: string, result: DeliveryResult): boolean {
+    const at = now();
+    const status = result.status ?? null;
+    const mine = `WHERE id = @id AND claimed_by = @holder AND state = 'pending'`;
+    let changes: number;
+    if (result.outcome === 'done') {
+      changes = q(`UPDATE handoff_deliveries SET state = 'done', last_status = @status, last_error = NULL, finished_at = @fin,
+        claimed_by = NULL, lease_until = NULL ${mine}`).run({ id, holder, status, fin: new Date(at).toISOString() }).changes;
+    } else if (result.outcome === 'failed') {
+      changes = q(`UPDATE handoff_deliveries SET state = 'failed', last_status = @status, last_error = @error, finished_at = @fin,
+        claimed_by = NULL, lease_until = NULL ${mine}`).run({ id, holder, status, error: errorText(result.error), fin: new Date(at).toISOString() }).changes;
+    } else {
+      changes = q(`UPDATE handoff_deliveries SET next_attempt_at = @next, last_status = @status, last_error = @error,
+        claimed_by = NULL, lease_until = NULL ${mine}`).run({ id, holder, status, error: errorText(result.error), next: at + Math.max(0, result.retryInMs) }).changes;
+    }
+    return changes === 1;
+  }
 
   return {
     async addSubscriber(s) {
@@ -103,23 +122,14 @@ export function sqliteHandoff(db: Database.Database, writer: SqliteWriter, now: 
     },
 
     async finishDelivery(id, holder, result) {
-      return lazy(() => {
-        const at = now();
-        const status = result.status ?? null;
-        const mine = `WHERE id = @id AND claimed_by = @holder AND state = 'pending'`;
-        let changes: number;
-        if (result.outcome === 'done') {
-          changes = q(`UPDATE handoff_deliveries SET state = 'done', last_status = @status, last_error = NULL, finished_at = @fin,
-            claimed_by = NULL, lease_until = NULL ${mine}`).run({ id, holder, status, fin: new Date(at).toISOString() }).changes;
-        } else if (result.outcome === 'failed') {
-          changes = q(`UPDATE handoff_deliveries SET state = 'failed', last_status = @status, last_error = @error, finished_at = @fin,
-            claimed_by = NULL, lease_until = NULL ${mine}`).run({ id, holder, status, error: errorText(result.error), fin: new Date(at).toISOString() }).changes;
-        } else {
-          changes = q(`UPDATE handoff_deliveries SET next_attempt_at = @next, last_status = @status, last_error = @error,
-            claimed_by = NULL, lease_until = NULL ${mine}`).run({ id, holder, status, error: errorText(result.error), next: at + Math.max(0, result.retryInMs) }).changes;
-        }
-        return changes === 1;
-      });
+      return lazy(() => finishOne(id, holder, result));
+    },
+
+    async finishDeliveries(holder, list) {
+      if (list.length > MAX_FINISH_BATCH) throw new IntakeError('VALIDATION', `at most ${MAX_FINISH_BATCH} results can be recorded at once`);
+      if (list.length === 0) return [];
+      // One entry in the group commit for the whole batch, not one savepoint per delivery.
+      return lazy(() => list.filter((f) => !finishOne(f.id, holder, f.result)).map((f) => f.id));
     },
 
     async getDelivery(id) {

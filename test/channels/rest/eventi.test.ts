@@ -177,6 +177,21 @@ function suite(name: string, env: () => Promise<{ env: Record<string, string>; d
       await revokeIntegration(t.service.store, 'ERP');
       assert.equal((await get('/api/v1/eventi', rotated.api_key)).status, 401);
     });
+
+    // Last: it deletes the stream the tests above read.
+    void it('answers 410 with a resync message to a reader whose cursor is older than what retention keeps', async () => {
+      await post('/api/v1/ordini', order('C001', 'RET-1'), c1.apiKey);
+      const all = await stream(1);
+      const old = all[0]!.cursor;
+      const deleted = await t.service.store.pruneEvents('2100-01-01T00:00:00.000Z', 1000);
+      assert.ok(deleted >= 1, 'no subscriber holds them back');
+      const r = await get(`/api/v1/eventi?dopo=${encodeURIComponent(old)}`);
+      assert.equal(r.status, 410);
+      assert.equal(r.body.error, 'Gone');
+      assert.match(String(r.body.message), /più vecchio degli eventi conservati.*Risincronizza/);
+      const fresh = await feed('');
+      assert.ok(Array.isArray(fresh.eventi), 'reading from the start works');
+    });
   });
 }
 
