@@ -20,6 +20,7 @@ import { insertEventsQuery, pgProductionHistory, postgresEvents } from './postgr
 import { refusals, registeredEvent, type NewEvent } from './events.ts';
 import { postgresStats } from './postgres-stats.ts';
 import { postgresWeb } from './postgres-web.ts';
+import { postgresCustomerState } from './postgres-customer-state.ts';
 import {
   attemptRows, checkCatalog, checkItem, chunks, decide, DEFAULT_LIMIT, isoIn, lastWins, limitOf,
   linesByOrder, lowerMailbox, MAX_PENDING_BATCH, newSubmissionRow, nowIso, numeroOrdine, SUBMISSION_COLUMNS, toAttempt, toCredential,
@@ -247,6 +248,7 @@ export async function openPostgresStore(url: string, opts: PostgresStoreOptions 
     }),
     ...postgresStats(pool),
     ...postgresWeb(pool),
+    ...postgresCustomerState(pool),
 
     async migrate() {
       const list = await readMigrations(migrationsDir('postgres'));

@@ -17,6 +17,7 @@ import { sqliteConnectors } from './sqlite-connectors.ts';
 import { sqliteHandoff } from './sqlite-handoff.ts';
 import { sqliteStats } from './sqlite-stats.ts';
 import { sqliteWeb } from './sqlite-web.ts';
+import { sqliteCustomerState } from './sqlite-customer-state.ts';
 import { statementCache } from './sqlite-statements.ts';
 import { sqliteWriter } from './sqlite-writer.ts';
 import { insertEvents, sqliteEvents, sqliteProductionHistory } from './sqlite-events.ts';
@@ -179,6 +180,7 @@ export async function openSqliteStore(file: string, opts: SqliteStoreOptions = {
     }),
     ...sqliteStats(db),
     ...sqliteWeb(db),
+    ...sqliteCustomerState(db),
 
     async migrate() {
       const list = await readMigrations(migrationsDir('sqlite'));

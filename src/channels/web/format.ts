@@ -82,6 +82,7 @@ const ACTIONS: Record<string, string> = {
   'invio.correggi_registra': 'Ordine corretto e registrato', 'invio.correggi_rifiutato': 'Correzione rifiutata',
   'ordini.esporta': 'Ordini esportati in CSV', 'cliente.aggiungi': 'Cliente attivato', 'cliente.ruota_chiave': 'Nuova chiave API',
   'cliente.reimposta_password': 'Nuova password cliente', 'articoli.importa': 'Catalogo articoli importato',
+  'cliente.disattiva': 'Cliente disattivato', 'cliente.riattiva': 'Cliente riattivato',
 };
 
 export function actionLabel(action: string): string {
