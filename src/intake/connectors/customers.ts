@@ -17,6 +17,8 @@ export interface CustomerVerdict {
   customer?: ConnectorCustomer;
   /** Why the ticket's customer is refused (Italian, for the sender). */
   forbidden?: string;
+  /** Refused because that customer is deactivated (src/customers/active.ts), not because it is not bound. */
+  inactive?: true;
 }
 
 export interface CustomerResolver {
@@ -68,7 +70,7 @@ export async function customerResolver(store: Store, connector: Connector): Prom
       const customer = mapped ?? await ours(key);
       if (customer && isBound(customer)) {
         if (!(await active(customer))) {
-          return { forbidden: `Il cliente "${customer.code}" indicato nel ticket è disattivato: i suoi ordini non sono accettati` };
+          return { inactive: true, forbidden: `Il cliente "${customer.code}" indicato nel ticket è disattivato: i suoi ordini non sono accettati` };
         }
         return { customer };
       }
