@@ -1,6 +1,7 @@
 /**
  * Customers and the article catalog in the console: customers listed, added (credentials shown once), API key
- * rotated, FTP/SFTP password reset; articles and units searched.
+ * rotated, FTP/SFTP password reset; articles and units searched. One customer's page is customers.ts, connectors
+ * and sites connectors.ts.
  */
 import { createWriteStream } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -93,11 +94,6 @@ export function registerCatalogRoutes(app: FastifyInstance, ctx: WebContext): vo
     } finally {
       await rm(dir, { recursive: true, force: true });
     }
-  });
-
-  app.get('/connettori', async (req, reply) => {
-    const [sites, connectors] = await Promise.all([ctx.store.listSites(), ctx.store.listConnectors({})]);
-    return consolePage(ctx, req, reply, 'console/connectors.eta', { title: 'Connettori e siti', nav: 'connectors', sites, connectors });
   });
 
 }

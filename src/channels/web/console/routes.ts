@@ -10,6 +10,7 @@ import type { WebContext } from '../index.ts';
 import { checkLogin } from '../login.ts';
 import { page, str, type PageData } from '../render.ts';
 import { registerCatalogRoutes } from './catalog.ts';
+import { registerConnectorRoutes } from './connectors.ts';
 import { registerCustomerRoutes } from './customers.ts';
 import { dashboardData } from './dashboard.ts';
 import { registerOrderRoutes } from './orders.ts';
@@ -105,6 +106,7 @@ export function registerConsoleRoutes(app: FastifyInstance, ctx: WebContext): vo
   registerOrderRoutes(app, ctx);
   registerCatalogRoutes(app, ctx);
   registerCustomerRoutes(app, ctx);
+  registerConnectorRoutes(app, ctx);
 }
 
 function loginData(): PageData {
