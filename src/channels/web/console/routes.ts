@@ -12,6 +12,7 @@ import { page, str, type PageData } from '../render.ts';
 import { registerCatalogRoutes } from './catalog.ts';
 import { registerConnectorRoutes } from './connectors.ts';
 import { registerCustomerRoutes } from './customers.ts';
+import { registerWebhookRoutes } from './webhooks.ts';
 import { dashboardData } from './dashboard.ts';
 import { registerOrderRoutes } from './orders.ts';
 import { registerSubmissionRoutes } from './submissions.ts';
@@ -107,6 +108,7 @@ export function registerConsoleRoutes(app: FastifyInstance, ctx: WebContext): vo
   registerCatalogRoutes(app, ctx);
   registerCustomerRoutes(app, ctx);
   registerConnectorRoutes(app, ctx);
+  registerWebhookRoutes(app, ctx);
 }
 
 function loginData(): PageData {
