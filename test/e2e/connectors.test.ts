@@ -61,7 +61,7 @@ void describe('connectors and sites in the console', () => {
 
       await page.getByRole('link', { name: 'Torna ai connettori' }).click();
       assert.match(await page.locator('table').nth(1).innerText(), /Prepress Verona\s+C001\s+C001\s+json\s+VR/);
-      await shot(page, 'console-connectors');
+      await shot(page, 'console-connectors-actions');
       await page.getByRole('button', { name: 'Nuova chiave per Prepress Verona' }).click();
       await page.getByText('La chiave precedente non è più valida.').waitFor();
       const second = (await page.locator('.secret').first().innerText()).trim();
