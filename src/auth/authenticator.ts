@@ -4,8 +4,8 @@
  * failing store throws, and so does a right credential of a deactivated customer (IntakeError CUSTOMER_INACTIVE,
  * src/customers/active.ts): its owner has proved who he is and should read why he is refused, in his channel's form.
  */
-import type { Principal } from '../intake/types.ts';
-import type { Store } from '../store/store.ts';
+import type { Principal } from '../domain/types.ts';
+import type { Store } from '../domain/store/store.ts';
 import { assertActive } from '../customers/active.ts';
 import { createAccountThrottle, type AccountThrottleOptions } from './account-throttle.ts';
 import { createLockout, type LockoutOptions } from './lockout.ts';

@@ -10,9 +10,9 @@
  */
 import { inactiveError, isDeactivated } from '../customers/active.ts';
 import { parseConnectorKey, verifyConnectorKey } from '../auth/secrets.ts';
-import type { Principal } from '../intake/types.ts';
-import type { Connector } from '../store/connectors.ts';
-import type { Store } from '../store/store.ts';
+import type { Principal } from '../domain/types.ts';
+import type { Connector } from '../domain/store/connectors.ts';
+import type { Store } from '../domain/store/store.ts';
 
 export interface ConnectorCaller {
   connector: Connector;

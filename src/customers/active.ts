@@ -5,8 +5,8 @@
  * channel's recipients and IMAP mailboxes, connectors (bound customer or the customer a ticket names).
  * Nothing is deleted: reactivating restores every credential as it was.
  */
-import { ERROR_CATALOG, IntakeError } from '../errors.ts';
-import type { Customer, Store } from '../store/store.ts';
+import { ERROR_CATALOG, IntakeError } from '../domain/errors.ts';
+import type { Customer, Store } from '../domain/store/store.ts';
 
 /** The Italian sentence every channel shows (web pages, SOAP faults, REST bodies, outcome texts). */
 export const INACTIVE_MESSAGE = ERROR_CATALOG.CUSTOMER_INACTIVE.message;

@@ -2,8 +2,8 @@
  * Deactivating and reactivating a customer (CLI `customer deactivate|reactivate`, console): one function for both,
  * so the two ways cannot drift. What a deactivation means on each channel is in active.ts.
  */
-import { IntakeError } from '../errors.ts';
-import type { Customer, Store } from '../store/store.ts';
+import { IntakeError } from '../domain/errors.ts';
+import type { Customer, Store } from '../domain/store/store.ts';
 import { requireCustomerByCode } from './find.ts';
 
 export interface ActivationChange {

@@ -8,7 +8,7 @@
  *   exactly as it was. Who is refused while deactivated is decided by src/customers/active.ts.
  * - customerActivity counts only that customer's rows.
  */
-import type { Channel } from '../intake/types.ts';
+import type { Channel } from '../domain/types.ts';
 
 export interface ChannelActivity {
   channel: Channel;

@@ -1,8 +1,8 @@
 /** The customer's state and activity on PostgreSQL (migration 013): see customer-state.ts. */
 import type pg from 'pg';
-import { withTransaction } from './postgres-tx.ts';
-import { isoIn, nowIso } from './rows.ts';
-import { PG_ESITO } from './postgres-web.ts';
+import { withTransaction } from './postgres/tx.ts';
+import { isoIn, nowIso } from './common/rows.ts';
+import { PG_ESITO } from './postgres/web.ts';
 import { mergeActivity, type CustomerStateStore } from './customer-state.ts';
 
 export function postgresCustomerState(pool: pg.Pool): CustomerStateStore {

@@ -1,8 +1,8 @@
 /** The customer's state and activity in the embedded store (migration 013): see customer-state.ts. */
 import type Database from 'better-sqlite3';
-import { isoIn, nowIso } from './rows.ts';
-import { statementCache } from './sqlite-statements.ts';
-import { SQLITE_ESITO } from './sqlite-web.ts';
+import { isoIn, nowIso } from './common/rows.ts';
+import { statementCache } from './sqlite/statements.ts';
+import { SQLITE_ESITO } from './sqlite/web.ts';
 import { mergeActivity, type CustomerStateStore } from './customer-state.ts';
 
 export function sqliteCustomerState(db: Database.Database): CustomerStateStore {

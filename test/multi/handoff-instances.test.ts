@@ -9,7 +9,7 @@ import { describe, it } from 'node:test';
 import { DEFAULT_UNITS } from '../../src/catalog/units.ts';
 import { provisionCustomer } from '../../src/customers/provision.ts';
 import { addWebhook } from '../../src/handoff/subscribers.ts';
-import { openPostgresStore } from '../../src/store/postgres.ts';
+import { openPostgresStore } from '../../src/store/postgres/store.ts';
 import { spawnServe, stopServe, type ServeProcess } from '../helpers/child.ts';
 import { order, tempDir, TEST_ARTICLES, waitFor } from '../helpers/service.ts';
 import { startReceiver } from '../handoff/receiver.ts';

@@ -10,7 +10,7 @@ import { describe, it } from 'node:test';
 import Database from 'better-sqlite3';
 import { DEFAULT_UNITS } from '../../src/catalog/units.ts';
 import { provisionCustomer, type ProvisionedCustomer } from '../../src/customers/provision.ts';
-import { openSqliteStore } from '../../src/store/sqlite.ts';
+import { openSqliteStore } from '../../src/store/sqlite/store.ts';
 import { SQLITE_FILE_NAME } from '../../src/store/open.ts';
 import { loggedPort, spawnServe, stopServe, type ServeProcess } from '../helpers/child.ts';
 import { tempDir, TEST_ARTICLES, waitFor } from '../helpers/service.ts';

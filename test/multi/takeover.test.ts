@@ -21,7 +21,7 @@ import { addSite } from '../../src/connectors/sites.ts';
 import { describe, it } from 'node:test';
 import { DEFAULT_UNITS } from '../../src/catalog/units.ts';
 import { provisionCustomer, type ProvisionedCustomer } from '../../src/customers/provision.ts';
-import { openPostgresStore } from '../../src/store/postgres.ts';
+import { openPostgresStore } from '../../src/store/postgres/store.ts';
 import { loggedPort, spawnServe, stopServe, waitForLine, type ServeProcess } from '../helpers/child.ts';
 import { order, tempDir, TEST_ARTICLES, waitFor } from '../helpers/service.ts';
 import { adminQuery, createSchema, PG_SKIP, testDatabaseUrl } from '../store/pg-schema.ts';

@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { describe, it } from 'node:test';
-import type { Outcome } from '../../src/intake/types.ts';
+import type { Outcome } from '../../src/domain/types.ts';
 import { addCustomer, addSubmission, at, item, withStore, type StoreFactory } from './fixtures.ts';
 
 const future = () => new Date(Date.now() + 3_600_000).toISOString();

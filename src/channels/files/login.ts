@@ -4,7 +4,7 @@
  */
 import type { Authenticator } from '../../auth/authenticator.ts';
 import { INACTIVE_MESSAGE, isInactiveError } from '../../customers/active.ts';
-import type { Principal } from '../../intake/types.ts';
+import type { Principal } from '../../domain/types.ts';
 import type { Logger } from '../../log.ts';
 import { delay, LIMITS, type SessionLimiter } from './limits.ts';
 

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { IntakeError, isIntakeError } from '../../../errors.ts';
+import { IntakeError, isIntakeError } from '../../../domain/errors.ts';
 import { audit } from '../../../operators/audit.ts';
 import { resetCustomerPassword } from '../../../customers/password.ts';
 import { provisionCustomer, rotateApiKey } from '../../../customers/provision.ts';

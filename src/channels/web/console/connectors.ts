@@ -10,7 +10,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { addConnector, rotateConnectorKey, type IssuedConnector } from '../../../connectors/provision.ts';
 // eslint-disable-next-line no-restricted-imports
 import { addSite } from '../../../connectors/sites.ts';
-import { isIntakeError } from '../../../errors.ts';
+import { isIntakeError } from '../../../domain/errors.ts';
 import { CONNECTOR_FORMATS } from '../../../intake/connectors/index.ts';
 import type { WebContext } from '../index.ts';
 import { str } from '../render.ts';

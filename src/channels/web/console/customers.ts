@@ -6,7 +6,7 @@
 import type { FastifyInstance } from 'fastify';
 import { findCustomerByCode } from '../../../customers/find.ts';
 import { setCustomerActive } from '../../../customers/deactivate.ts';
-import { IntakeError } from '../../../errors.ts';
+import { IntakeError } from '../../../domain/errors.ts';
 import type { WebContext } from '../index.ts';
 import { actor, consolePage, record } from './routes.ts';
 

@@ -7,7 +7,7 @@
 import { rm } from 'node:fs/promises';
 import { v7 as uuidv7 } from 'uuid';
 import { importArticles } from '../../../catalog/import-articles.ts';
-import type { Store } from '../../../store/store.ts';
+import type { Store } from '../../../domain/store/store.ts';
 
 export interface ImportJob {
   id: string;

@@ -4,7 +4,7 @@
  * counts them; /console/webhook lists them. Replaying stays with `order-intake webhook replay`.
  */
 import type { FastifyInstance } from 'fastify';
-import type { DeliverySummary, Subscriber } from '../../../store/handoff.ts';
+import type { DeliverySummary, Subscriber } from '../../../domain/store/handoff.ts';
 import type { WebContext } from '../index.ts';
 import { consolePage } from './routes.ts';
 
