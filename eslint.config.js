@@ -67,15 +67,17 @@ export default tseslint.config(
       }] }],
     },
   },
-  ...['rest', 'soap', 'files', 'mail', 'connectors', 'web'].map((channel) => ({
-    files: [`src/channels/${channel}/**/*.ts`],
+  // One block per channel and folder depth, so that the `../` count reaching src/channels/ is exact: from
+  // src/channels/web/console/, `../../rest/` is a sibling channel but `../../../connectors/` is src/connectors/.
+  ...['rest', 'soap', 'files', 'mail', 'connectors', 'web'].flatMap((channel) => [0, 1, 2, 3].map((depth) => ({
+    files: [`src/channels/${channel}/${'*/'.repeat(depth)}*.ts`],
     rules: {
       'no-restricted-imports': ['error', { patterns: [{
-        regex: `^(\\.\\./)+(${['rest', 'soap', 'files', 'mail', 'connectors', 'web'].filter((c) => c !== channel).join('|')})/`,
+        regex: `^(\\.\\./){${depth + 1}}(${['rest', 'soap', 'files', 'mail', 'connectors', 'web'].filter((c) => c !== channel).join('|')})/`,
         message: 'a channel never imports a sibling channel: move what they share to src/http/ or src/render/',
       }] }],
     },
-  })),
+  }))),
   {
     files: ['**/*.js', '**/*.mjs'],
     languageOptions: { globals: { process: 'readonly', console: 'readonly', URL: 'readonly' } },

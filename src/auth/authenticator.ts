@@ -1,10 +1,12 @@
 /**
  * Turns a credential into a Principal. Channels call this and nothing else to decide who is talking. Every
- * refusal is `undefined`, whatever the reason, so a channel cannot leak why a credential was refused; only a
- * failing store throws.
+ * refusal of the credential is `undefined`, whatever the reason, so a channel cannot leak why it was refused; a
+ * failing store throws, and so does a right credential of a deactivated customer (IntakeError CUSTOMER_INACTIVE,
+ * src/customers/active.ts): its owner has proved who he is and should read why he is refused, in his channel's form.
  */
 import type { Principal } from '../domain/types.ts';
 import type { Store } from '../domain/store/store.ts';
+import { assertActive } from '../customers/active.ts';
 import { createAccountThrottle, type AccountThrottleOptions } from './account-throttle.ts';
 import { createLockout, type LockoutOptions } from './lockout.ts';
 import { decoyPasswordHash, hashApiKey, parseApiKey, verifyApiKey, verifyPassword } from './secrets.ts';
@@ -28,6 +30,7 @@ const API_KEY_CACHE_MAX = 10_000;
 export interface Authenticator {
   /** The customer of an API key (REST X-API-Key, SOAP ord:ApiKey); undefined when absent, malformed or wrong. */
   apiKey(token: string | undefined): Promise<Principal | undefined>;
+  // Both throw IntakeError CUSTOMER_INACTIVE for a right credential of a deactivated customer.
   /**
    * The customer of an FTP/SFTP login. Refused (undefined) while the remote address is locked out, even with the
    * right password. An account itself is never locked (that would let anyone lock its customer out): attempts on an
@@ -61,8 +64,11 @@ export function createAuthenticator(store: Store, opts: AuthenticatorOptions = {
   // works at once and wrong keys cannot fill the map.
   const accepted = new Map<string, { principal: Principal; until: number }>();
 
+  // The customer is read at every login and at every uncached key, so a deactivation is seen at once by passwords
+  // and within apiKeyCacheMs by keys (as a revocation is); only accepted keys are cached, never a refusal.
   async function principalOf(customerId: string): Promise<Principal | undefined> {
     const customer = await store.getCustomer(customerId);
+    if (customer) assertActive(customer);
     return customer ? { customerId: customer.id, customerCode: customer.code } : undefined;
   }
 
@@ -105,7 +111,8 @@ export function createAuthenticator(store: Store, opts: AuthenticatorOptions = {
         const ok = (await verifyPassword(password, stored)) && cred !== undefined && !cred.revokedAt;
         principal = ok && cred ? await principalOf(cred.customerId) : undefined;
       } catch (err) {
-        // A store failure is not the user's fault: release the reservation without counting it.
+        // A store failure is not the user's fault, and a deactivated customer knew the password: release the
+        // reservation without counting it.
         for (const k of keys) lockout.end(k, 'neutral');
         throw err;
       }

@@ -4,7 +4,11 @@
  * cannot leak which. No lockout is kept here, unlike passwords: the key carries ~190 random bits, so guessing is
  * hopeless at any rate, and counting failures per address would only let one client lock out another behind
  * the same NAT.
+ * The right key of a connector whose customer is deactivated throws CUSTOMER_INACTIVE (src/customers/active.ts),
+ * as the authenticator does for API keys; a connector serving several customers is also refused, per ticket, for
+ * each deactivated customer a ticket names (src/intake/connectors/customers.ts).
  */
+import { inactiveError, isDeactivated } from '../customers/active.ts';
 import { parseConnectorKey, verifyConnectorKey } from '../auth/secrets.ts';
 import type { Principal } from '../domain/types.ts';
 import type { Connector } from '../domain/store/connectors.ts';
@@ -23,6 +27,7 @@ export async function authenticateConnector(store: Store, token: string | undefi
   if (!found || found.connector.revokedAt) return undefined;
   if (!verifyConnectorKey(token, found.secretHash)) return undefined;
   const c = found.connector;
+  if (await isDeactivated(store, c.customerId)) throw inactiveError();
   return {
     connector: c,
     principal: { customerId: c.customerId, customerCode: c.customerCode, sites: c.sites, connectorId: c.id },

@@ -19,6 +19,14 @@ export const ERROR_CATALOG = {
     message: 'codice_cliente does not belong to the authenticated customer',
   },
   FORBIDDEN: { http: 403, smtp: 550, soapFault: 'Client', message: 'Not allowed' },
+  /**
+   * A deactivated customer (src/customers/active.ts) presenting a valid credential. Said only after the secret was
+   * verified, so it tells a guesser nothing; Italian, since it is the customer who must act (call the supplier).
+   */
+  CUSTOMER_INACTIVE: {
+    http: 403, smtp: 550, soapFault: 'Client',
+    message: 'Il cliente è disattivato: gli ordini non sono accettati. Per riattivarlo rivolgersi al fornitore del servizio',
+  },
   /** Connectors: a production site the key is not bound to (in the path or named in the payload). */
   FORBIDDEN_SITE: { http: 403, smtp: 550, soapFault: 'Client', message: 'The connector key is not bound to that production site' },
   /** Connectors: a key bound to several sites, and neither the path nor the payload says which one. */

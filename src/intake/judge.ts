@@ -149,6 +149,11 @@ async function judgeBatch(f: FileState, first: number, candidates: readonly unkn
   for (const { index, order } of valid) {
     const base = outcomeBase(index, order, site);
     const co = f.connector?.[index];
+    if (co?.forbidden !== undefined && co.inactive) {
+      // A deactivated customer: the reason in Italian in both shapes, 403 (src/customers/active.ts).
+      outcomes[index] = { ...base, esito: 'errore', code: 'CUSTOMER_INACTIVE', errori: [{ campo: 'codice_cliente', messaggio: co.forbidden }], message: [co.forbidden] };
+      continue;
+    }
     if (co?.forbidden !== undefined) {
       outcomes[index] = {
         ...base, esito: 'errore', code: 'FORBIDDEN_CUSTOMER', errori: [{ campo: 'codice_cliente', messaggio: co.forbidden }],

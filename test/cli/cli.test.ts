@@ -78,7 +78,7 @@ void describe('order-intake CLI', () => {
   void it('customer list shows the customers', async () => {
     const list = JSON.parse(ok(await runCli(dataDir, ['customer', 'list', '--json'])).stdout) as { codice_cliente: string }[];
     assert.deepEqual(list.map((c) => c.codice_cliente), ['C001', 'C002']);
-    assert.match(ok(await runCli(dataDir, ['customer', 'list'])).stdout, /^CODE +NAME +MAILBOX +CREATED\nC001 +Tipografia Rossi/);
+    assert.match(ok(await runCli(dataDir, ['customer', 'list'])).stdout, /^CODE +NAME +MAILBOX +CREATED +STATE\nC001 +Tipografia Rossi/);
   });
 
   void it('key rotate prints a new key; the old one stops working', async () => {

@@ -134,7 +134,9 @@ void describe('console in the browser', () => {
       });
       await shot(page, 'console-articles-import');
       await page.getByRole('button', { name: 'Importa', exact: true }).click();
-      assert.match(await page.getByRole('status').innerText(), /2 articoli importati da catalogo\.csv/);
+      // The import runs in the background; its page follows it until the outcome.
+      await page.getByRole('status').filter({ hasText: /2 articoli importati da catalogo\.csv/ }).waitFor();
+      assert.equal(await page.getByLabel('Avanzamento di catalogo.csv').getAttribute('value'), '100');
       assert.deepEqual([...await t.service.store.knownArticles(['NUOVO-1', 'NUOVO-2', 'NUOVO-3'])].sort(), ['NUOVO-1', 'NUOVO-2']);
       const audit = await t.service.store.listAudit({ limit: 5 });
       assert.equal(audit[0]?.action, 'articoli.importa');

@@ -16,6 +16,7 @@ import { statsContract } from './contract-stats.ts';
 import { poisonContract } from './contract-poison.ts';
 import { workContract } from './contract-work.ts';
 import { webContract } from './contract-web.ts';
+import { customerStateContract } from './contract-customer-state.ts';
 import { addCustomer, addSubmission, at, newSubmission, withStore, type StoreFactory } from './fixtures.ts';
 
 export type { StoreFactory, StoreHandle } from './fixtures.ts';
@@ -258,6 +259,7 @@ export function storeContract(name: string, makeStore: StoreFactory): void {
     eventsContract(makeStore);
     handoffContract(makeStore);
     retentionContract(makeStore);
+    customerStateContract(makeStore);
     filesContract(makeStore);
     statsContract(makeStore);
     webContract(makeStore);

@@ -14,6 +14,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { authenticateConnector, type ConnectorCaller } from '../../connectors/auth.ts';
 import { allows } from '../../connectors/ip-allow.ts';
+import { INACTIVE_MESSAGE, isInactiveError } from '../../customers/active.ts';
 import { SITE_CODE_PATTERN } from '../../connectors/sites.ts';
 import { ERROR_CATALOG } from '../../domain/errors.ts';
 import {
@@ -73,7 +74,14 @@ export function registerConnectorRoutes(app: FastifyInstance, deps: ConnectorRou
     const header = req.headers[CONNECTOR_KEY_HEADER];
     const key = Array.isArray(header) ? header[0] : header;
     if (!key) return reply.code(401).send(errorBody(401, `Missing ${CONNECTOR_KEY_HEADER} header`));
-    const caller = await authenticateConnector(deps.store, key);
+    let caller: ConnectorCaller | undefined;
+    try {
+      caller = await authenticateConnector(deps.store, key);
+    } catch (e) {
+      // The right key of a connector whose customer is deactivated: 403 with the reason (src/customers/active.ts).
+      if (isInactiveError(e)) return reply.code(403).send(errorBody(403, INACTIVE_MESSAGE));
+      throw e;
+    }
     if (!caller) return reply.code(401).send(errorBody(401, 'Invalid connector key'));
     if (!allows(caller.connector.allowIps, req.ip)) {
       return reply.code(403).send(errorBody(403, `This connector key may not be used from ${req.ip}`));

@@ -3,19 +3,21 @@
  * failure and the per-customer session limit, and says why a login was refused in words a client can show.
  */
 import type { Authenticator } from '../../auth/authenticator.ts';
+import { INACTIVE_MESSAGE, isInactiveError } from '../../customers/active.ts';
 import type { Principal } from '../../domain/types.ts';
 import type { Logger } from '../../log.ts';
 import { delay, LIMITS, type SessionLimiter } from './limits.ts';
 
 export type LoginResult =
   | { ok: true; principal: Principal; release: () => void }
-  | { ok: false; reason: 'credentials' | 'locked' | 'sessions' | 'unavailable'; message: string };
+  | { ok: false; reason: 'credentials' | 'locked' | 'sessions' | 'unavailable' | 'inactive'; message: string };
 
 export const LOGIN_MESSAGES = {
   credentials: 'Utente o password errati',
   locked: 'Troppi tentativi falliti: accesso sospeso, riprovare più tardi',
   sessions: `Troppe sessioni aperte per questo utente (massimo ${LIMITS.sessionsPerCustomer})`,
   unavailable: 'Servizio momentaneamente non disponibile, riprovare più tardi',
+  inactive: INACTIVE_MESSAGE,
 } as const;
 
 export interface LoginDeps {
@@ -37,6 +39,11 @@ export async function passwordLogin(deps: LoginDeps, user: string, password: str
   try {
     principal = await deps.auth.password(user, password, remote);
   } catch (err) {
+    if (isInactiveError(err)) {
+      // The right password of a deactivated customer: no delay (it is not a guess), the reason said plainly.
+      deps.log.warn({ channel, user: user.slice(0, 64), remote, reason: 'inactive' }, 'login refused');
+      return { ok: false, reason: 'inactive', message: LOGIN_MESSAGES.inactive };
+    }
     deps.log.error({ err, channel }, 'login check failed');
     return fail('unavailable');
   }

@@ -252,7 +252,9 @@ function handleConnection(deps: SftpDeps, client: Connection, remote: string, lo
     void passwordLogin(deps, user, ctx.password, remote, 'sftp').then((r) => {
       if (!r.ok) {
         ctx.reject(['password']);
-        if (attempts >= LIMITS.loginAttemptsPerConnection || r.reason === 'sessions') client.end();
+        // SSH carries no reason with a refusal: a deactivated customer (or one over his session limit) would only
+        // be refused again, so the connection ends.
+        if (attempts >= LIMITS.loginAttemptsPerConnection || r.reason === 'sessions' || r.reason === 'inactive') client.end();
         return;
       }
       if (closed) return r.release(); // the client left while its password was being checked

@@ -11,6 +11,7 @@
 import { ImapFlow } from 'imapflow';
 import { createHash } from 'node:crypto';
 import { v7 as uuidv7 } from 'uuid';
+import { isDeactivated } from '../../customers/active.ts';
 import type { Logger } from '../../log.ts';
 import type { ImapAccount } from '../../domain/store/mail.ts';
 import type { MailChannelStore } from '../../domain/store/ports.ts';
@@ -207,7 +208,10 @@ export function startImapWatchers(deps: ImapDeps): ImapWatchers {
 
   /** Start watching new mailboxes, stop removed or changed ones, and keep (or lose) the leases. */
   async function refresh(): Promise<void> {
-    const accounts = await store.listImapAccounts();
+    // A deactivated customer's mailbox is not read: its messages stay at the provider, unread, and are fetched
+    // once the customer is reactivated (nothing is lost, nothing is accepted meanwhile).
+    const accounts = [];
+    for (const a of await store.listImapAccounts()) if (!(await isDeactivated(store, a.customerId))) accounts.push(a);
     const current = new Map(accounts.map((a) => [a.id, a]));
     for (const w of [...watchers.values()]) {
       const now = current.get(w.account.id);

@@ -14,6 +14,7 @@ import { readFile } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
 import { SMTPServer, type SMTPServerSession } from 'smtp-server';
 import { v7 as uuidv7 } from 'uuid';
+import { INACTIVE_SMTP_TEXT, isActive } from '../../customers/active.ts';
 import { ERROR_CATALOG } from '../../domain/errors.ts';
 import type { Logger } from '../../log.ts';
 import type { NewMailMessage } from '../../domain/store/mail.ts';
@@ -101,7 +102,8 @@ async function customersOf(store: MailChannelStore, session: SMTPServerSession):
   const byCustomer = new Map<string, { customer: Customer; addresses: string[] }>();
   for (const rcpt of session.envelope.rcptTo) {
     const c = await store.getCustomerByMailbox(rcpt.address);
-    if (!c) continue;
+    // Deactivated after its RCPT was accepted: the message is not stored for it (the sender was told at RCPT).
+    if (!c || !isActive(c)) continue;
     const entry = byCustomer.get(c.id) ?? { customer: c, addresses: [] };
     entry.addresses.push(rcpt.address.toLowerCase());
     byCustomer.set(c.id, entry);
@@ -158,6 +160,11 @@ export async function startSmtpServer(deps: SmtpDeps): Promise<RunningSmtp> {
     onRcptTo(address, session, callback) {
       store.getCustomerByMailbox(address.address).then(
         (c) => {
+          if (c && !isActive(c)) {
+            // A real mailbox of a deactivated customer: refused with the reason, not counted as a guess.
+            log.info({ customer: c.code, channel: 'smtp' }, 'recipient refused: customer deactivated');
+            return callback(smtpError(ERROR_CATALOG.CUSTOMER_INACTIVE.smtp, INACTIVE_SMTP_TEXT));
+          }
           if (c) {
             // A real order mailbox: this is a sender of orders, no longer a stranger holding a slot.
             tickets.get(peer(session.remoteAddress, session.remotePort))?.trust();

@@ -6,6 +6,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { isIntakeError } from '../../domain/errors.ts';
 import { errorBody } from '../../http/server.ts';
+import { isInactiveError } from '../../customers/active.ts';
 import { DEFAULT_FEED_LIMIT, MAX_FEED_LIMIT, MAX_WAIT_SECONDS, readFeed } from '../../handoff/feed.ts';
 import { authenticateIntegration, type IntegrationPrincipal } from '../../handoff/integrations.ts';
 import { MAX_NOTE_LENGTH, updateProductionState } from '../../handoff/production.ts';
@@ -58,7 +59,8 @@ export function registerIntegrationRoutes(app: FastifyInstance, deps: Integratio
       req.integration = integration;
       return;
     }
-    if (await deps.auth.apiKey(key)) {
+    // A deactivated customer's key is still a customer's key: the same answer.
+    if (await deps.auth.apiKey(key).catch((e: unknown) => { if (isInactiveError(e)) return true; throw e; })) {
       return reply.code(403).send(errorBody(403, 'Questo endpoint è riservato alle integrazioni (ERP/MIS): usa una chiave di integrazione, non la chiave API di un cliente'));
     }
     return reply.code(401).send(errorBody(401, 'Invalid API key'));

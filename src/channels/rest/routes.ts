@@ -4,6 +4,7 @@
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { errorBody } from '../../http/server.ts';
+import { INACTIVE_MESSAGE, isInactiveError } from '../../customers/active.ts';
 import { renderOutcome, renderQueued } from '../../http/render.ts';
 import { statusById, statusByRef } from '../../intake/status.ts';
 import { authenticateIntegration } from '../../handoff/integrations.ts';
@@ -43,7 +44,14 @@ export function registerRestRoutes(app: FastifyInstance, deps: RestDeps): void {
     const header = req.headers['x-api-key'];
     const key = Array.isArray(header) ? header[0] : header;
     if (!key) return reply.code(401).send(errorBody(401, 'Missing X-API-Key header'));
-    const principal = await deps.auth.apiKey(key);
+    let principal: Principal | undefined;
+    try {
+      principal = await deps.auth.apiKey(key);
+    } catch (e) {
+      // The right key of a deactivated customer: 403 with the reason in Italian (src/customers/active.ts).
+      if (isInactiveError(e)) return reply.code(403).send(errorBody(403, INACTIVE_MESSAGE));
+      throw e;
+    }
     if (!principal && await authenticateIntegration(deps.store, key)) {
       // A valid key, of an integration: it reads orders through the event feed, never as a customer.
       return reply.code(403).send(errorBody(403, 'Le chiavi di integrazione non possono usare gli endpoint dei clienti: usa GET /api/v1/eventi e POST /api/v1/ordini/{id_ordine}/stato'));

@@ -82,6 +82,8 @@ const ACTIONS: Record<string, string> = {
   'invio.correggi_registra': 'Ordine corretto e registrato', 'invio.correggi_rifiutato': 'Correzione rifiutata',
   'ordini.esporta': 'Ordini esportati in CSV', 'cliente.aggiungi': 'Cliente attivato', 'cliente.ruota_chiave': 'Nuova chiave API',
   'cliente.reimposta_password': 'Nuova password cliente', 'articoli.importa': 'Catalogo articoli importato',
+  'cliente.disattiva': 'Cliente disattivato', 'cliente.riattiva': 'Cliente riattivato', 'sito.aggiungi': 'Sito di produzione aggiunto',
+  'connettore.aggiungi': 'Connettore attivato', 'connettore.ruota_chiave': 'Nuova chiave del connettore',
 };
 
 export function actionLabel(action: string): string {
@@ -90,7 +92,7 @@ export function actionLabel(action: string): string {
 
 const DETAILS: Record<string, string> = {
   nuovo_invio: 'Nuovo invio', ordine_nel_file: 'Ordine nel file', riferimento_ordine: 'Riferimento', numero_ordine: 'Numero ordine',
-  role: 'Ruolo', esito: 'Esito', righe: 'Righe', nome: 'Nome',
+  role: 'Ruolo', esito: 'Esito', righe: 'Righe', nome: 'Nome', formato: 'Formato', siti: 'Siti',
 };
 
 export function detailLabel(key: string): string {

@@ -1,5 +1,7 @@
 import type { Command } from 'commander';
+import { setCustomerActive } from '../../customers/deactivate.ts';
 import { provisionCustomer, type ProvisionedCustomer } from '../../customers/provision.ts';
+import { audit } from '../../operators/audit.ts';
 import { withStore } from '../context.ts';
 import { printFields, printJson, printTable, println } from '../output.ts';
 
@@ -19,7 +21,7 @@ function printCredentials(p: ProvisionedCustomer): void {
 }
 
 export function registerCustomerCommands(program: Command): void {
-  const customer = program.command('customer').description('activate and list customers');
+  const customer = program.command('customer').description('activate, list, deactivate and reactivate customers');
 
   customer
     .command('add')
@@ -53,12 +55,40 @@ export function registerCustomerCommands(program: Command): void {
       await withStore(async (store) => {
         const customers = await store.listCustomers();
         if (opts.json) {
-          printJson(customers.map((c) => ({ codice_cliente: c.code, nome: c.name, mailbox: c.mailbox, id: c.id, created_at: c.createdAt })));
+          printJson(customers.map((c) => ({
+            codice_cliente: c.code, nome: c.name, mailbox: c.mailbox, id: c.id, created_at: c.createdAt, deactivated_at: c.deactivatedAt ?? null,
+          })));
         } else if (customers.length === 0) {
           println('no customers yet: add one with "order-intake customer add --code C001 --name \'…\'"');
         } else {
-          printTable(['CODE', 'NAME', 'MAILBOX', 'CREATED'], customers.map((c) => [c.code, c.name, c.mailbox, c.createdAt]));
+          printTable(['CODE', 'NAME', 'MAILBOX', 'CREATED', 'STATE'], customers.map((c) => [
+            c.code, c.name, c.mailbox, c.createdAt, c.deactivatedAt ? `deactivated ${c.deactivatedAt}` : 'active',
+          ]));
         }
       });
     });
+
+  for (const [name, active] of [['deactivate', false], ['reactivate', true]] as const) {
+    customer
+      .command(`${name} <code>`)
+      .description(active
+        ? 'let a deactivated customer send orders again, with the credentials it had'
+        : 'refuse the customer on every channel (credentials, orders and submissions are kept)')
+      .option('--json', 'print JSON')
+      .action(async (code: string, opts: { json?: boolean }) => {
+        await withStore(async (store) => {
+          const { customer: c, changed } = await setCustomerActive(store, code, active);
+          if (changed) await audit(store, 'cli', active ? 'cliente.riattiva' : 'cliente.disattiva', 'cliente', c.code);
+          if (opts.json) {
+            printJson({ codice_cliente: c.code, active: !c.deactivatedAt, deactivated_at: c.deactivatedAt ?? null, changed });
+          } else {
+            const state = active ? 'active' : 'deactivated';
+            println(changed ? `Customer ${c.code} is now ${state}.` : `Customer ${c.code} was already ${state}.`);
+            if (!active && changed) {
+              println('Every channel refuses it now (API keys within a few seconds); its portal sessions are closed.');
+            }
+          }
+        });
+      });
+  }
 }

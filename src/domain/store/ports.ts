@@ -11,7 +11,7 @@ import type { Store } from './store.ts';
 import type { WebStore } from './web.ts';
 
 /** Who a multi-customer connector's ticket is for (src/intake/connectors/customers.ts): read by judging and status. */
-export type ConnectorCustomerLookup = Pick<Store, 'connectorCustomerIds' | 'getCustomerByCode'>;
+export type ConnectorCustomerLookup = Pick<Store, 'connectorCustomerIds' | 'getCustomerByCode' | 'getCustomer'>;
 
 /** The order-status lookups the channels answer (src/intake/status.ts, connector-status.ts): reads only. */
 export type StatusStore = ConnectorCustomerLookup & Pick<Store,

@@ -17,6 +17,7 @@ import type {
   Channel, Order, Outcome, OrderOutcome, RegisteredOrder, StoredSubmission, SubmissionState,
 } from '../types.ts';
 import type { ConnectorStore } from './connectors.ts';
+import type { CustomerStateStore } from './customer-state.ts';
 import type { EventStore } from './events.ts';
 import type { MailStore } from './mail.ts';
 import type { InstanceStore } from './instances.ts';
@@ -31,6 +32,8 @@ export interface Customer {
   /** The dedicated order mailbox address (lower case). */
   mailbox: string;
   createdAt: string;
+  /** Set while the customer is deactivated: every channel refuses it (src/customers/active.ts), nothing is deleted. */
+  deactivatedAt?: string;
 }
 
 export type CredentialKind = 'api_key' | 'password' | 'connector';
@@ -112,7 +115,7 @@ export interface WriteOptions {
 
 /** The e-mail channel's methods (messages, parts, reply outbox, IMAP mailboxes) are declared in mail.ts; webhook and
  * export subscribers and their deliveries in handoff.ts; instances and their liveness in instances.ts; operators, sessions and the audit log in web.ts. */
-export interface Store extends MailStore, ConnectorStore, EventStore, HandoffStore, InstanceStore, WebStore {
+export interface Store extends MailStore, ConnectorStore, EventStore, HandoffStore, InstanceStore, WebStore, CustomerStateStore {
   /** Which engine, for logs and /healthz. */
   readonly kind: 'sqlite' | 'postgres';
   /**

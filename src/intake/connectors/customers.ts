@@ -11,11 +11,14 @@
 import type { Connector, ConnectorCustomer } from '../../domain/store/connectors.ts';
 import { unattributedOwner } from '../../domain/store/connectors.ts';
 import type { ConnectorCustomerLookup } from '../../domain/store/ports.ts';
+import { isDeactivated } from '../../customers/active.ts';
 
 export interface CustomerVerdict {
   customer?: ConnectorCustomer;
   /** Why the ticket's customer is refused (Italian, for the sender). */
   forbidden?: string;
+  /** Refused because that customer is deactivated (src/customers/active.ts), not because it is not bound. */
+  inactive?: true;
 }
 
 export interface CustomerResolver {
@@ -45,6 +48,13 @@ export async function customerResolver(store: ConnectorCustomerLookup, connector
     return cache.get(code);
   }
 
+  // A deactivated customer is refused on every channel (src/customers/active.ts), a connector acting for it too.
+  const activeCache = new Map<string, boolean>();
+  async function active(c: ConnectorCustomer): Promise<boolean> {
+    if (!activeCache.has(c.id)) activeCache.set(c.id, !(await isDeactivated(store, c.id)));
+    return activeCache.get(c.id)!;
+  }
+
   const isBound = (c: ConnectorCustomer): boolean => connector.allCustomers || bound.some((b) => b.id === c.id);
 
   return {
@@ -58,7 +68,12 @@ export async function customerResolver(store: ConnectorCustomerLookup, connector
       const key = named.trim();
       const mapped = table.get(key.toUpperCase());
       const customer = mapped ?? await ours(key);
-      if (customer && isBound(customer)) return { customer };
+      if (customer && isBound(customer)) {
+        if (!(await active(customer))) {
+          return { inactive: true, forbidden: `Il cliente "${customer.code}" indicato nel ticket è disattivato: i suoi ordini non sono accettati` };
+        }
+        return { customer };
+      }
       return {
         forbidden: `Il cliente "${key.slice(0, 64)}" indicato nel ticket non è tra i clienti di questo connettore: `
           + 'se è un codice del vostro gestionale, chiedete all\'operatore di aggiungerlo alla tabella clienti del connettore',

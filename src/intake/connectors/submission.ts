@@ -26,6 +26,7 @@ import type { TicketNotes } from './ticket.ts';
 export interface ConnectorOrder {
   customer?: ConnectorCustomer;
   forbidden?: string;
+  inactive?: true;
   attemptOwner?: string;
   notes?: TicketNotes;
 }

@@ -197,10 +197,13 @@ export function* eachAttemptRow(outcome: Outcome): Generator<AttemptInsert, void
   }
 }
 
-export interface CustomerRow { id: string; code: string; name: string; mailbox: string; created_at: unknown }
+export interface CustomerRow { id: string; code: string; name: string; mailbox: string; created_at: unknown; deactivated_at?: unknown }
 
 export function toCustomer(r: CustomerRow): Customer {
-  return { id: r.id, code: r.code, name: r.name, mailbox: r.mailbox, createdAt: isoOut(r.created_at) };
+  const c: Customer = { id: r.id, code: r.code, name: r.name, mailbox: r.mailbox, createdAt: isoOut(r.created_at) };
+  const off = optIsoOut(r.deactivated_at);
+  if (off) c.deactivatedAt = off;
+  return c;
 }
 
 export interface CredentialRow {

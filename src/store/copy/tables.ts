@@ -49,7 +49,7 @@ async function copyImmutable(ctx: CopyContext, table: string, key: string, colum
 }
 
 export function copyCustomers(ctx: CopyContext): Promise<number> {
-  return copyImmutable(ctx, 'customers', 'id', ['id', 'code', 'name', 'mailbox', 'created_at'], 'customer (same code or mailbox, another id)');
+  return copyImmutable(ctx, 'customers', 'id', ['id', 'code', 'name', 'mailbox', 'created_at', 'deactivated_at'], 'customer (same code or mailbox, another id)');
 }
 
 export async function copyCredentials(ctx: CopyContext): Promise<number> {

@@ -22,6 +22,7 @@ import { sqliteWriter } from './writer.ts';
 import { sqliteEvents, sqliteProductionHistory } from './events.ts';
 import { inThreadRunner, threadRunner, type WriteRunner } from './offload.ts';
 import { lockedConnection, newWriteLock } from './write-lock.ts';
+import { sqliteCustomerState } from './customer-state.ts';
 import {
   checkCatalog, checkItem, chunks, isoIn, lastWins, limitOf, linesByOrder, lowerMailbox, nowIso,
   newSubmissionRow, DEFAULT_LIMIT, MAX_PENDING_BATCH, SUBMISSION_COLUMNS, toAttempt, toCredential, toCustomer, toOrder, toSubmission,
@@ -156,6 +157,7 @@ function sqliteStoreOn(
     }),
     ...sqliteStats(db),
     ...sqliteWeb(db),
+    ...sqliteCustomerState(db),
 
     async migrate() {
       const list = await readMigrations(migrationsDir('sqlite'));

@@ -1,6 +1,7 @@
 /**
  * Customers and the article catalog in the console: customers listed, added (credentials shown once), API key
- * rotated, FTP/SFTP password reset; articles and units searched.
+ * rotated, FTP/SFTP password reset; articles and units searched. One customer's page is customers.ts, connectors
+ * and sites connectors.ts.
  */
 import { createWriteStream } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -8,15 +9,18 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { importArticles } from '../../../catalog/import-articles.ts';
-import { isIntakeError } from '../../../domain/errors.ts';
+import { IntakeError, isIntakeError } from '../../../domain/errors.ts';
+import { audit } from '../../../operators/audit.ts';
 import { resetCustomerPassword } from '../../../customers/password.ts';
 import { provisionCustomer, rotateApiKey } from '../../../customers/provision.ts';
 import type { WebContext } from '../index.ts';
-import { str } from '../render.ts';
+import { safeFileName } from '../format.ts';
+import { idParam, str } from '../render.ts';
+import { createImportJobs, jobView } from './import-jobs.ts';
 import { actor, consolePage, record } from './routes.ts';
 
 export function registerCatalogRoutes(app: FastifyInstance, ctx: WebContext): void {
+  const jobs = createImportJobs();
   async function listPage(req: FastifyRequest, reply: FastifyReply, extra: Record<string, unknown> = {}) {
     const customers = await ctx.store.listCustomers();
     return consolePage(ctx, req, reply, 'console/customers.eta', { title: 'Clienti', nav: 'customers', customers, ...extra });
@@ -72,32 +76,43 @@ export function registerCatalogRoutes(app: FastifyInstance, ctx: WebContext): vo
 
   app.get('/articoli', async (req, reply) => articlesPage(req, reply, str((req.query as Record<string, unknown>).q, 64) ?? ''));
 
-  // The catalog CSV goes to a temporary file and through the same import as `order-intake articles import`.
+  // The catalog CSV goes to a temporary file and through the same import as `order-intake articles import`, in the
+  // background (import-jobs.ts): the answer is a page whose progress bar follows the import.
   app.post('/articoli/importa', async (req, reply) => {
-    actor(req);
+    const op = actor(req);
     const part = await req.file();
     if (!part) return articlesPage(req, reply.code(400), '', { error: 'Scegliere un file CSV.' });
     const dir = await mkdtemp(path.join(tmpdir(), 'intake-articoli-'));
+    const file = path.join(dir, 'articoli.csv');
     try {
-      const file = path.join(dir, 'articoli.csv');
       await pipeline(part.file, createWriteStream(file));
-      if (part.file.truncated) return articlesPage(req, reply.code(413), '', { error: 'Il file è troppo grande.' });
-      try {
-        const { rows } = await importArticles(ctx.store, file);
-        await record(ctx, req, 'articoli.importa', 'catalogo', 'articoli', { righe: rows, file: part.filename });
-        return articlesPage(req, reply, '', { done: `Catalogo aggiornato: ${rows} articoli importati da ${part.filename}.` });
-      } catch (e) {
-        // The import's messages name the line and the problem (in English, as the CLI prints them).
-        return articlesPage(req, reply.code(400), '', { error: `Importazione non riuscita: ${(e as Error).message}` });
-      }
-    } finally {
+    } catch (e) {
       await rm(dir, { recursive: true, force: true });
+      throw e;
     }
+    if (part.file.truncated) {
+      await rm(dir, { recursive: true, force: true });
+      return articlesPage(req, reply.code(413), '', { error: 'Il file è troppo grande.' });
+    }
+    const name = safeFileName(part.filename, 'articoli.csv');
+    const job = jobs.start(ctx.store, file, dir, name, op.email, async (j) => {
+      await audit(ctx.store, j.operator, 'articoli.importa', 'catalogo', 'articoli',
+        j.state === 'done' ? { righe: j.rows, file: j.fileName } : { file: j.fileName, errore: j.error });
+    });
+    return reply.redirect(`/console/articoli/importazioni/${job.id}`, 303);
   });
 
-  app.get('/connettori', async (req, reply) => {
-    const [sites, connectors] = await Promise.all([ctx.store.listSites(), ctx.store.listConnectors({})]);
-    return consolePage(ctx, req, reply, 'console/connectors.eta', { title: 'Connettori e siti', nav: 'connectors', sites, connectors });
+  app.get('/articoli/importazioni/:id', async (req, reply) => {
+    const job = jobs.get(idParam((req.params as { id: string }).id));
+    if (!job) throw new IntakeError('NOT_FOUND');
+    return consolePage(ctx, req, reply, 'console/import.eta', { title: 'Importazione del catalogo', nav: 'articles', job: { id: job.id, ...jobView(job) }, script: 'importa.js' });
+  });
+
+  // Polled by importa.js while the import runs.
+  app.get('/articoli/importazioni/:id/stato', async (req, reply) => {
+    const job = jobs.get(idParam((req.params as { id: string }).id));
+    if (!job) throw new IntakeError('NOT_FOUND');
+    return reply.header('cache-control', 'no-store').send(jobView(job));
   });
 
 }

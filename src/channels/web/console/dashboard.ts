@@ -1,11 +1,12 @@
 /**
  * The dashboard's figures: orders registered today and this week (service time zone) per channel and customer,
- * refused submissions of the week, replies not sent, and a bar chart of the week per channel drawn as inline SVG
+ * refused submissions of the week, replies not sent, webhooks failing, and a bar chart of the week per channel drawn as inline SVG
  * geometry (no script, no inline style: the CSP forbids both).
  */
 import type { WebContext } from '../index.ts';
 import { channelLabel } from '../format.ts';
 import type { OrderCount } from '../../../domain/store/web.ts';
+import { failingWebhooks } from './webhooks.ts';
 
 /** Offset of `timeZone` from UTC at instant `d`, in ms. */
 function offsetMs(d: Date, timeZone: string): number {
@@ -38,12 +39,13 @@ function bars(rows: { label: string; count: number }[]) {
 
 export async function dashboardData(ctx: WebContext) {
   const { day, week } = dayAndWeekStart(new Date(), ctx.timeZone);
-  const [today, thisWeek, refused, pendingReplies, failedReplies] = await Promise.all([
+  const [today, thisWeek, refused, pendingReplies, failedReplies, webhooks] = await Promise.all([
     ctx.store.orderCounts(day.toISOString()),
     ctx.store.orderCounts(week.toISOString()),
     ctx.store.countRefused(week.toISOString()),
     ctx.store.listReplies({ state: 'pending', limit: 1000 }),
     ctx.store.listReplies({ state: 'failed', limit: 1000 }),
+    failingWebhooks(ctx),
   ]);
   const weekByChannel = byKey(thisWeek, 'channel');
   return {
@@ -56,6 +58,8 @@ export async function dashboardData(ctx: WebContext) {
     refused,
     repliesPending: pendingReplies.length,
     repliesFailed: failedReplies.length,
+    webhooksFailed: webhooks.failed,
+    webhooksRetrying: webhooks.retrying,
   };
 }
 

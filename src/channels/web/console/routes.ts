@@ -10,6 +10,9 @@ import type { WebContext } from '../index.ts';
 import { checkLogin } from '../login.ts';
 import { page, str, type PageData } from '../render.ts';
 import { registerCatalogRoutes } from './catalog.ts';
+import { registerConnectorRoutes } from './connectors.ts';
+import { registerCustomerRoutes } from './customers.ts';
+import { registerWebhookRoutes } from './webhooks.ts';
 import { dashboardData } from './dashboard.ts';
 import { registerOrderRoutes } from './orders.ts';
 import { registerSubmissionRoutes } from './submissions.ts';
@@ -103,6 +106,9 @@ export function registerConsoleRoutes(app: FastifyInstance, ctx: WebContext): vo
   registerSubmissionRoutes(app, ctx);
   registerOrderRoutes(app, ctx);
   registerCatalogRoutes(app, ctx);
+  registerCustomerRoutes(app, ctx);
+  registerConnectorRoutes(app, ctx);
+  registerWebhookRoutes(app, ctx);
 }
 
 function loginData(): PageData {

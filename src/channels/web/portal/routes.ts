@@ -4,6 +4,7 @@
  * logged-in customer: another customer's id in a URL answers 404, exactly as an id that does not exist.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { INACTIVE_MESSAGE, isActive } from '../../../customers/active.ts';
 import { IntakeError } from '../../../domain/errors.ts';
 import type { Principal } from '../../../domain/types.ts';
 import type { Customer } from '../../../domain/store/store.ts';
@@ -43,9 +44,10 @@ export function registerPortalRoutes(app: FastifyInstance, ctx: WebContext): voi
     if (PUBLIC.has(req.routeOptions.url ?? '')) return;
     const s = req.webSession;
     const customer = s && await ctx.store.getCustomer(s.subjectId);
-    if (!s || !customer) {
+    // A deactivated customer's sessions were ended with the deactivation; this covers a session that raced it.
+    if (!s || !customer || !isActive(customer)) {
       if (s) await ctx.sessions.end(req, reply, 'customer');
-      if (req.method === 'GET') return reply.redirect('/portale/login');
+      if (req.method === 'GET') return reply.redirect(customer && !isActive(customer) ? '/portale/login?disattivato=1' : '/portale/login');
       return reply.code(401).view('error.eta', { title: 'Sessione scaduta', message: 'Accedere di nuovo per continuare.', back: '/portale/login', area: 'portale' });
     }
     req.customer = customer;
@@ -53,7 +55,8 @@ export function registerPortalRoutes(app: FastifyInstance, ctx: WebContext): voi
 
   app.get('/login', async (req, reply) => {
     if (req.webSession) return reply.redirect('/portale/');
-    return portalPage(ctx, req, reply, 'login.eta', loginData());
+    const off = (req.query as Record<string, unknown>).disattivato !== undefined;
+    return portalPage(ctx, req, reply, 'login.eta', { ...loginData(), ...(off ? { error: INACTIVE_MESSAGE } : {}) });
   });
 
   app.post('/login', async (req, reply) => {
@@ -64,6 +67,11 @@ export function registerPortalRoutes(app: FastifyInstance, ctx: WebContext): voi
       return cred && !cred.revokedAt ? { id: cred.customerId, hash: cred.secretHash } : undefined;
     });
     if (!result.ok) return portalPage(ctx, req, reply.code(result.status), 'login.eta', { ...loginData(), error: result.message, user });
+    // Said only once the password is proved right, so it tells a guesser nothing.
+    const customer = await ctx.store.getCustomer(result.subjectId);
+    if (!customer || !isActive(customer)) {
+      return portalPage(ctx, req, reply.code(403), 'login.eta', { ...loginData(), error: INACTIVE_MESSAGE, user });
+    }
     await ctx.sessions.start(req, reply, 'customer', result.subjectId);
     return reply.redirect('/portale/', 303);
   });
