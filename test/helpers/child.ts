@@ -28,7 +28,11 @@ export async function spawnServe(dataDir: string, env: Record<string, string> = 
   proc.stderr!.on('data', (d: Buffer) => { stderr += d.toString(); });
   const exited = new Promise<number | null>((resolve) => proc.on('exit', (code) => resolve(code)));
   const httpPort = await new Promise<number>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`serve did not report its HTTP port within ${timeoutMs} ms\n${lines.join('\n')}\n${stderr}`)), timeoutMs);
+    const timer = setTimeout(() => {
+      // A serve left running would keep the test file from ever ending.
+      proc.kill('SIGKILL');
+      reject(new Error(`serve did not report its HTTP port within ${timeoutMs} ms\n${lines.join('\n')}\n${stderr}`));
+    }, timeoutMs);
     void exited.then((code) => { clearTimeout(timer); reject(new Error(`serve exited with ${code}\n${lines.join('\n')}\n${stderr}`)); });
     createInterface({ input: proc.stdout! }).on('line', (line) => {
       lines.push(line);
