@@ -14,7 +14,11 @@ export interface ServeProcess {
 
 const root = path.resolve(import.meta.dirname, '../..');
 
-export async function spawnServe(dataDir: string, env: Record<string, string> = {}, timeoutMs = 20_000): Promise<ServeProcess> {
+/**
+ * Start `serve` and wait for its HTTP port. The timeout only guards against a hang: a cold tsx start on a machine
+ * shared with other jobs has been seen to take over 20 s.
+ */
+export async function spawnServe(dataDir: string, env: Record<string, string> = {}, timeoutMs = 60_000): Promise<ServeProcess> {
   const proc = spawn(process.execPath, ['--import', 'tsx', path.join(root, 'src/cli/main.ts'), 'serve'], {
     cwd: root,
     env: {
