@@ -71,6 +71,13 @@ export async function stopServe(p: ServeProcess, signal: NodeJS.Signals = 'SIGTE
   return p.exited;
 }
 
+/** A graceful stop, or SIGKILL after 15 s: clean-up must not hang on an instance that cannot stop. */
+export async function stopOrKill(p: ServeProcess): Promise<void> {
+  const timer = setTimeout(() => p.proc.kill('SIGKILL'), 15_000);
+  await stopServe(p);
+  clearTimeout(timer);
+}
+
 /** The port a channel reported it bound (`{"channel":"sftp","port":…}`), waiting for the line to be printed. */
 export async function loggedPort(p: ServeProcess, channel: string, timeoutMs = 20_000): Promise<number> {
   const deadline = Date.now() + timeoutMs;
