@@ -4,6 +4,7 @@
 // INTAKE_TEST_CONCURRENCY sets how many files run at once (default 2). Every file is independent (ports 0, its
 // own data directories and PostgreSQL schemas), so more is safe; whether it is quicker depends on the machine's
 // cores and on how much of the files' time is waiting (see docs/development/tests.md).
+// INTAKE_TEST_DURATIONS=1 adds, on stderr, the slowest files at the end (scripts/test-durations.mjs).
 import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { spawnSync } from 'node:child_process';
@@ -31,9 +32,13 @@ if (files.length === 0) {
   console.error('no test files found');
   process.exit(1);
 }
+const reporters = ['--test-reporter=spec', '--test-reporter-destination=stdout'];
+if (process.env.INTAKE_TEST_DURATIONS === '1') {
+  reporters.push(`--test-reporter=${new URL('./test-durations.mjs', import.meta.url).pathname}`, '--test-reporter-destination=stderr');
+}
 const res = spawnSync(
   process.execPath,
-  ['--import', 'tsx', '--test', `--test-concurrency=${concurrency()}`, '--test-reporter=spec', ...files],
+  ['--import', 'tsx', '--test', `--test-concurrency=${concurrency()}`, ...reporters, ...files],
   { stdio: 'inherit', env: { ...process.env, NODE_ENV: 'test' } },
 );
 process.exit(res.status ?? 1);
