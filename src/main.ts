@@ -26,12 +26,12 @@ import { createMetrics, type Metrics } from './metrics/metrics.ts';
 import { timeStoreWrites } from './metrics/store-timing.ts';
 import { countLockouts, timeAcks } from './metrics/wrap.ts';
 import { seedDemoIfEmpty } from './seed/demo.ts';
-import { QUEUE_NAMES } from './store/stats.ts';
+import { QUEUE_NAMES } from './domain/store/stats.ts';
 import { openStore } from './store/open.ts';
 import type { Config } from './config.ts';
 import type { ProvisionedCustomer } from './customers/provision.ts';
 import type { Logger } from './log.ts';
-import type { Store } from './store/store.ts';
+import type { Store } from './domain/store/store.ts';
 
 export interface Service {
   store: Store;

@@ -13,7 +13,7 @@ import { randomBytes } from 'node:crypto';
 import { storeEventReader } from '../../src/handoff/reader.ts';
 import { addWebhook } from '../../src/handoff/subscribers.ts';
 import { openStore } from '../../src/store/open.ts';
-import type { Store } from '../../src/store/store.ts';
+import type { Store } from '../../src/domain/store/store.ts';
 import { createSchema, dropSchema, newSchemaName, pgBaseUrl, pgUnreachable, schemaUrl } from '../lib/pg.ts';
 import { startService, type RunningService } from '../lib/service.ts';
 import { latencySummary } from '../lib/stats.ts';

@@ -7,7 +7,7 @@
 import Database from 'better-sqlite3';
 import { randomUUID } from 'node:crypto';
 import { v7 as uuidv7 } from 'uuid';
-import { openSqliteStore } from '../../src/store/sqlite.ts';
+import { openSqliteStore } from '../../src/store/sqlite/store.ts';
 
 export const CUSTOMERS = 20;
 const CHANNELS = ['rest', 'sftp', 'email', 'portal'] as const;

@@ -3,8 +3,8 @@
  * refusal is `undefined`, whatever the reason, so a channel cannot leak why a credential was refused; only a
  * failing store throws.
  */
-import type { Principal } from '../intake/types.ts';
-import type { Store } from '../store/store.ts';
+import type { Principal } from '../domain/types.ts';
+import type { Store } from '../domain/store/store.ts';
 import { createAccountThrottle, type AccountThrottleOptions } from './account-throttle.ts';
 import { createLockout, type LockoutOptions } from './lockout.ts';
 import { decoyPasswordHash, hashApiKey, parseApiKey, verifyApiKey, verifyPassword } from './secrets.ts';

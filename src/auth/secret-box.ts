@@ -5,7 +5,7 @@
  * sealed password copied onto another customer's row does not open.
  */
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
-import { IntakeError } from '../errors.ts';
+import { IntakeError } from '../domain/errors.ts';
 
 const IV_BYTES = 12;
 const TAG_BYTES = 16;

@@ -8,7 +8,7 @@ import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { pipeline } from 'node:stream/promises';
 import { parse } from 'csv-parse';
-import type { Article, Store } from '../store/store.ts';
+import type { Article, Store } from '../domain/store/store.ts';
 import { UNIT_CODE_PATTERN } from './units.ts';
 import { NotUtf8Error, decoderFor, firstLine, sniffFile, type SniffedEncoding } from './encoding.ts';
 

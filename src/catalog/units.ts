@@ -13,7 +13,7 @@
  *   "metro cubo" and "rotolo", so the Italian meaning wins. ML is read as "metro lineare" (banners, rolls),
  *   the common use in Italian print shops; millilitres are MLT.
  */
-import type { Unit } from '../store/store.ts';
+import type { Unit } from '../domain/store/store.ts';
 
 const REC20: readonly Unit[] = [
   { code: 'C62', description: 'Unità (uno)' },

@@ -5,7 +5,7 @@
 import { InvalidArgumentError } from 'commander';
 import { loadConfig, type Config } from '../config.ts';
 import { openStore } from '../store/open.ts';
-import type { Store } from '../store/store.ts';
+import type { Store } from '../domain/store/store.ts';
 
 export async function withStore<T>(fn: (store: Store, config: Config) => Promise<T>): Promise<T> {
   const config = loadConfig();

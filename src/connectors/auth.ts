@@ -6,9 +6,9 @@
  * the same NAT.
  */
 import { parseConnectorKey, verifyConnectorKey } from '../auth/secrets.ts';
-import type { Principal } from '../intake/types.ts';
-import type { Connector } from '../store/connectors.ts';
-import type { Store } from '../store/store.ts';
+import type { Principal } from '../domain/types.ts';
+import type { Connector } from '../domain/store/connectors.ts';
+import type { Store } from '../domain/store/store.ts';
 
 export interface ConnectorCaller {
   connector: Connector;

@@ -8,7 +8,7 @@ import { parse } from 'csv-parse/sync';
 import iconv from 'iconv-lite';
 import { detectDelimiter } from '../catalog/import-articles.ts';
 import { sniff } from '../catalog/encoding.ts';
-import { IntakeError } from '../errors.ts';
+import { IntakeError } from '../domain/errors.ts';
 
 /** The records of a table's text, header first; `header` is how the needed header is shown in errors. */
 export function csvRecords(text: string, header: string): string[][] {

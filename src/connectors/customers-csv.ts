@@ -8,9 +8,9 @@
  * bound to (a table cannot widen what a key may do). The file replaces the whole table.
  */
 import { findCustomerByCode } from '../customers/find.ts';
-import { IntakeError } from '../errors.ts';
-import type { Connector } from '../store/connectors.ts';
-import type { Store } from '../store/store.ts';
+import { IntakeError } from '../domain/errors.ts';
+import type { Connector } from '../domain/store/connectors.ts';
+import type { Store } from '../domain/store/store.ts';
 import { csvRecords, readTableText, refuseRows } from './csv-table.ts';
 import { requireConnector } from './provision.ts';
 

@@ -6,12 +6,12 @@
  * normalised (normaliseProductKey: trim, collapse spaces, lower case), exactly as the decoder looks them up.
  * The file replaces the whole table: what is not in it is no longer mapped.
  */
-import { IntakeError } from '../errors.ts';
+import { IntakeError } from '../domain/errors.ts';
 import { normaliseProductKey } from '../intake/connectors/index.ts';
-import type { ConnectorLookupRow } from '../store/connectors.ts';
+import type { ConnectorLookupRow } from '../domain/store/connectors.ts';
 import { csvRecords, readTableText, refuseRows } from './csv-table.ts';
 import { requireConnector } from './provision.ts';
-import type { Store } from '../store/store.ts';
+import type { Store } from '../domain/store/store.ts';
 
 /**
  * Largest lookup file. A print shop's product range is hundreds to a few thousand entries; the table is loaded

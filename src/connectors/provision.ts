@@ -6,11 +6,11 @@
 import { v7 as uuidv7 } from 'uuid';
 import { generateConnectorKey, hashConnectorKey } from '../auth/secrets.ts';
 import { requireCustomerByCode } from '../customers/find.ts';
-import { IntakeError } from '../errors.ts';
+import { IntakeError } from '../domain/errors.ts';
 import { CONNECTOR_FORMATS, compileMapping, type ConnectorFormat } from '../intake/connectors/index.ts';
 import { parseProductKeyTemplate } from '../intake/connectors/product-key-template.ts';
-import type { Connector, NewConnectorKey } from '../store/connectors.ts';
-import type { Store } from '../store/store.ts';
+import type { Connector, NewConnectorKey } from '../domain/store/connectors.ts';
+import type { Store } from '../domain/store/store.ts';
 import { parseAllowList } from './ip-allow.ts';
 import { parseSiteList } from './sites.ts';
 

@@ -3,9 +3,9 @@
  * and every order it brings is tagged with one. The code appears in the connector path
  * (`/api/v1/connettori/{sito}/ordini`), so it is kept to letters, digits, '_' and '-'.
  */
-import { IntakeError } from '../errors.ts';
-import type { Site } from '../store/connectors.ts';
-import type { Store } from '../store/store.ts';
+import { IntakeError } from '../domain/errors.ts';
+import type { Site } from '../domain/store/connectors.ts';
+import type { Store } from '../domain/store/store.ts';
 
 /** Short, URL-safe, case-insensitive (stored upper case). */
 export const SITE_CODE_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_-]{0,15}$/;

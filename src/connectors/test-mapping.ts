@@ -7,10 +7,10 @@
 import { parseProductKeyTemplate } from '../intake/connectors/product-key-template.ts';
 import { readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
-import { IntakeError } from '../errors.ts';
+import { IntakeError } from '../domain/errors.ts';
 import { decodeConnectorPayload, type ArticleLookup, type ConnectorProfile } from '../intake/connectors/index.ts';
 import { validateStructure } from '../intake/validate.ts';
-import type { Store } from '../store/store.ts';
+import type { Store } from '../domain/store/store.ts';
 import { checkFormat, checkMapping, requireConnector } from './provision.ts';
 
 /** Same bound as a request body on the connector path would usually have; a test file is one export. */

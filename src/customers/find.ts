@@ -1,5 +1,5 @@
-import type { Customer, Store } from '../store/store.ts';
-import { IntakeError } from '../errors.ts';
+import type { Customer, Store } from '../domain/store/store.ts';
+import { IntakeError } from '../domain/errors.ts';
 
 /**
  * The customer with that code, ignoring case (codes are unique ignoring case, see provision.ts), so an

@@ -4,7 +4,7 @@
  */
 import { v7 as uuidv7 } from 'uuid';
 import { generatePassword, hashPassword } from '../auth/secrets.ts';
-import type { Store } from '../store/store.ts';
+import type { Store } from '../domain/store/store.ts';
 import { requireCustomerByCode } from './find.ts';
 
 export async function resetCustomerPassword(store: Store, code: string): Promise<{ user: string; password: string }> {

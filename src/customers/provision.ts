@@ -4,8 +4,8 @@
  */
 import { randomBytes } from 'node:crypto';
 import { v7 as uuidv7 } from 'uuid';
-import { IntakeError } from '../errors.ts';
-import type { Customer, Store } from '../store/store.ts';
+import { IntakeError } from '../domain/errors.ts';
+import type { Customer, Store } from '../domain/store/store.ts';
 import { findCustomerByCode, requireCustomerByCode } from './find.ts';
 import { generateApiKey, generatePassword, hashApiKey, hashPassword } from '../auth/secrets.ts';
 

@@ -10,7 +10,7 @@
  * a reason to drop orders. A kill -9 in the middle leaves the delivery claimed; when its lease passes it is made
  * again, with the same webhook-id (the event id) and body.
  */
-import type { EventReader } from './events.ts';
+import type { EventReader } from '../domain/order-events.ts';
 import { deliverExport } from './export-deliver.ts';
 import { fanOut } from './fanout.ts';
 import { retryDelay, type RetryPolicy } from './retry.ts';
@@ -18,8 +18,8 @@ import { openSigningSecret } from './secret.ts';
 import type { Resolver } from './target.ts';
 import { ConnectionPool, postWebhook } from './webhook-send.ts';
 import type { Logger } from '../log.ts';
-import type { Delivery, DeliveryResult, Subscriber } from '../store/handoff.ts';
-import type { Store } from '../store/store.ts';
+import type { Delivery, DeliveryResult, Subscriber } from '../domain/store/handoff.ts';
+import type { Store } from '../domain/store/store.ts';
 
 export interface HandoffOptions {
   /** Longest webhook exchange (INTAKE_WEBHOOK_TIMEOUT_MS). */

@@ -4,11 +4,11 @@
  * (the connector bound to the order's production site first, then the others, oldest first; the first row naming
  * an article wins).
  */
-import type { OrderEvent } from './events.ts';
+import type { OrderEvent } from '../domain/order-events.ts';
 import { exportFileName, renderXmlExport, writeExportFile } from './export-file.ts';
 import { renderXjdf, type XjdfOrder } from './export-xjdf.ts';
-import type { Subscriber } from '../store/handoff.ts';
-import type { Store } from '../store/store.ts';
+import type { Subscriber } from '../domain/store/handoff.ts';
+import type { Store } from '../domain/store/store.ts';
 
 export async function productNames(store: Store, data: Record<string, unknown>): Promise<Map<string, string>> {
   const names = new Map<string, string>();

@@ -16,8 +16,8 @@
 import { constants } from 'node:fs';
 import { open, rename, unlink } from 'node:fs/promises';
 import path from 'node:path';
-import type { OrderEvent } from './events.ts';
-import type { ExportFormat } from '../store/handoff.ts';
+import type { OrderEvent } from '../domain/order-events.ts';
+import type { ExportFormat } from '../domain/store/handoff.ts';
 import { xmlText } from './xml-escape.ts';
 
 const SAFE_PART = /^[A-Za-z0-9][A-Za-z0-9-]{0,99}$/;

@@ -10,9 +10,9 @@
  * history).
  */
 import { v7 as uuidv7 } from 'uuid';
-import type { EventReader, OrderEvent } from './events.ts';
-import type { NewDelivery, Subscriber } from '../store/handoff.ts';
-import type { Store } from '../store/store.ts';
+import type { EventReader, OrderEvent } from '../domain/order-events.ts';
+import type { NewDelivery, Subscriber } from '../domain/store/handoff.ts';
+import type { Store } from '../domain/store/store.ts';
 
 /** Events read per page: one transaction per page and subscriber; a backlog is worked through in these steps. */
 export const FANOUT_PAGE = 500;

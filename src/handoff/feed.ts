@@ -1,7 +1,7 @@
 /**
  * The pull feed: events after a cursor, waiting up to a bound for the first one to exist (long polling).
  */
-import type { EventReader, OrderEvent } from './events.ts';
+import type { EventReader, OrderEvent } from '../domain/order-events.ts';
 import type { EventSignal } from './signal.ts';
 
 /** Longest wait a request may ask for: long enough to make polling cheap, short enough for every proxy's timeout. */

@@ -8,9 +8,9 @@ import { readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import type { Config } from '../config.ts';
 import type { Logger } from '../log.ts';
-import type { Store } from '../store/store.ts';
+import type { Store } from '../domain/store/store.ts';
 import { startDispatcher, type Dispatcher, type HandoffOptions } from './dispatcher.ts';
-import type { EventReader } from './events.ts';
+import type { EventReader } from '../domain/order-events.ts';
 
 export interface HandoffDeps {
   config: Config;

@@ -4,9 +4,9 @@
  * reports production status back, and can do nothing else (no customer endpoint accepts its key).
  */
 import { v7 as uuidv7 } from 'uuid';
-import { IntakeError } from '../errors.ts';
+import { IntakeError } from '../domain/errors.ts';
 import { generateIntegrationKey, hashIntegrationKey, parseIntegrationKey, verifyIntegrationKey } from '../auth/secrets.ts';
-import type { EventStore, Integration } from '../store/events.ts';
+import type { EventStore, Integration } from '../domain/store/events.ts';
 
 /** Who is calling with an integration key: its name goes into the production history it writes. */
 export interface IntegrationPrincipal {

@@ -14,10 +14,10 @@
  * changes nothing and is not an error (a retried request must not fail), and writes no event.
  */
 import { v7 as uuidv7 } from 'uuid';
-import { IntakeError } from '../errors.ts';
-import { registeredView, type OrderStatus } from '../intake/order-view.ts';
-import type { ProductionState, ProductionStep, RegisteredOrder } from '../intake/types.ts';
-import type { EventStore } from '../store/events.ts';
+import { IntakeError } from '../domain/errors.ts';
+import { registeredView, type OrderStatus } from '../domain/order-view.ts';
+import type { ProductionState, ProductionStep, RegisteredOrder } from '../domain/types.ts';
+import type { EventStore } from '../domain/store/events.ts';
 
 export const TRANSITIONS: Readonly<Record<ProductionState | 'nessuno', readonly ProductionState[]>> = {
   nessuno: ['in_lavorazione', 'spedito', 'consegnato', 'annullato'],

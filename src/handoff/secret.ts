@@ -10,7 +10,7 @@
  */
 import { createHmac, randomBytes } from 'node:crypto';
 import { openSecret, sealSecret } from '../auth/secret-box.ts';
-import { IntakeError } from '../errors.ts';
+import { IntakeError } from '../domain/errors.ts';
 
 const PREFIX = 'whsec_';
 /** 32 bytes: the HMAC-SHA256 block gains nothing from more, and Standard Webhooks asks for 24 to 64. */

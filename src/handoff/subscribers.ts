@@ -5,12 +5,12 @@
 import { stat } from 'node:fs/promises';
 import path from 'node:path';
 import { v7 as uuidv7 } from 'uuid';
-import { IntakeError } from '../errors.ts';
-import { ORDER_EVENT_TYPES, type OrderEventType } from './events.ts';
+import { IntakeError } from '../domain/errors.ts';
+import { ORDER_EVENT_TYPES, type OrderEventType } from '../domain/order-events.ts';
 import { newSigningSecret, sealSigningSecret } from './secret.ts';
 import { checkWebhookUrl } from './target.ts';
-import type { ExportFormat, Subscriber } from '../store/handoff.ts';
-import type { Store } from '../store/store.ts';
+import type { ExportFormat, Subscriber } from '../domain/store/handoff.ts';
+import type { Store } from '../domain/store/store.ts';
 
 export const EXPORT_FORMATS: readonly ExportFormat[] = ['json', 'xml', 'xjdf'];
 

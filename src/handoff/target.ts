@@ -13,7 +13,7 @@
 import { lookup as dnsLookup } from 'node:dns/promises';
 import { isIP } from 'node:net';
 import ipaddr from 'ipaddr.js';
-import { IntakeError } from '../errors.ts';
+import { IntakeError } from '../domain/errors.ts';
 
 export interface ResolvedAddress {
   address: string;

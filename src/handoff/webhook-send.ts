@@ -7,7 +7,7 @@
 import http from 'node:http';
 import https from 'node:https';
 import type { LookupFunction } from 'node:net';
-import { isIntakeError } from '../errors.ts';
+import { isIntakeError } from '../domain/errors.ts';
 import { signature } from './secret.ts';
 import { resolveTarget, type ResolvedAddress, type Resolver } from './target.ts';
 

@@ -7,9 +7,9 @@
  *   different content (the body still names the field, the status lets a client branch without parsing);
  * - the catalog's status in the `{statusCode, message, error}` form for the rest (403 other customer's code, 415 …).
  */
-import { ERROR_CATALOG } from '../errors.ts';
+import { ERROR_CATALOG } from '../domain/errors.ts';
 import { errorBody } from './server.ts';
-import type { Outcome, StoredSubmission } from '../intake/types.ts';
+import type { Outcome, StoredSubmission } from '../domain/types.ts';
 
 export interface HttpAnswer {
   status: number;

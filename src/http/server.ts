@@ -4,9 +4,9 @@
  * form with no internal detail.
  */
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyError, type FastifyInstance } from 'fastify';
-import { reasonPhrase } from '../errors.ts';
+import { reasonPhrase } from '../domain/errors.ts';
 import type { Logger } from '../log.ts';
-import type { Store } from '../store/store.ts';
+import type { Store } from '../domain/store/store.ts';
 
 export interface HttpServerDeps {
   store: Store;

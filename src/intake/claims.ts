@@ -11,10 +11,10 @@
  */
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
-import { IntakeError } from '../errors.ts';
+import { IntakeError } from '../domain/errors.ts';
 import type { Logger } from '../log.ts';
-import type { Store } from '../store/store.ts';
-import type { Outcome } from './types.ts';
+import type { Store } from '../domain/store/store.ts';
+import type { Outcome } from '../domain/types.ts';
 
 /**
  * How long a claim lasts unless renewed: how long the work of an instance that died waits before another takes

@@ -6,8 +6,8 @@
  */
 import { customerResolver } from './connectors/customers.ts';
 import { attemptStatus, statusById, statusByRef, type OrderStatus } from './status.ts';
-import type { Connector } from '../store/connectors.ts';
-import type { Store } from '../store/store.ts';
+import type { Connector } from '../domain/store/connectors.ts';
+import type { Store } from '../domain/store/store.ts';
 
 export type ConnectorStatusView = OrderStatus & { ticket?: unknown };
 

@@ -12,8 +12,8 @@ import { createClaims, createSweeper, defaultHolder, DEFAULT_LEASE_MS, DEFAULT_S
 import { judge } from './judge.ts';
 import type { Logger } from '../log.ts';
 import type { Metrics } from '../metrics/metrics.ts';
-import type { Store, WriteOptions } from '../store/store.ts';
-import type { Outcome, StoredSubmission, Submission } from './types.ts';
+import type { Store, WriteOptions } from '../domain/store/store.ts';
+import type { Outcome, StoredSubmission, Submission } from '../domain/types.ts';
 
 /**
  * Times the sweeper takes up a submission left unprocessed (an internal error, a crash while judging it) before it

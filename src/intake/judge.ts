@@ -4,15 +4,15 @@
  * "created" to the submission that registered an order), which is what makes crash recovery and reprocessing safe.
  */
 import { v7 as uuidv7 } from 'uuid';
-import { IntakeError, isIntakeError } from '../errors.ts';
+import { IntakeError, isIntakeError } from '../domain/errors.ts';
 import { explainLines } from './connectors/lines.ts';
 import { decodeConnectorSubmission, type ConnectorOrder } from './connectors/submission.ts';
 import { serialiseDetails } from './connectors/ticket-details.ts';
 import { arraySource, openOrdersYielding, type OrderSource } from './formats/index.ts';
 import { contentHash, yearIn } from './register.ts';
 import { validateBusiness, validateStructure, type Catalog } from './validate.ts';
-import type { Order, OrderOutcome, Outcome, Principal, StoredSubmission } from './types.ts';
-import type { RegisterItem, Store } from '../store/store.ts';
+import type { Order, OrderOutcome, Outcome, Principal, StoredSubmission } from '../domain/types.ts';
+import type { RegisterItem, Store } from '../domain/store/store.ts';
 
 /**
  * Orders in one file: bounds the work one upload can demand; a real export holds far fewer. Customers read it in

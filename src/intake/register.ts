@@ -3,7 +3,7 @@
  * versus "different order under a used reference", and the numbering year.
  */
 import { createHash } from 'node:crypto';
-import type { Order } from './types.ts';
+import type { Order } from '../domain/types.ts';
 
 /**
  * Hash of what the customer asked for, independent of the format it came in: the same order as JSON, as XML or as

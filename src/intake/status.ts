@@ -3,11 +3,11 @@
  * `GET /api/v1/ordini/{id}`, `GET /api/v1/ordini?riferimento_ordine=` and SOAP `StatoOrdine` (built by
  * order-view.ts, which also gives order events their `data`).
  */
-import { refusedView as refused, registeredView as registered, type OrderStatus } from './order-view.ts';
-import type { StoredSubmission } from './types.ts';
-import type { OrderAttempt, Store } from '../store/store.ts';
+import { refusedView as refused, registeredView as registered, type OrderStatus } from '../domain/order-view.ts';
+import type { StoredSubmission } from '../domain/types.ts';
+import type { OrderAttempt, Store } from '../domain/store/store.ts';
 
-export type { OrderState, OrderStatus } from './order-view.ts';
+export type { OrderState, OrderStatus } from '../domain/order-view.ts';
 
 async function fromSubmission(store: Store, customerId: string, s: StoredSubmission): Promise<OrderStatus> {
   if (s.state !== 'processed' || !s.outcome) {

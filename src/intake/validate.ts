@@ -9,7 +9,7 @@
  * Unknown extra fields are ignored, as OCA's sale_order_import and most EDI intakes do: ERPs add their own fields
  * and refusing them would break working exports for no gain.
  */
-import type { FieldError, Order, OrderLine, Principal } from './types.ts';
+import type { FieldError, Order, OrderLine, Principal } from '../domain/types.ts';
 
 /** A print order with more lines is a mistake; the bound caps the work and memory one order can demand. */
 export const MAX_LINES_PER_ORDER = 100_000;

@@ -4,7 +4,7 @@
  * port, so SQLite and PostgreSQL are measured the same way: the figure includes waiting for a group commit or for a
  * pooled connection, which is what an acknowledgement actually waits for.
  */
-import type { Store } from '../store/store.ts';
+import type { Store } from '../domain/store/store.ts';
 import type { Metrics } from './metrics.ts';
 
 /** Store methods that commit a write an acknowledgement depends on. */

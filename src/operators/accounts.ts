@@ -4,10 +4,10 @@
  * as for the customers' FTP/SFTP passwords.
  */
 import { v7 as uuidv7 } from 'uuid';
-import { IntakeError } from '../errors.ts';
+import { IntakeError } from '../domain/errors.ts';
 import { generatePassword, hashPassword } from '../auth/secrets.ts';
-import type { Store } from '../store/store.ts';
-import { OPERATOR_ROLES, type Operator, type OperatorRole } from '../store/web.ts';
+import type { Store } from '../domain/store/store.ts';
+import { OPERATOR_ROLES, type Operator, type OperatorRole } from '../domain/store/web.ts';
 import { audit } from './audit.ts';
 
 /** Deliberately loose (one @, no spaces, a dot in the domain): the address is a login name, never mailed to here. */

@@ -3,7 +3,7 @@
  * the CLI commands that manage operators. Entries are only ever added.
  */
 import { v7 as uuidv7 } from 'uuid';
-import type { Store } from '../store/store.ts';
+import type { Store } from '../domain/store/store.ts';
 
 export async function audit(
   store: Store, actor: string, action: string, objectType: string, objectId: string, detail: Record<string, unknown> = {},

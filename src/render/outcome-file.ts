@@ -6,7 +6,7 @@
  * ({campo, messaggio}, shape B) and `message` (shape A strings), so a program parsing both reads one vocabulary.
  */
 import { localTime } from './local-time.ts';
-import type { OrderOutcome, Outcome } from '../intake/types.ts';
+import type { OrderOutcome, Outcome } from '../domain/types.ts';
 
 export interface OutcomeFileInput {
   /** The file's name as listed (see names.ts). */

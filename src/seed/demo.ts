@@ -3,8 +3,8 @@
  * printing catalog and a demo customer, and prints its credentials, so a new operator can send an order at
  * once (demoOrderJson is such an order).
  */
-import { isIntakeError } from '../errors.ts';
-import type { Article, Store } from '../store/store.ts';
+import { isIntakeError } from '../domain/errors.ts';
+import type { Article, Store } from '../domain/store/store.ts';
 import { DEFAULT_UNITS } from '../catalog/units.ts';
 import { provisionCustomer, type ProvisionedCustomer } from '../customers/provision.ts';
 

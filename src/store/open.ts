@@ -4,9 +4,9 @@
  * migrated and ready.
  */
 import path from 'node:path';
-import { openPostgresStore } from './postgres.ts';
-import { openSqliteStore } from './sqlite.ts';
-import type { Store } from './store.ts';
+import { openPostgresStore } from './postgres/store.ts';
+import { openSqliteStore } from './sqlite/store.ts';
+import type { Store } from '../domain/store/store.ts';
 
 export const SQLITE_FILE_NAME = 'intake.sqlite';
 

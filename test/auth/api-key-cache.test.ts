@@ -5,7 +5,7 @@ import { after, before, describe, it } from 'node:test';
 import { API_KEY_CACHE_MS, createAuthenticator } from '../../src/auth/authenticator.ts';
 import { generateApiKey } from '../../src/auth/secrets.ts';
 import { provisionCustomer, rotateApiKey } from '../../src/customers/provision.ts';
-import type { Store } from '../../src/store/store.ts';
+import type { Store } from '../../src/domain/store/store.ts';
 import { openTempStore, type TempStore } from './temp-store.ts';
 
 /** The store, counting the credential lookups made through it. */

@@ -3,7 +3,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { openStore } from '../../src/store/open.ts';
-import type { Store } from '../../src/store/store.ts';
+import type { Store } from '../../src/domain/store/store.ts';
 
 export interface TempStore {
   store: Store;

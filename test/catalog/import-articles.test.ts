@@ -4,7 +4,7 @@ import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import iconv from 'iconv-lite';
 import { ARTICLE_BATCH_SIZE, detectDelimiter, importArticles } from '../../src/catalog/import-articles.ts';
-import type { Article, Store } from '../../src/store/store.ts';
+import type { Article, Store } from '../../src/domain/store/store.ts';
 import { openTempStore, type TempStore } from '../auth/temp-store.ts';
 
 void describe('detectDelimiter', () => {

@@ -8,7 +8,7 @@ import { importLookup, parseLookup } from '../../src/connectors/lookup-csv.ts';
 import { addConnector, revokeConnector, rotateConnectorKey, setMapping } from '../../src/connectors/provision.ts';
 import { addSite } from '../../src/connectors/sites.ts';
 import { provisionCustomer } from '../../src/customers/provision.ts';
-import { IntakeError } from '../../src/errors.ts';
+import { IntakeError } from '../../src/domain/errors.ts';
 import { openTempStore, type TempStore } from '../auth/temp-store.ts';
 
 const isCode = (code: IntakeError['code'], message?: RegExp) => (e: unknown) =>

@@ -2,7 +2,7 @@
 // key's only site; a payload naming a site the key lacks, or another site than the path, refuses the whole file.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { IntakeError } from '../../src/errors.ts';
+import { IntakeError } from '../../src/domain/errors.ts';
 import { chooseSite } from '../../src/intake/connectors/submission.ts';
 
 const isCode = (code: IntakeError['code']) => (e: unknown) => e instanceof IntakeError && e.code === code;

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { IntakeError } from '../../src/errors.ts';
+import { IntakeError } from '../../src/domain/errors.ts';
 import { findCustomerByCode } from '../../src/customers/find.ts';
 import { provisionCustomer, rotateApiKey } from '../../src/customers/provision.ts';
 import { openTempStore, type TempStore } from '../auth/temp-store.ts';

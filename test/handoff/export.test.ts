@@ -12,7 +12,7 @@ import { exportFileName } from '../../src/handoff/export-file.ts';
 import { addExport } from '../../src/handoff/subscribers.ts';
 import { decodeConnectorPayload } from '../../src/intake/connectors/index.ts';
 import { createLogger } from '../../src/log.ts';
-import type { Store } from '../../src/store/store.ts';
+import type { Store } from '../../src/domain/store/store.ts';
 import { tempDir, waitFor } from '../helpers/service.ts';
 import { memoryEvents, registeredOrder } from './memory-events.ts';
 import { STORES } from './stores.ts';

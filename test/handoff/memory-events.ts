@@ -2,7 +2,7 @@
 // service reads the outbox through the store's EventReader; this one follows the same contract (strictly after the
 // cursor, in order).
 import { v7 as uuidv7 } from 'uuid';
-import type { EventReader, OrderEvent, OrderEventType } from '../../src/handoff/events.ts';
+import type { EventReader, OrderEvent, OrderEventType } from '../../src/domain/order-events.ts';
 
 export interface MemoryEvents extends EventReader {
   events: OrderEvent[];

@@ -3,9 +3,9 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { openPostgresStore } from '../../src/store/postgres.ts';
-import { openSqliteStore } from '../../src/store/sqlite.ts';
-import type { Store } from '../../src/store/store.ts';
+import { openPostgresStore } from '../../src/store/postgres/store.ts';
+import { openSqliteStore } from '../../src/store/sqlite/store.ts';
+import type { Store } from '../../src/domain/store/store.ts';
 import { createSchema, testDatabaseUrl } from '../store/pg-schema.ts';
 
 export interface OpenedStore {

@@ -1,7 +1,7 @@
 // Which webhook URLs and addresses are refused (SSRF), and that the connection goes to the address checked.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { IntakeError } from '../../src/errors.ts';
+import { IntakeError } from '../../src/domain/errors.ts';
 import { checkWebhookUrl, resolveTarget } from '../../src/handoff/target.ts';
 
 const refused = (re: RegExp) => (e: unknown) => e instanceof IntakeError && e.code === 'VALIDATION' && re.test(e.message);

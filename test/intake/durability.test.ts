@@ -12,10 +12,10 @@ import { after, before, describe, it } from 'node:test';
 import Database from 'better-sqlite3';
 import { createIntake, type Intake } from '../../src/intake/intake.ts';
 import { createLogger } from '../../src/log.ts';
-import { openSqliteStore } from '../../src/store/sqlite.ts';
+import { openSqliteStore } from '../../src/store/sqlite/store.ts';
 import { DEFAULT_UNITS } from '../../src/catalog/units.ts';
-import type { Store } from '../../src/store/store.ts';
-import type { Principal } from '../../src/intake/types.ts';
+import type { Store } from '../../src/domain/store/store.ts';
+import type { Principal } from '../../src/domain/types.ts';
 import { order, TEST_ARTICLES } from '../helpers/service.ts';
 
 /** What the connection did, in order: a commit (with whether it fsynced) or a store call settling. */

@@ -4,10 +4,10 @@ import { createIntake, type Intake } from '../../src/intake/intake.ts';
 import { JUDGE_BATCH_ORDERS, MAX_ORDERS_PER_FILE } from '../../src/intake/judge.ts';
 import { contentHash, yearIn } from '../../src/intake/register.ts';
 import { createLogger } from '../../src/log.ts';
-import { openSqliteStore } from '../../src/store/sqlite.ts';
+import { openSqliteStore } from '../../src/store/sqlite/store.ts';
 import { DEFAULT_UNITS } from '../../src/catalog/units.ts';
-import type { Store } from '../../src/store/store.ts';
-import type { Principal } from '../../src/intake/types.ts';
+import type { Store } from '../../src/domain/store/store.ts';
+import type { Principal } from '../../src/domain/types.ts';
 import { order, TEST_ARTICLES } from '../helpers/service.ts';
 
 let store: Store;

@@ -7,7 +7,7 @@ import path from 'node:path';
 import { it } from 'node:test';
 import { request } from 'undici';
 import { TIMED_WRITES } from '../../src/metrics/store-timing.ts';
-import { QUEUE_NAMES } from '../../src/store/stats.ts';
+import { QUEUE_NAMES } from '../../src/domain/store/stats.ts';
 import { startTestService } from '../helpers/service.ts';
 
 const root = path.resolve(import.meta.dirname, '../..');

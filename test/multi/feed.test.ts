@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { rmSync } from 'node:fs';
 import { describe, it } from 'node:test';
 import { addIntegration } from '../../src/handoff/integrations.ts';
-import { openPostgresStore } from '../../src/store/postgres.ts';
+import { openPostgresStore } from '../../src/store/postgres/store.ts';
 import { spawnServe, stopServe, type ServeProcess } from '../helpers/child.ts';
 import { order, tempDir, waitFor } from '../helpers/service.ts';
 import { createSchema, PG_SKIP, testDatabaseUrl } from '../store/pg-schema.ts';

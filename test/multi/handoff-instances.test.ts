@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { rmSync } from 'node:fs';
 import { describe, it } from 'node:test';
 import { addWebhook } from '../../src/handoff/subscribers.ts';
-import { openPostgresStore } from '../../src/store/postgres.ts';
+import { openPostgresStore } from '../../src/store/postgres/store.ts';
 import { spawnServe, stopServe, type ServeProcess } from '../helpers/child.ts';
 import { order, tempDir, waitFor } from '../helpers/service.ts';
 import { startReceiver } from '../handoff/receiver.ts';

@@ -9,9 +9,9 @@ import path from 'node:path';
 import { describe, it } from 'node:test';
 import { createIntake, type Intake } from '../../src/intake/intake.ts';
 import { createLogger } from '../../src/log.ts';
-import { openPostgresStore } from '../../src/store/postgres.ts';
-import { openSqliteStore } from '../../src/store/sqlite.ts';
-import type { Customer, Store } from '../../src/store/store.ts';
+import { openPostgresStore } from '../../src/store/postgres/store.ts';
+import { openSqliteStore } from '../../src/store/sqlite/store.ts';
+import type { Customer, Store } from '../../src/domain/store/store.ts';
 import { waitFor } from '../helpers/service.ts';
 import { createSchema, PG_SKIP, testDatabaseUrl } from '../store/pg-schema.ts';
 

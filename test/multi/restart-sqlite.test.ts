@@ -9,7 +9,7 @@ import path from 'node:path';
 import { describe, it } from 'node:test';
 import Database from 'better-sqlite3';
 import type { ProvisionedCustomer } from '../../src/customers/provision.ts';
-import { openSqliteStore } from '../../src/store/sqlite.ts';
+import { openSqliteStore } from '../../src/store/sqlite/store.ts';
 import { SQLITE_FILE_NAME } from '../../src/store/open.ts';
 import { loggedPort, spawnServe, stopServe, type ServeProcess } from '../helpers/child.ts';
 import { tempDir, waitFor } from '../helpers/service.ts';

@@ -2,7 +2,7 @@
 // the customers. Provisioned first because an empty store would have each instance seed the demo customer.
 import { DEFAULT_UNITS } from '../../src/catalog/units.ts';
 import { provisionCustomer, type ProvisionedCustomer } from '../../src/customers/provision.ts';
-import type { Store } from '../../src/store/store.ts';
+import type { Store } from '../../src/domain/store/store.ts';
 import { TEST_ARTICLES } from '../helpers/service.ts';
 
 export async function seedStore(store: Store, codes: readonly string[] = ['C001']): Promise<ProvisionedCustomer[]> {

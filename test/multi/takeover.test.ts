@@ -20,7 +20,7 @@ import { addConnector } from '../../src/connectors/provision.ts';
 import { addSite } from '../../src/connectors/sites.ts';
 import { describe, it } from 'node:test';
 import type { ProvisionedCustomer } from '../../src/customers/provision.ts';
-import { openPostgresStore } from '../../src/store/postgres.ts';
+import { openPostgresStore } from '../../src/store/postgres/store.ts';
 import { loggedPort, spawnServe, stopOrKill, stopServe, waitForLine, type ServeProcess } from '../helpers/child.ts';
 import { order, tempDir, waitFor } from '../helpers/service.ts';
 import { adminQuery, createSchema, PG_SKIP, testDatabaseUrl } from '../store/pg-schema.ts';

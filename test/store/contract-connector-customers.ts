@@ -3,10 +3,10 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { describe, it } from 'node:test';
-import { IntakeError } from '../../src/errors.ts';
-import type { Outcome } from '../../src/intake/types.ts';
-import { unattributedOwner, type NewConnector } from '../../src/store/connectors.ts';
-import type { Customer, Store } from '../../src/store/store.ts';
+import { IntakeError } from '../../src/domain/errors.ts';
+import type { Outcome } from '../../src/domain/types.ts';
+import { unattributedOwner, type NewConnector } from '../../src/domain/store/connectors.ts';
+import type { Customer, Store } from '../../src/domain/store/store.ts';
 import { addCustomer, addSubmission, at, item, withStore, type StoreFactory } from './fixtures.ts';
 
 const isCode = (code: IntakeError['code']) => (e: unknown) => e instanceof IntakeError && e.code === code;

@@ -1,11 +1,11 @@
 // The store contract, connectors part: sites, connectors with their key, rotation and revocation, the lookup
-// table and the mapping (see src/store/connectors.ts).
+// table and the mapping (see src/domain/store/connectors.ts).
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { describe, it } from 'node:test';
-import { IntakeError } from '../../src/errors.ts';
-import type { NewConnector, NewConnectorKey } from '../../src/store/connectors.ts';
-import type { Customer, Store } from '../../src/store/store.ts';
+import { IntakeError } from '../../src/domain/errors.ts';
+import type { NewConnector, NewConnectorKey } from '../../src/domain/store/connectors.ts';
+import type { Customer, Store } from '../../src/domain/store/store.ts';
 import { addCustomer, at, withStore, type StoreFactory } from './fixtures.ts';
 
 const isCode = (code: IntakeError['code']) => (e: unknown) => e instanceof IntakeError && e.code === code;

@@ -5,12 +5,12 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { v7 as uuidv7 } from 'uuid';
-import { IntakeError } from '../../src/errors.ts';
-import type { OrderEvent } from '../../src/handoff/events.ts';
+import { IntakeError } from '../../src/domain/errors.ts';
+import type { OrderEvent } from '../../src/domain/order-events.ts';
 import { storeEventReader } from '../../src/handoff/reader.ts';
 import { statusById, statusByRef } from '../../src/intake/status.ts';
-import type { Outcome } from '../../src/intake/types.ts';
-import type { Store } from '../../src/store/store.ts';
+import type { Outcome } from '../../src/domain/types.ts';
+import type { Store } from '../../src/domain/store/store.ts';
 import { addCustomer, addSubmission, at, item, withStore, type StoreFactory } from './fixtures.ts';
 
 const isCursorError = (e: unknown): boolean => e instanceof IntakeError && e.code === 'INVALID_CURSOR' && e.http === 400;

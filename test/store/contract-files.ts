@@ -1,7 +1,7 @@
 // The store contract, file-listing part: what FTP/SFTP listings read without loading a file (its size, its outcome).
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { Outcome } from '../../src/intake/types.ts';
+import type { Outcome } from '../../src/domain/types.ts';
 import { addCustomer, addSubmission, at, withStore, type StoreFactory } from './fixtures.ts';
 
 export function filesContract(makeStore: StoreFactory): void {

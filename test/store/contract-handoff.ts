@@ -1,12 +1,12 @@
 // The store contract, hand-off part: subscribers, the fan-out's cursor moved with its deliveries in one step, claims
 // on deliveries (one holder at a time, per-order sequence), results recorded only by the holder, replay
-// (see src/store/handoff.ts).
+// (see src/domain/store/handoff.ts).
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { describe, it } from 'node:test';
-import type { OrderEventType } from '../../src/handoff/events.ts';
-import type { NewDelivery, NewSubscriber } from '../../src/store/handoff.ts';
-import type { Store } from '../../src/store/store.ts';
+import type { OrderEventType } from '../../src/domain/order-events.ts';
+import type { NewDelivery, NewSubscriber } from '../../src/domain/store/handoff.ts';
+import type { Store } from '../../src/domain/store/store.ts';
 import { withStore, type StoreFactory } from './fixtures.ts';
 
 function webhook(over: Partial<NewSubscriber> = {}): NewSubscriber {

@@ -3,9 +3,9 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { describe, it } from 'node:test';
-import { IntakeError } from '../../src/errors.ts';
-import type { Customer, Store } from '../../src/store/store.ts';
-import type { NewMailMessage, NewMailReply } from '../../src/store/mail.ts';
+import { IntakeError } from '../../src/domain/errors.ts';
+import type { Customer, Store } from '../../src/domain/store/store.ts';
+import type { NewMailMessage, NewMailReply } from '../../src/domain/store/mail.ts';
 import { addCustomer, addSubmission, at, withStore, type StoreFactory } from './fixtures.ts';
 
 function mail(customer: Customer, over: Partial<NewMailMessage> = {}): NewMailMessage {

@@ -2,9 +2,9 @@
 // concurrency across instances, tenant scoping, and the latest attempt per reference.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { IntakeError } from '../../src/errors.ts';
-import type { Outcome } from '../../src/intake/types.ts';
-import type { RegisterResult, Store } from '../../src/store/store.ts';
+import { IntakeError } from '../../src/domain/errors.ts';
+import type { Outcome } from '../../src/domain/types.ts';
+import type { RegisterResult, Store } from '../../src/domain/store/store.ts';
 import { addCustomer, addSubmission, at, item, newSubmission, withStore, type StoreFactory } from './fixtures.ts';
 
 const isValidation = (e: unknown): boolean => e instanceof IntakeError && e.code === 'VALIDATION';

@@ -2,7 +2,7 @@
 // message is taken up again before it is given up, kept in the store so that a crash loop counts too.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { IntakeError } from '../../src/errors.ts';
+import { IntakeError } from '../../src/domain/errors.ts';
 import { addCustomer, addSubmission, at, withStore, type StoreFactory } from './fixtures.ts';
 
 const notFound = (e: unknown) => e instanceof IntakeError && e.code === 'NOT_FOUND';

@@ -2,8 +2,8 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { describe, it } from 'node:test';
-import { QUEUE_NAMES } from '../../src/store/stats.ts';
-import type { Store } from '../../src/store/store.ts';
+import { QUEUE_NAMES } from '../../src/domain/store/stats.ts';
+import type { Store } from '../../src/domain/store/store.ts';
 import { addCustomer, addSubmission, at, withStore, type StoreFactory } from './fixtures.ts';
 
 async function depths(store: Store): Promise<Record<string, number>> {

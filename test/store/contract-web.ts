@@ -1,12 +1,12 @@
 // The store contract, web part: operators, server-side sessions (ended by logout, password reset and disabling),
-// the audit log, the cookie key, and the console's filtered keyset lists (see src/store/web.ts).
+// the audit log, the cookie key, and the console's filtered keyset lists (see src/domain/store/web.ts).
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { describe, it } from 'node:test';
 import { v7 as uuidv7 } from 'uuid';
-import { IntakeError } from '../../src/errors.ts';
-import type { Outcome } from '../../src/intake/types.ts';
-import type { Store } from '../../src/store/store.ts';
+import { IntakeError } from '../../src/domain/errors.ts';
+import type { Outcome } from '../../src/domain/types.ts';
+import type { Store } from '../../src/domain/store/store.ts';
 import { addCustomer, addSubmission, at, item, withStore, type StoreFactory } from './fixtures.ts';
 
 const isCode = (code: IntakeError['code']) => (e: unknown) => e instanceof IntakeError && e.code === code;

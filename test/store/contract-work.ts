@@ -3,9 +3,9 @@
 // until it has run out, and that is the witness that the time has gone by.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { IntakeError } from '../../src/errors.ts';
-import type { Outcome } from '../../src/intake/types.ts';
-import type { Store } from '../../src/store/store.ts';
+import { IntakeError } from '../../src/domain/errors.ts';
+import type { Outcome } from '../../src/domain/types.ts';
+import type { Store } from '../../src/domain/store/store.ts';
 import { addCustomer, addSubmission, at, withStore, type StoreFactory } from './fixtures.ts';
 
 const isValidation = (e: unknown): boolean => e instanceof IntakeError && e.code === 'VALIDATION';

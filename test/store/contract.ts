@@ -1,9 +1,9 @@
-// The store contract: one suite every backend must pass unchanged (see src/store/store.ts). store.test.ts
+// The store contract: one suite every backend must pass unchanged (see src/domain/store/store.ts). store.test.ts
 // runs it for each backend; a behaviour not pinned here is not part of the contract.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { IntakeError } from '../../src/errors.ts';
-import type { Store } from '../../src/store/store.ts';
+import { IntakeError } from '../../src/domain/errors.ts';
+import type { Store } from '../../src/domain/store/store.ts';
 import { connectorCustomersContract } from './contract-connector-customers.ts';
 import { connectorsContract } from './contract-connectors.ts';
 import { eventsContract } from './contract-events.ts';

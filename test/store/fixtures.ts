@@ -1,7 +1,7 @@
 // Builders shared by the store contract: customers, submissions and register items with sensible defaults.
 import { randomUUID } from 'node:crypto';
-import type { Channel, Order } from '../../src/intake/types.ts';
-import type { Customer, NewSubmission, RegisterItem, Store } from '../../src/store/store.ts';
+import type { Channel, Order } from '../../src/domain/types.ts';
+import type { Customer, NewSubmission, RegisterItem, Store } from '../../src/domain/store/store.ts';
 
 /** What a backend hands the contract: a store on a fresh database, and a way to remove that database. */
 export interface StoreHandle {

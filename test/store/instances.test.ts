@@ -1,4 +1,4 @@
-// Live instances (src/store/instances.ts): what a registered instance holds is freed as soon as it is gone, never
+// Live instances (src/domain/store/instances.ts): what a registered instance holds is freed as soon as it is gone, never
 // while it lives. PostgreSQL: separate store objects play separate processes, and closing a store without
 // stopInstance ends its session exactly as a SIGKILL does (the server sees the connection close); the session cut
 // by the server (pg_terminate_backend) is opened again and the instance lives on. SQLite: a store left without
@@ -11,9 +11,9 @@ import path from 'node:path';
 import { describe, it } from 'node:test';
 import Database from 'better-sqlite3';
 import { hostname } from 'node:os';
-import { openPostgresStore } from '../../src/store/postgres.ts';
-import { openSqliteStore } from '../../src/store/sqlite.ts';
-import type { Store } from '../../src/store/store.ts';
+import { openPostgresStore } from '../../src/store/postgres/store.ts';
+import { openSqliteStore } from '../../src/store/sqlite/store.ts';
+import type { Store } from '../../src/domain/store/store.ts';
 import { tempDir } from '../helpers/service.ts';
 import { addCustomer, addSubmission, at } from './fixtures.ts';
 import { adminQuery, createSchema, PG_SKIP, testDatabaseUrl } from './pg-schema.ts';

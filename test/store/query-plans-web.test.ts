@@ -8,11 +8,11 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import Database from 'better-sqlite3';
-import { openPostgresStore } from '../../src/store/postgres.ts';
-import { pgOrderSearch, pgSubmissionSearch } from '../../src/store/postgres-web.ts';
-import { sqliteOrderSearch, sqliteSubmissionSearch } from '../../src/store/sqlite-web.ts';
-import { openSqliteStore } from '../../src/store/sqlite.ts';
-import type { OrderSearch, SubmissionSearch } from '../../src/store/web.ts';
+import { openPostgresStore } from '../../src/store/postgres/store.ts';
+import { pgOrderSearch, pgSubmissionSearch } from '../../src/store/postgres/web.ts';
+import { sqliteOrderSearch, sqliteSubmissionSearch } from '../../src/store/sqlite/web.ts';
+import { openSqliteStore } from '../../src/store/sqlite/store.ts';
+import type { OrderSearch, SubmissionSearch } from '../../src/domain/store/web.ts';
 import { addCustomer, addSubmission, at } from './fixtures.ts';
 import { adminQuery, createSchema, PG_SKIP, testDatabaseUrl } from './pg-schema.ts';
 

@@ -7,10 +7,10 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import Database from 'better-sqlite3';
-import { openPostgresStore } from '../../src/store/postgres.ts';
-import { FIND_MAIL_SUBMISSIONS_SQL as PG_FIND_MAIL } from '../../src/store/postgres-mail.ts';
-import { FIND_MAIL_SUBMISSIONS_SQL as SQLITE_FIND_MAIL } from '../../src/store/sqlite-mail.ts';
-import { openSqliteStore } from '../../src/store/sqlite.ts';
+import { openPostgresStore } from '../../src/store/postgres/store.ts';
+import { FIND_MAIL_SUBMISSIONS_SQL as PG_FIND_MAIL } from '../../src/store/postgres/mail.ts';
+import { FIND_MAIL_SUBMISSIONS_SQL as SQLITE_FIND_MAIL } from '../../src/store/sqlite/mail.ts';
+import { openSqliteStore } from '../../src/store/sqlite/store.ts';
 import { addCustomer, addSubmission, at } from './fixtures.ts';
 import { adminQuery, createSchema, PG_SKIP, testDatabaseUrl } from './pg-schema.ts';
 

@@ -1,7 +1,7 @@
 // Child of sqlite-writer.test.ts: saves submissions through the real SQLite store as fast as it can, many in
 // flight, and prints the id of each one the moment its promise resolves (the moment a channel would acknowledge).
 // The parent kills it with SIGKILL mid-stream and checks that every printed id is in the file.
-import { openSqliteStore } from '../../src/store/sqlite.ts';
+import { openSqliteStore } from '../../src/store/sqlite/store.ts';
 import { addCustomer, newSubmission } from './fixtures.ts';
 
 /** Saves in flight at once, so that batches of several writes share a commit. */

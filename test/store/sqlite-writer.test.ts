@@ -1,4 +1,4 @@
-// The SQLite group commit (src/store/sqlite-writer.ts): one transaction per batch, each write in its own savepoint,
+// The SQLite group commit (src/store/sqlite/writer.ts): one transaction per batch, each write in its own savepoint,
 // promises settled only after COMMIT. Most tests decide when a flush runs (an injected scheduler) so that what a
 // batch holds is exact; the last one kills a real store's process mid-stream and checks what was acknowledged.
 import assert from 'node:assert/strict';
@@ -9,7 +9,7 @@ import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { after, before, describe, it } from 'node:test';
 import Database from 'better-sqlite3';
-import { MAX_BATCH, sqliteWriter } from '../../src/store/sqlite-writer.ts';
+import { MAX_BATCH, sqliteWriter } from '../../src/store/sqlite/writer.ts';
 
 let dir: string;
 before(async () => {

@@ -3,8 +3,8 @@
 // lease passes. Skipped, visibly, without INTAKE_TEST_DATABASE_URL.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { openPostgresStore } from '../../src/store/postgres.ts';
-import type { Store } from '../../src/store/store.ts';
+import { openPostgresStore } from '../../src/store/postgres/store.ts';
+import type { Store } from '../../src/domain/store/store.ts';
 import { addCustomer, addSubmission, at } from './fixtures.ts';
 import { adminQuery, createSchema, PG_SKIP, testDatabaseUrl } from './pg-schema.ts';
 

@@ -9,9 +9,9 @@
  *   several orders (an ERP export) → 200 with one entry per order, each with the status it would have had alone,
  *   and `esito` ok only when every order is ok. A file that cannot be read at all → its error status, as REST.
  */
-import { ERROR_CATALOG, type ErrorCode } from '../../errors.ts';
+import { ERROR_CATALOG, type ErrorCode } from '../../domain/errors.ts';
 import { JMF_RETURN_CODES, renderJmfResponse, type JmfRequestInfo } from '../../intake/connectors/index.ts';
-import type { Outcome, OrderOutcome } from '../../intake/types.ts';
+import type { Outcome, OrderOutcome } from '../../domain/types.ts';
 import { errorBody } from '../../http/server.ts';
 import { MESSAGES, renderOutcome, type HttpAnswer } from '../../http/render.ts';
 

@@ -8,8 +8,8 @@
  * The QueueEntryID a submission got is the order's id_ordine, which is what a controller sends back here.
  */
 import { JMF_RETURN_CODES, renderJmfResponse, type JmfRequestInfo } from '../../intake/connectors/index.ts';
-import type { Connector } from '../../store/connectors.ts';
-import type { Store } from '../../store/store.ts';
+import type { Connector } from '../../domain/store/connectors.ts';
+import type { Store } from '../../domain/store/store.ts';
 import type { JmfAnswer } from './render.ts';
 
 export function isResubmit(req: JmfRequestInfo): boolean {

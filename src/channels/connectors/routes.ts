@@ -15,13 +15,13 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { authenticateConnector, type ConnectorCaller } from '../../connectors/auth.ts';
 import { allows } from '../../connectors/ip-allow.ts';
 import { SITE_CODE_PATTERN } from '../../connectors/sites.ts';
-import { ERROR_CATALOG } from '../../errors.ts';
+import { ERROR_CATALOG } from '../../domain/errors.ts';
 import {
   answerJmfQuery, isJmfContentType, JMF_RETURN_CODES, readJmfRequest, renderJmfResponse, type JmfRequestInfo,
 } from '../../intake/connectors/index.ts';
 import { connectorStatusById, connectorStatusByRef } from '../../intake/connector-status.ts';
 import type { Intake } from '../../intake/intake.ts';
-import type { Store } from '../../store/store.ts';
+import type { Store } from '../../domain/store/store.ts';
 import { errorBody } from '../../http/server.ts';
 import { renderConnectorOutcome, renderJmfOutcome } from './render.ts';
 import { answerResubmit, isResubmit } from './resubmit.ts';

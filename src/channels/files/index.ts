@@ -7,7 +7,7 @@ import type { Config } from '../../config.ts';
 import type { Intake } from '../../intake/intake.ts';
 import type { Logger } from '../../log.ts';
 import type { Metrics } from '../../metrics/metrics.ts';
-import type { Store } from '../../store/store.ts';
+import type { Store } from '../../domain/store/store.ts';
 import { startFtpServer } from './ftp.ts';
 import { loadOrCreateHostKey } from './host-key.ts';
 import { createSessionLimiter } from './limits.ts';

@@ -5,8 +5,8 @@
  * the bytes depend on (name, processing time), so a reprocessed or renamed file is never shown with an old size.
  * Stored files need none of this: their size comes with the listing (SubmissionSummary.size).
  */
-import type { Outcome } from '../../intake/types.ts';
-import type { Store, SubmissionSummary } from '../../store/store.ts';
+import type { Outcome } from '../../domain/types.ts';
+import type { Store, SubmissionSummary } from '../../domain/store/store.ts';
 import { renderOutcomeJson, renderOutcomeText, type OutcomeFileInput } from '../../render/outcome-file.ts';
 import type { SizeCache } from './tree-model.ts';
 

@@ -3,7 +3,7 @@
  * failure and the per-customer session limit, and says why a login was refused in words a client can show.
  */
 import type { Authenticator } from '../../auth/authenticator.ts';
-import type { Principal } from '../../intake/types.ts';
+import type { Principal } from '../../domain/types.ts';
 import type { Logger } from '../../log.ts';
 import { delay, LIMITS, type SessionLimiter } from './limits.ts';
 

@@ -3,10 +3,10 @@
  * their Italian texts), and where a path points.
  */
 import type { Intake } from '../../intake/intake.ts';
-import type { Principal, StoredSubmission } from '../../intake/types.ts';
+import type { Principal, StoredSubmission } from '../../domain/types.ts';
 import type { Logger } from '../../log.ts';
 import type { Metrics } from '../../metrics/metrics.ts';
-import type { Store } from '../../store/store.ts';
+import type { Store } from '../../domain/store/store.ts';
 import { LIMITS } from './limits.ts';
 import { TooLargeError, type Spool } from './spool.ts';
 import type { MemoryBudget } from '../memory-budget.ts';

@@ -14,8 +14,8 @@
  */
 import { createHash } from 'node:crypto';
 import { readFile, rm, stat } from 'node:fs/promises';
-import type { StoredSubmission } from '../../intake/types.ts';
-import type { SubmissionSummary } from '../../store/store.ts';
+import type { StoredSubmission } from '../../domain/types.ts';
+import type { SubmissionSummary } from '../../domain/store/store.ts';
 import { childLogger } from '../../log.ts';
 import { LIMITS } from './limits.ts';
 import { displayNames, isTemporaryName } from './names.ts';

@@ -12,8 +12,8 @@ import { ImapFlow } from 'imapflow';
 import { createHash } from 'node:crypto';
 import { v7 as uuidv7 } from 'uuid';
 import type { Logger } from '../../log.ts';
-import type { ImapAccount } from '../../store/mail.ts';
-import type { Store } from '../../store/store.ts';
+import type { ImapAccount } from '../../domain/store/mail.ts';
+import type { Store } from '../../domain/store/store.ts';
 import { openSecret } from '../../auth/secret-box.ts';
 
 export interface ImapDeps {

@@ -10,7 +10,7 @@ import type { Config } from '../../config.ts';
 import type { Intake } from '../../intake/intake.ts';
 import type { Logger } from '../../log.ts';
 import type { Metrics } from '../../metrics/metrics.ts';
-import type { Store } from '../../store/store.ts';
+import type { Store } from '../../domain/store/store.ts';
 import { startImapWatchers, type ImapWatchers } from './imap.ts';
 import { startOutbox, type RetryPolicy } from './outbox.ts';
 import { createPipeline } from './pipeline.ts';

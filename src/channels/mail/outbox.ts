@@ -12,8 +12,8 @@
  */
 import nodemailer from 'nodemailer';
 import type { Logger } from '../../log.ts';
-import type { MailReply } from '../../store/mail.ts';
-import type { Store } from '../../store/store.ts';
+import type { MailReply } from '../../domain/store/mail.ts';
+import type { Store } from '../../domain/store/store.ts';
 import { MAIL_LIMITS } from './limits.ts';
 
 export interface RetryPolicy {

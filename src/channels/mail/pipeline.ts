@@ -14,10 +14,10 @@
  */
 import { v7 as uuidv7 } from 'uuid';
 import type { Intake } from '../../intake/intake.ts';
-import type { Channel } from '../../intake/types.ts';
+import type { Channel } from '../../domain/types.ts';
 import type { Logger } from '../../log.ts';
-import type { MailMessage, MailResult } from '../../store/mail.ts';
-import type { Store } from '../../store/store.ts';
+import type { MailMessage, MailResult } from '../../domain/store/mail.ts';
+import type { Store } from '../../domain/store/store.ts';
 import { MAIL_LIMITS } from './limits.ts';
 import { parseMessage, type ParsedMessage } from './parse.ts';
 import { composeReply, type JudgedPart } from './reply.ts';

@@ -9,7 +9,7 @@
  */
 import MailComposer from 'nodemailer/lib/mail-composer';
 import { renderOutcomeJson, renderOutcomeText, type OutcomeFileInput } from '../../render/outcome-file.ts';
-import type { Outcome } from '../../intake/types.ts';
+import type { Outcome } from '../../domain/types.ts';
 import { MAIL_LIMITS } from './limits.ts';
 import { localTime } from '../../render/local-time.ts';
 import type { OrderPart, ParsedMessage } from './parse.ts';

@@ -4,15 +4,15 @@
  * here is 403 (it is valid, but not for this), as an integration key is on the customer endpoints (routes.ts).
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { isIntakeError } from '../../errors.ts';
+import { isIntakeError } from '../../domain/errors.ts';
 import { errorBody } from '../../http/server.ts';
 import { DEFAULT_FEED_LIMIT, MAX_FEED_LIMIT, MAX_WAIT_SECONDS, readFeed } from '../../handoff/feed.ts';
 import { authenticateIntegration, type IntegrationPrincipal } from '../../handoff/integrations.ts';
 import { MAX_NOTE_LENGTH, updateProductionState } from '../../handoff/production.ts';
-import type { EventReader } from '../../handoff/events.ts';
+import type { EventReader } from '../../domain/order-events.ts';
 import type { EventSignal } from '../../handoff/signal.ts';
-import { PRODUCTION_STATES, type ProductionState } from '../../intake/types.ts';
-import type { Store } from '../../store/store.ts';
+import { PRODUCTION_STATES, type ProductionState } from '../../domain/types.ts';
+import type { Store } from '../../domain/store/store.ts';
 import type { ApiKeyAuth } from './routes.ts';
 
 export interface IntegrationRouteDeps {

@@ -8,8 +8,8 @@ import { renderOutcome, renderQueued } from '../../http/render.ts';
 import { statusById, statusByRef } from '../../intake/status.ts';
 import { authenticateIntegration } from '../../handoff/integrations.ts';
 import type { Intake } from '../../intake/intake.ts';
-import type { Principal } from '../../intake/types.ts';
-import type { Store } from '../../store/store.ts';
+import type { Principal } from '../../domain/types.ts';
+import type { Store } from '../../domain/store/store.ts';
 import type { ApiKeyAuth } from '../../http/auth.ts';
 
 export type { ApiKeyAuth } from '../../http/auth.ts';

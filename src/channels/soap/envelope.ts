@@ -14,7 +14,7 @@
  * Envelope's namespace.
  */
 import { XMLParser } from 'fast-xml-parser';
-import { IntakeError } from '../../errors.ts';
+import { IntakeError } from '../../domain/errors.ts';
 import { parseXml, readXmlText } from '../../intake/formats/index.ts';
 import { isBlank, printable } from '../../intake/formats/text.ts';
 import { SoapFault } from './fault.ts';

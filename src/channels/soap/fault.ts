@@ -8,7 +8,7 @@
  * found, size) have a single message, and it is the faultstring. SOAP 1.1 forbids detail for header errors, and
  * the key is a header: consistent with that rule.
  */
-import { ERROR_CATALOG, IntakeError, type ErrorCode } from '../../errors.ts';
+import { ERROR_CATALOG, IntakeError, type ErrorCode } from '../../domain/errors.ts';
 
 export type FaultCode = 'VersionMismatch' | 'MustUnderstand' | 'Client' | 'Server';
 

@@ -7,7 +7,7 @@
  */
 import { MESSAGES } from '../../http/render.ts';
 import type { OrderStatus } from '../../intake/status.ts';
-import type { FieldError, OrderLine, OrderOutcome, ProductionStep } from '../../intake/types.ts';
+import type { FieldError, OrderLine, OrderOutcome, ProductionStep } from '../../domain/types.ts';
 import { SOAP11_NS } from './envelope.ts';
 import type { SoapFault } from './fault.ts';
 import { decimalText, escapeXml } from './xml-text.ts';

@@ -5,11 +5,11 @@
  * and every failure is a SOAP Fault (HTTP 500, as SOAP 1.1 and WS-I Basic Profile require).
  */
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { IntakeError, isIntakeError } from '../../errors.ts';
+import { IntakeError, isIntakeError } from '../../domain/errors.ts';
 import { statusById, statusByRef, type OrderStatus } from '../../intake/status.ts';
 import type { Intake } from '../../intake/intake.ts';
-import type { Principal } from '../../intake/types.ts';
-import type { Store } from '../../store/store.ts';
+import type { Principal } from '../../domain/types.ts';
+import type { Store } from '../../domain/store/store.ts';
 import { errorBody } from '../../http/server.ts';
 import type { ApiKeyAuth } from '../../http/auth.ts';
 import { readEnvelope, textOf, type SoapRequest } from './envelope.ts';

@@ -3,8 +3,8 @@
  * zone, field paths as a person reads them ("riga 2, codice articolo"), and raw files as text safe to show.
  * Everything returned here is plain text; the templates escape it.
  */
-import type { Channel, OrderOutcome } from '../../intake/types.ts';
-import type { SubmissionSummary } from '../../store/store.ts';
+import type { Channel, OrderOutcome } from '../../domain/types.ts';
+import type { SubmissionSummary } from '../../domain/store/store.ts';
 
 const CHANNEL_LABELS: Record<Channel, string> = {
   rest: 'REST', soap: 'SOAP', email: 'E-mail', imap: 'E-mail (IMAP)', ftp: 'FTP', sftp: 'SFTP',

@@ -3,7 +3,7 @@
  * logged in. Templates escape every value (`<%= %>`); nothing from a customer or an operator is ever inserted raw.
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { IntakeError } from '../../errors.ts';
+import { IntakeError } from '../../domain/errors.ts';
 import { csrfUserInfo } from './sessions.ts';
 import { actionLabel, attachment, channelLabel, detailLabel, dateTimeFormatter, fieldLabel, italianMessage, orderErrors, stateLabel } from './format.ts';
 

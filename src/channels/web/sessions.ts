@@ -5,8 +5,8 @@
  */
 import { createHash, randomBytes } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { Store } from '../../store/store.ts';
-import type { WebSession, WebSessionKind } from '../../store/web.ts';
+import type { Store } from '../../domain/store/store.ts';
+import type { WebSession, WebSessionKind } from '../../domain/store/web.ts';
 
 /** Without activity a session ends after IDLE_MS; whatever the activity, after ABSOLUTE_MS (a working day). */
 export const IDLE_MS = 60 * 60_000;

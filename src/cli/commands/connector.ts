@@ -5,7 +5,7 @@ import { importLookup } from '../../connectors/lookup-csv.ts';
 import { importCustomerTable } from '../../connectors/customers-csv.ts';
 import { addConnector, requireConnector, revokeConnector, rotateConnectorKey, setMapping, setProductKey, type IssuedConnector } from '../../connectors/provision.ts';
 import { testMapping } from '../../connectors/test-mapping.ts';
-import type { Connector } from '../../store/connectors.ts';
+import type { Connector } from '../../domain/store/connectors.ts';
 import { withStore } from '../context.ts';
 import { clean, printFields, printJson, printTable, println } from '../output.ts';
 

@@ -2,8 +2,8 @@ import path from 'node:path';
 import type { Command } from 'commander';
 import cliProgress from 'cli-progress';
 import { loadConfig } from '../../config.ts';
-import { IntakeError } from '../../errors.ts';
-import { copySqliteToPostgres, type CopyProgress } from '../../store/copy.ts';
+import { IntakeError } from '../../domain/errors.ts';
+import { copySqliteToPostgres, type CopyProgress } from '../../store/copy/copy.ts';
 import { openEngine, SQLITE_FILE_NAME } from '../../store/open.ts';
 import { printJson, printTable, println } from '../output.ts';
 

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { addExport, requireSubscriber } from '../../handoff/subscribers.ts';
-import type { Subscriber } from '../../store/handoff.ts';
+import type { Subscriber } from '../../domain/store/handoff.ts';
 import { withStore } from '../context.ts';
 import { printJson, printTable, println } from '../output.ts';
 

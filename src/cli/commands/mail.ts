@@ -9,8 +9,8 @@ import { v7 as uuidv7 } from 'uuid';
 import { checkImapMailbox } from '../../channels/mail/imap.ts';
 import { sealSecret } from '../../auth/secret-box.ts';
 import { requireCustomerByCode } from '../../customers/find.ts';
-import { IntakeError } from '../../errors.ts';
-import type { ImapAccount, MailState, ReplyState } from '../../store/mail.ts';
+import { IntakeError } from '../../domain/errors.ts';
+import type { ImapAccount, MailState, ReplyState } from '../../domain/store/mail.ts';
 import { DEFAULT_LIMIT, parseLimit, withStore } from '../context.ts';
 import { clean, printFields, printJson, printTable, println } from '../output.ts';
 

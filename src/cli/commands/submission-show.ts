@@ -1,7 +1,7 @@
 import { isUtf8 } from 'node:buffer';
-import { IntakeError } from '../../errors.ts';
-import type { StoredSubmission } from '../../intake/types.ts';
-import type { Store } from '../../store/store.ts';
+import { IntakeError } from '../../domain/errors.ts';
+import type { StoredSubmission } from '../../domain/types.ts';
+import type { Store } from '../../domain/store/store.ts';
 import { clean, printFields, printJson, println } from '../output.ts';
 
 /** Bytes shown in hex when the raw file is not text. */

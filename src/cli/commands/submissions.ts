@@ -1,7 +1,7 @@
 import { Option, type Command } from 'commander';
-import { IntakeError } from '../../errors.ts';
+import { IntakeError } from '../../domain/errors.ts';
 import { createIntake } from '../../intake/intake.ts';
-import type { SubmissionState } from '../../intake/types.ts';
+import type { SubmissionState } from '../../domain/types.ts';
 import { DEFAULT_LIMIT, parseLimit, withStore } from '../context.ts';
 import { cliLogger } from '../logger.ts';
 import { printJson, printTable, println } from '../output.ts';

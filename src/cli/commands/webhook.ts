@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
-import { IntakeError } from '../../errors.ts';
+import { IntakeError } from '../../domain/errors.ts';
 import { addWebhook, requireSubscriber } from '../../handoff/subscribers.ts';
-import type { DeliverySummary, Subscriber } from '../../store/handoff.ts';
+import type { DeliverySummary, Subscriber } from '../../domain/store/handoff.ts';
 import { parseLimit, withStore } from '../context.ts';
 import { printFields, printJson, printTable, println } from '../output.ts';
 

@@ -8,9 +8,9 @@
  * - the customer found must be one the connector is bound to; otherwise the order is refused (403), as a REST
  *   order naming another customer is.
  */
-import type { Connector, ConnectorCustomer } from '../../store/connectors.ts';
-import { unattributedOwner } from '../../store/connectors.ts';
-import type { Store } from '../../store/store.ts';
+import type { Connector, ConnectorCustomer } from '../../domain/store/connectors.ts';
+import { unattributedOwner } from '../../domain/store/connectors.ts';
+import type { Store } from '../../domain/store/store.ts';
 
 export interface CustomerVerdict {
   customer?: ConnectorCustomer;

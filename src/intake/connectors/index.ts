@@ -6,7 +6,7 @@
  * Every failure on bad input is an IntakeError: NOT_PARSEABLE (malformed, hostile, a ticket that cannot be
  * reached) or UNSUPPORTED_MEDIA_TYPE (a content type the connector's format does not take).
  */
-import { IntakeError } from '../../errors.ts';
+import { IntakeError } from '../../domain/errors.ts';
 import { decodeOrders } from '../formats/decode.ts';
 import { MAX_JSON_DEPTH } from '../formats/json.ts';
 import { decodeText, printable } from '../formats/text.ts';

@@ -6,7 +6,7 @@
  * XJMF 2.x: `<XJMF Version><Header DeviceID ID Time/><CommandSubmitQueueEntry><Header ID …/>
  * <QueueSubmissionParams URL/>`.
  */
-import { IntakeError } from '../../errors.ts';
+import { IntakeError } from '../../domain/errors.ts';
 import type { JmfRequestInfo } from './index.ts';
 import { attr, child, children, type XmlRoot, type XNode } from './xml-tree.ts';
 

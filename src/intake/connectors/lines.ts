@@ -3,7 +3,7 @@
  * is refused on righe[i].codice_articolo naming the product key to add, not as an unknown article code the sender
  * never wrote.
  */
-import type { FieldError } from '../types.ts';
+import type { FieldError } from '../../domain/types.ts';
 import type { LineKey } from './ticket.ts';
 
 const FIELD = /^righe\[(\d+)\]\.codice_articolo$/;

@@ -17,7 +17,7 @@
  * one object (JSONata returns a single match unwrapped) becomes a one-line array.
  */
 import jsonata from 'jsonata';
-import { IntakeError } from '../../errors.ts';
+import { IntakeError } from '../../domain/errors.ts';
 import { decimalNumber, isRecord } from '../formats/fields.ts';
 import { printable } from '../formats/text.ts';
 

@@ -7,7 +7,7 @@
  * does that for the common case (root part 7bit/8bit/binary or base64) and gives up otherwise.
  */
 import { simpleParser } from 'mailparser';
-import { IntakeError } from '../../errors.ts';
+import { IntakeError } from '../../domain/errors.ts';
 import { printable } from '../formats/text.ts';
 
 /**

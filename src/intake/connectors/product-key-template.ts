@@ -12,7 +12,7 @@
  *   `{@DescriptiveName}||{MediaIntent/@MediaQuality} {LayoutIntent/@FinishedDimensions}`
  * gives "FLYER A6" for product.xjdf and "135_GLOSS 841.889 1190.551 0.0" for the A3 poster of book-product.xjdf.
  */
-import { IntakeError } from '../../errors.ts';
+import { IntakeError } from '../../domain/errors.ts';
 import { attr, descendants, type XNode } from './xml-tree.ts';
 
 /** A template is an operator's setting, one line; long ones are a mistake (a file pasted instead). */

@@ -13,10 +13,10 @@
  * ticket sent again keeps the date of the order it registered the first time, so a resend on another day is a
  * duplicate, not a conflict.
  */
-import { IntakeError } from '../../errors.ts';
-import type { ConnectorCustomer } from '../../store/connectors.ts';
-import type { Store } from '../../store/store.ts';
-import type { StoredSubmission } from '../types.ts';
+import { IntakeError } from '../../domain/errors.ts';
+import type { ConnectorCustomer } from '../../domain/store/connectors.ts';
+import type { Store } from '../../domain/store/store.ts';
+import type { StoredSubmission } from '../../domain/types.ts';
 import { customerResolver } from './customers.ts';
 import { decodeConnectorPayload, type ArticleLookup } from './index.ts';
 import { parseProductKeyTemplate } from './product-key-template.ts';

@@ -11,7 +11,7 @@
  *   text of an element with attributes as `#text`, repeated elements as arrays, everything text.
  */
 import { XMLParser } from 'fast-xml-parser';
-import { IntakeError } from '../../errors.ts';
+import { IntakeError } from '../../domain/errors.ts';
 import { MAX_XML_DEPTH, predefinedEntitiesOnly, readXmlText } from '../formats/xml.ts';
 import { printable } from '../formats/text.ts';
 

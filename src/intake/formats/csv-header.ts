@@ -1,7 +1,7 @@
 /**
  * The header row of a CSV order file: where it is, which delimiter splits it, which column holds which field.
  */
-import { IntakeError } from '../../errors.ts';
+import { IntakeError } from '../../domain/errors.ts';
 import { LINE_FIELDS, ORDER_FIELDS, OPTIONAL_ORDER_FIELDS } from './fields.ts';
 
 /**

@@ -18,7 +18,7 @@ import { isUtf8 } from 'node:buffer';
 import { CsvError, Parser, type Options } from 'csv-parse';
 import { parse as parseSync } from 'csv-parse/sync';
 import iconv from 'iconv-lite';
-import { IntakeError } from '../../errors.ts';
+import { IntakeError } from '../../domain/errors.ts';
 import type { DecodeInput } from './input.ts';
 import { declaredCharset } from './detect.ts';
 import { ORDER_FIELDS, OPTIONAL_ORDER_FIELDS, spreadsheetNumber } from './fields.ts';

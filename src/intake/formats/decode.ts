@@ -2,7 +2,7 @@
  * The one entry point: bytes in, order candidates out. Candidates are plain objects, not yet validated; a
  * file that cannot be read at all is an IntakeError here, and each candidate is judged later on its own.
  */
-import { IntakeError } from '../../errors.ts';
+import { IntakeError } from '../../domain/errors.ts';
 import type { DecodeInput, Format } from './input.ts';
 import { binaryKind, declaredForeign, detectFormat } from './detect.ts';
 import { decodeCsv } from './csv.ts';

@@ -5,7 +5,7 @@
  * `__proto__` keys need no special care here: JSON.parse makes them own data properties and nothing below
  * merges objects or assigns keys taken from the file.
  */
-import { IntakeError } from '../../errors.ts';
+import { IntakeError } from '../../domain/errors.ts';
 import type { DecodeInput } from './input.ts';
 import { declaredCharset } from './detect.ts';
 import { isRecord } from './fields.ts';

@@ -3,7 +3,7 @@
  * CSV files (the large ones: spreadsheet exports) are read in pieces (csv-stream.ts); JSON and XML are
  * decoded at once (no streaming parser is installed) and handed out from the array.
  */
-import { IntakeError } from '../../errors.ts';
+import { IntakeError } from '../../domain/errors.ts';
 import type { DecodeInput } from './input.ts';
 import { CsvOrderReader } from './csv-stream.ts';
 import { decodeOrders } from './decode.ts';

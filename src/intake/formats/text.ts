@@ -7,7 +7,7 @@
  * nothing was declared may a format fall back to another encoding for bytes that are not UTF-8.
  */
 import iconv from 'iconv-lite';
-import { IntakeError } from '../../errors.ts';
+import { IntakeError } from '../../domain/errors.ts';
 
 export interface TextOptions {
   /** The charset parameter the channel declared (e.g. from `Content-Type: text/csv; charset=windows-1252`). */

@@ -8,7 +8,7 @@
  */
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
 import type { EntityDecoderOptions } from 'fast-xml-parser';
-import { IntakeError } from '../../errors.ts';
+import { IntakeError } from '../../domain/errors.ts';
 import type { DecodeInput } from './input.ts';
 import { declaredCharset } from './detect.ts';
 import { OPTIONAL_ORDER_FIELDS, decimalNumber, isRecord } from './fields.ts';

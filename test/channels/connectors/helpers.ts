@@ -19,7 +19,7 @@ import { provisionCustomer } from '../../../src/customers/provision.ts';
 import { createIntake, type Intake } from '../../../src/intake/intake.ts';
 import { createLogger } from '../../../src/log.ts';
 import { openStore } from '../../../src/store/open.ts';
-import type { Store } from '../../../src/store/store.ts';
+import type { Store } from '../../../src/domain/store/store.ts';
 import { tempDir, TEST_ARTICLES } from '../../helpers/service.ts';
 
 export interface ConnectorService {

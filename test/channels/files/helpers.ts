@@ -8,7 +8,7 @@ import { Writable } from 'node:stream';
 import { Client as BasicFtpClient } from 'basic-ftp';
 import ssh2 from 'ssh2';
 import type { SFTPWrapper } from 'ssh2';
-import type { StoredSubmission } from '../../../src/intake/types.ts';
+import type { StoredSubmission } from '../../../src/domain/types.ts';
 import { startTestService, waitFor, type TestService } from '../../helpers/service.ts';
 
 export interface FilesHarness {

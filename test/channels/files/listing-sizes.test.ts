@@ -7,7 +7,7 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestService, tempDir, type TestCustomer, type TestService } from '../../helpers/service.ts';
 import { curl, order, run, sftpBatch } from './helpers.ts';
-import type { StoredSubmission } from '../../../src/intake/types.ts';
+import type { StoredSubmission } from '../../../src/domain/types.ts';
 import { waitFor } from '../../helpers/service.ts';
 import { createSchema, PG_SKIP, testDatabaseUrl } from '../../store/pg-schema.ts';
 

@@ -16,7 +16,7 @@ import { loadConfig, type Config } from '../../../src/config.ts';
 import { provisionCustomer } from '../../../src/customers/provision.ts';
 import { createLogger } from '../../../src/log.ts';
 import { startService } from '../../../src/main.ts';
-import type { MailMessage } from '../../../src/store/mail.ts';
+import type { MailMessage } from '../../../src/domain/store/mail.ts';
 import { TEST_ARTICLES, tempDir, waitFor, type TestService } from '../../helpers/service.ts';
 
 export interface Captured {

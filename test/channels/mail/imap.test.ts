@@ -9,7 +9,7 @@ import MailComposer from 'nodemailer/lib/mail-composer';
 import { v7 as uuidv7 } from 'uuid';
 import { sealSecret } from '../../../src/auth/secret-box.ts';
 import { STORED_FLAG } from '../../../src/channels/mail/imap.ts';
-import type { Store } from '../../../src/store/store.ts';
+import type { Store } from '../../../src/domain/store/store.ts';
 import { order, waitFor } from '../../helpers/service.ts';
 import { dovecotSkip, startDovecot, type Dovecot } from './dovecot.ts';
 import { received, startMail, startSink, type MailHarness, type Sink } from './helpers.ts';

@@ -7,7 +7,7 @@ import { v7 as uuidv7 } from 'uuid';
 import { createIntake } from '../../../src/intake/intake.ts';
 import { createLogger } from '../../../src/log.ts';
 import { openStore } from '../../../src/store/open.ts';
-import type { Customer, Store } from '../../../src/store/store.ts';
+import type { Customer, Store } from '../../../src/domain/store/store.ts';
 import { order } from '../../helpers/service.ts';
 import { received, startMail, startSink } from './helpers.ts';
 

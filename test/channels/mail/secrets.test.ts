@@ -4,7 +4,7 @@ import { randomBytes } from 'node:crypto';
 import { describe, it } from 'node:test';
 import { openSecret, sealSecret } from '../../../src/auth/secret-box.ts';
 import { loadConfig } from '../../../src/config.ts';
-import { IntakeError } from '../../../src/errors.ts';
+import { IntakeError } from '../../../src/domain/errors.ts';
 
 const key = randomBytes(32).toString('base64');
 

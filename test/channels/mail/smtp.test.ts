@@ -5,7 +5,7 @@ import { after, before, describe, it } from 'node:test';
 import { spawn } from 'node:child_process';
 import type { ParsedMail } from 'mailparser';
 import { SQLITE_FILE_NAME } from '../../../src/store/open.ts';
-import { openSqliteStore } from '../../../src/store/sqlite.ts';
+import { openSqliteStore } from '../../../src/store/sqlite/store.ts';
 import { order, waitFor, type TestCustomer } from '../../helpers/service.ts';
 import { converse, received, startMail, startSink, type Captured, type MailHarness, type Sink } from './helpers.ts';
 import { makeZip } from './zip-writer.ts';

@@ -1,7 +1,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import iconv from 'iconv-lite';
-import { ERROR_CATALOG, IntakeError } from '../../../src/errors.ts';
+import { ERROR_CATALOG, IntakeError } from '../../../src/domain/errors.ts';
 import { readEnvelope, SOAP11_NS } from '../../../src/channels/soap/envelope.ts';
 import { SoapFault } from '../../../src/channels/soap/fault.ts';
 import { faultResponse } from '../../../src/channels/soap/responses.ts';

@@ -1,6 +1,6 @@
 /** Shared pieces of the connector decoding tests: samples, profiles, multipart bodies, error assertions. */
 import { readFileSync } from 'node:fs';
-import type { ErrorCode, IntakeError } from '../../../src/errors.ts';
+import type { ErrorCode, IntakeError } from '../../../src/domain/errors.ts';
 import {
   normaliseProductKey, type ArticleLookup, type ConnectorFormat, type ConnectorProfile,
 } from '../../../src/intake/connectors/index.ts';

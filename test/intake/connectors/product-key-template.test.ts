@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { parseCustomerTable } from '../../../src/connectors/customers-csv.ts';
-import { IntakeError } from '../../../src/errors.ts';
+import { IntakeError } from '../../../src/domain/errors.ts';
 import { candidateKeys, fillTemplate, parseProductKeyTemplate } from '../../../src/intake/connectors/product-key-template.ts';
 import { readTree } from '../../../src/intake/connectors/xml-tree.ts';
 

@@ -1,7 +1,7 @@
 /** Shared assertions for the decoder tests. */
 import assert from 'node:assert/strict';
-import { IntakeError } from '../../../src/errors.ts';
-import type { ErrorCode } from '../../../src/errors.ts';
+import { IntakeError } from '../../../src/domain/errors.ts';
+import type { ErrorCode } from '../../../src/domain/errors.ts';
 
 /** Runs fn, asserts it throws an IntakeError with this code (and message), and returns the error. */
 export function throwsIntake(fn: () => unknown, code: ErrorCode, message?: RegExp): IntakeError {

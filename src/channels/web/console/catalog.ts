@@ -9,7 +9,7 @@ import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { importArticles } from '../../../catalog/import-articles.ts';
-import { isIntakeError } from '../../../errors.ts';
+import { isIntakeError } from '../../../domain/errors.ts';
 import { resetCustomerPassword } from '../../../customers/password.ts';
 import { provisionCustomer, rotateApiKey } from '../../../customers/provision.ts';
 import type { WebContext } from '../index.ts';

@@ -6,9 +6,9 @@
  * original.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { IntakeError } from '../../../errors.ts';
+import { IntakeError } from '../../../domain/errors.ts';
 import { openOrders } from '../../../intake/formats/index.ts';
-import type { StoredSubmission } from '../../../intake/types.ts';
+import type { StoredSubmission } from '../../../domain/types.ts';
 import type { WebContext } from '../index.ts';
 import { idParam } from '../render.ts';
 import { MAX_FORM_LINES, orderFromForm, postedForm, text, type OrderForm } from '../order-form.ts';

@@ -5,7 +5,7 @@
  */
 import type { WebContext } from '../index.ts';
 import { channelLabel } from '../format.ts';
-import type { OrderCount } from '../../../store/web.ts';
+import type { OrderCount } from '../../../domain/store/web.ts';
 
 /** Offset of `timeZone` from UTC at instant `d`, in ms. */
 function offsetMs(d: Date, timeZone: string): number {

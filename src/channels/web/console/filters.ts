@@ -2,8 +2,8 @@
  * The filters the console's lists share (customer, channel, date range, reference, keyset page), read once from the
  * query string: as given, to fill the form again, and as a store search.
  */
-import { CHANNELS, type Channel } from '../../../intake/types.ts';
-import type { OrderSearch } from '../../../store/web.ts';
+import { CHANNELS, type Channel } from '../../../domain/types.ts';
+import type { OrderSearch } from '../../../domain/store/web.ts';
 import type { WebContext } from '../index.ts';
 import { parseCursor, str } from '../render.ts';
 import { dayStart } from './dashboard.ts';

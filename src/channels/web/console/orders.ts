@@ -2,9 +2,9 @@
  * Orders in the console: filtered list (keyset pages), one order in detail, and the filtered list as CSV.
  */
 import type { FastifyInstance } from 'fastify';
-import { IntakeError } from '../../../errors.ts';
-import { CHANNELS } from '../../../intake/types.ts';
-import type { OrderSummary } from '../../../store/web.ts';
+import { IntakeError } from '../../../domain/errors.ts';
+import { CHANNELS } from '../../../domain/types.ts';
+import type { OrderSummary } from '../../../domain/store/web.ts';
 import type { WebContext } from '../index.ts';
 import { cursorOf, download, idParam } from '../render.ts';
 import { consolePage, record, operatorOf } from './routes.ts';

@@ -3,9 +3,9 @@
  * lists and actions are in the files next to this one.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { IntakeError } from '../../../errors.ts';
+import { IntakeError } from '../../../domain/errors.ts';
 import { audit } from '../../../operators/audit.ts';
-import type { Operator } from '../../../store/web.ts';
+import type { Operator } from '../../../domain/store/web.ts';
 import type { WebContext } from '../index.ts';
 import { checkLogin } from '../login.ts';
 import { page, str, type PageData } from '../render.ts';

@@ -3,9 +3,9 @@
  * text, downloadable as an attachment, each order's outcome, the e-mail reply, the audit trail) and reprocessing.
  */
 import type { FastifyInstance } from 'fastify';
-import { IntakeError } from '../../../errors.ts';
-import { CHANNELS } from '../../../intake/types.ts';
-import { SUBMISSION_OUTCOMES, type SubmissionOutcomeFilter, type SubmissionSearch } from '../../../store/web.ts';
+import { IntakeError } from '../../../domain/errors.ts';
+import { CHANNELS } from '../../../domain/types.ts';
+import { SUBMISSION_OUTCOMES, type SubmissionOutcomeFilter, type SubmissionSearch } from '../../../domain/store/web.ts';
 import type { WebContext } from '../index.ts';
 import { rawPreview, safeFileName } from '../format.ts';
 import { cursorOf, download, idParam, str } from '../render.ts';

@@ -4,9 +4,9 @@
  * logged-in customer: another customer's id in a URL answers 404, exactly as an id that does not exist.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { IntakeError } from '../../../errors.ts';
-import type { Principal } from '../../../intake/types.ts';
-import type { Customer } from '../../../store/store.ts';
+import { IntakeError } from '../../../domain/errors.ts';
+import type { Principal } from '../../../domain/types.ts';
+import type { Customer } from '../../../domain/store/store.ts';
 import type { WebContext } from '../index.ts';
 import { checkLogin } from '../login.ts';
 import { cursorOf, download, idParam, page, parseCursor, str, type PageData } from '../render.ts';

@@ -3,7 +3,7 @@
  * submission of channel `portal` and judged at once, so the page answers with every order's outcome.
  */
 import type { FastifyInstance } from 'fastify';
-import type { Outcome, StoredSubmission } from '../../../intake/types.ts';
+import type { Outcome, StoredSubmission } from '../../../domain/types.ts';
 import type { WebContext } from '../index.ts';
 import { sizeLabel } from '../format.ts';
 import { sourceOf } from '../render.ts';

@@ -1,0 +1,72 @@
+/**
+ * The view of one order a customer gets: the body of `GET /api/v1/ordini/{id}`, SOAP `StatoOrdine`'s content, and
+ * the `data` of every order event (src/domain/order-events.ts). One builder, so the feed, webhooks and REST never
+ * disagree about what an order looks like. Pure: no store, no channel.
+ *
+ * States (the spec names none; these are ours): `ricevuto` (received, not judged yet), `registrato` (accepted, has
+ * its numero_ordine), `rifiutato` (judged and refused; the errors say why). Production's own progress is apart, in
+ * `stato_produzione` and `storico_produzione`, present once an integration has reported something.
+ */
+import type { FieldError, OrderLine, OrderOutcome, ProductionState, ProductionStep, RegisteredOrder } from './types.ts';
+
+export type OrderState = 'ricevuto' | 'registrato' | 'rifiutato';
+
+export interface OrderStatus {
+  stato: OrderState;
+  id_ordine?: string;
+  numero_ordine?: string;
+  codice_cliente?: string;
+  riferimento_ordine?: string;
+  data_ordine?: string;
+  data_consegna?: string;
+  righe?: OrderLine[];
+  sito_produzione?: string;
+  canale: string;
+  ricevuto_il?: string;
+  registrato_il?: string;
+  stato_produzione?: ProductionState;
+  storico_produzione?: ProductionStep[];
+  /** Stage A messages of a refused order. */
+  message?: string[];
+  /** Stage B errors of a refused order. */
+  errori?: FieldError[];
+}
+
+/** The keys in the order a view shows them; a view read back from a store that does not keep key order is put back in it. */
+export const VIEW_KEYS: readonly (keyof OrderStatus)[] = [
+  'stato', 'id_ordine', 'numero_ordine', 'codice_cliente', 'riferimento_ordine', 'data_ordine', 'data_consegna', 'righe',
+  'sito_produzione', 'canale', 'ricevuto_il', 'registrato_il', 'stato_produzione', 'storico_produzione', 'message', 'errori',
+];
+
+export function prune<T extends object>(v: T): T {
+  for (const k of Object.keys(v) as (keyof T)[]) if (v[k] === undefined) delete v[k];
+  return v;
+}
+
+export function registeredView(o: RegisteredOrder): OrderStatus {
+  return prune<OrderStatus>({
+    stato: 'registrato', id_ordine: o.id_ordine, numero_ordine: o.numero_ordine,
+    codice_cliente: o.codice_cliente, riferimento_ordine: o.riferimento_ordine,
+    data_ordine: o.data_ordine, data_consegna: o.data_consegna,
+    righe: o.righe.map((r) => ({ codice_articolo: r.codice_articolo, quantita: r.quantita, unita_misura: r.unita_misura })),
+    sito_produzione: o.sito_produzione, canale: o.channel, registrato_il: o.registeredAt,
+    stato_produzione: o.productionState,
+    storico_produzione: o.productionState === undefined ? undefined : (o.productionHistory ?? []).map((h) => prune({ ...h })),
+  });
+}
+
+export function refusedView(o: OrderOutcome | undefined, channel: string, receivedAt: string, fileMessage?: string[]): OrderStatus {
+  return prune<OrderStatus>({
+    stato: 'rifiutato', codice_cliente: o?.codice_cliente, riferimento_ordine: o?.riferimento_ordine,
+    canale: channel, ricevuto_il: receivedAt,
+    message: o?.message ?? fileMessage, errori: o?.errori,
+  });
+}
+
+/** `v` with its keys in VIEW_KEYS order (unknown keys last, as they were). */
+export function inViewOrder(v: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const k of VIEW_KEYS) if (k in v) out[k] = v[k];
+  for (const k of Object.keys(v)) if (!(k in out)) out[k] = v[k];
+  return out;
+}

@@ -1,0 +1,220 @@
+/**
+ * The connectors' part of the store port (src/domain/store/store.ts extends it): production sites, connectors (one
+ * customer, a format, bound sites, allowed source addresses, a key), and each connector's profile (product lookup
+ * table and mapping) that decoding its payloads needs.
+ *
+ * What must stay true in every implementation:
+ * - a connector and its first key are created in one transaction, and a rotation revokes the old key and makes
+ *   the new one current in one transaction: there is never a moment with two working keys or none.
+ * - findConnectorByKey finds only the current key of a connector that is not revoked.
+ * - a revoked connector stays readable (getConnector, connectorLookup): submissions it brought before are still
+ *   decoded with its profile.
+ * - every query that takes a customerId returns only that customer's rows.
+ */
+import type { ConnectorFormat } from '../../intake/connectors/index.ts';
+import type { OrderAttempt } from './store.ts';
+
+export interface Site {
+  /** Upper case (the store writes it so), e.g. VR. */
+  code: string;
+  name: string;
+  createdAt: string;
+}
+
+/** A customer a connector may bring orders for. */
+export interface ConnectorCustomer {
+  id: string;
+  code: string;
+}
+
+export interface Connector {
+  id: string;
+  /** The owner: the customer whose credential the key is and under whom its raw submissions are filed. */
+  customerId: string;
+  /** The owner's code, for principals and listings. */
+  customerCode: string;
+  /** The customers whose orders it may bring (migration 009), sorted by code; the owner alone for older ones. */
+  customers: ConnectorCustomer[];
+  /** Bound to every customer (a printer's own prepress or MIS): `customers` is then empty. */
+  allCustomers: boolean;
+  /** The operator's product key template (see src/intake/connectors/product-key.ts); unset: the built-in order. */
+  productKey?: string;
+  name: string;
+  format: ConnectorFormat;
+  /** Codes of the bound production sites, sorted. */
+  sites: string[];
+  /** CIDR blocks the connector may call from; empty means any address. */
+  allowIps: string[];
+  /** JSONata expression turning the ERP's JSON/XML into orders (json and xml formats). */
+  mapping?: string;
+  /** Public id of the current key (the `<keyId>` of `oic_<keyId>_…`). */
+  keyId: string;
+  createdAt: string;
+  revokedAt?: string;
+}
+
+/** A new key: its credential row. The secret itself never reaches the store. */
+export interface NewConnectorKey {
+  credentialId: string;
+  keyId: string;
+  secretHash: string;
+}
+
+export interface NewConnector {
+  id: string;
+  /** The owner (see Connector.customerId). */
+  customerId: string;
+  /** Customers it may bring orders for; default: the owner alone. Ignored when allCustomers. */
+  customerIds?: readonly string[];
+  allCustomers?: boolean;
+  productKey?: string;
+  name: string;
+  format: ConnectorFormat;
+  sites: readonly string[];
+  allowIps: readonly string[];
+  mapping?: string;
+  key: NewConnectorKey;
+  createdAt?: string;
+}
+
+/** One row of a connector's lookup table: product key (already normalised) → article. */
+export interface ConnectorLookupRow {
+  productKey: string;
+  codice_articolo: string;
+  unita_misura?: string;
+}
+
+/** One row of a connector's customer table: the sender's id for a customer → ours. */
+export interface ConnectorCustomerId {
+  /** Trimmed, upper case. */
+  externalId: string;
+  customerId: string;
+  customerCode: string;
+}
+
+/**
+ * Where the attempts (order_attempts) of a multi-customer connector's tickets go when no bound customer can be
+ * named for them (no CustomerID, an unknown one, another customer's): under this id, which no customer has, so no
+ * customer's status view shows them, while the connector's own status queries do.
+ */
+export function unattributedOwner(connectorId: string): string {
+  return `connector:${connectorId}`;
+}
+
+export interface ConnectorStore {
+  /** CONFLICT when the code exists (codes are compared upper case). */
+  createSite(s: { code: string; name: string; createdAt?: string }): Promise<Site>;
+  getSite(code: string): Promise<Site | undefined>;
+  listSites(): Promise<Site[]>;
+
+  /** Connector, bound sites and first key in one transaction. NOT_FOUND for an unknown customer or site. */
+  createConnector(c: NewConnector): Promise<Connector>;
+  /** Revoked ones too. */
+  getConnector(id: string): Promise<Connector | undefined>;
+  listConnectors(q: { customerId?: string }): Promise<Connector[]>;
+  /** The connector whose current key has this key id, with the key's hash; undefined when revoked or unknown. */
+  findConnectorByKey(keyId: string): Promise<{ connector: Connector; secretHash: string } | undefined>;
+  /** Revoke the current key and make `key` current. NOT_FOUND when no such connector is active. */
+  rotateConnectorKey(id: string, key: NewConnectorKey): Promise<Connector>;
+  /** Revoke the connector and its key; false when there was no active connector with that id. */
+  revokeConnector(id: string): Promise<boolean>;
+  /** Store (or clear, with undefined) the mapping. NOT_FOUND when the connector does not exist. */
+  setConnectorMapping(id: string, mapping: string | undefined): Promise<void>;
+  /** Replace the whole lookup table in one transaction; resolves with the number of rows. */
+  replaceConnectorLookup(id: string, rows: readonly ConnectorLookupRow[]): Promise<number>;
+  connectorLookup(id: string): Promise<ConnectorLookupRow[]>;
+
+  // Migration 009: several customers per connector, the customer table, the product key, tickets kept with orders.
+  /** Replace the whole customer table in one transaction; NOT_FOUND for an unknown connector or customer id. */
+  replaceConnectorCustomerIds(id: string, rows: readonly { externalId: string; customerId: string }[]): Promise<number>;
+  connectorCustomerIds(id: string): Promise<ConnectorCustomerId[]>;
+  /** Store (or clear, with undefined) the product key template. NOT_FOUND when the connector does not exist. */
+  setConnectorProductKey(id: string, template: string | undefined): Promise<void>;
+  /** Keep what tickets said with the orders they made; an order that has its details keeps the first ones. */
+  saveOrderTickets(rows: readonly { orderId: string; details: string }[]): Promise<void>;
+  /** The details kept with an order of that customer (JSON text). */
+  orderTicket(customerId: string, orderId: string): Promise<string | undefined>;
+  /**
+   * The customers (ids) owning an order with this id, or these with this reference, among the customers the
+   * connector is bound to (`customerId` narrows to one). Scoping is done here, in the query.
+   */
+  connectorOrderOwners(connectorId: string, q: { id?: string; ref?: string; customerId?: string }): Promise<string[]>;
+  /** The latest attempt of a reference among the connector's customers and its unattributed owner. */
+  connectorLatestAttempt(connectorId: string, ref: string, customerId?: string): Promise<OrderAttempt | undefined>;
+}
+
+// ---- Shared by the SQLite and PostgreSQL implementations ---------------------------------------------------
+
+/** Columns read for a Connector (with `cr.lookup` of its current key and `cu.code` of its customer). */
+export const CONNECTOR_SELECT = `SELECT c.id, c.customer_id, cu.code AS customer_code, c.name, c.format, c.allow_ips, c.mapping,
+  c.created_at, c.revoked_at, cr.lookup AS key_id, cr.secret_hash, c.all_customers, c.product_key
+  FROM connectors c JOIN customers cu ON cu.id = c.customer_id JOIN credentials cr ON cr.id = c.credential_id`;
+
+export interface ConnectorRow {
+  id: string;
+  customer_id: string;
+  customer_code: string;
+  name: string;
+  format: string;
+  allow_ips: unknown;
+  mapping: string | null;
+  created_at: unknown;
+  revoked_at: unknown;
+  key_id: string;
+  secret_hash: string;
+  all_customers: unknown;
+  product_key: string | null;
+}
+
+const iso = (v: unknown): string => (v instanceof Date ? v.toISOString() : new Date(String(v)).toISOString());
+
+export function toConnector(r: ConnectorRow, sites: readonly string[], customers: readonly ConnectorCustomer[] = []): Connector {
+  const allow = typeof r.allow_ips === 'string' ? JSON.parse(r.allow_ips) as unknown : r.allow_ips;
+  const all = r.all_customers === true || Number(r.all_customers) === 1;
+  const c: Connector = {
+    id: r.id, customerId: r.customer_id, customerCode: r.customer_code,
+    customers: all ? [] : [...customers].sort((a, b) => a.code.localeCompare(b.code)), allCustomers: all,
+    name: r.name, format: r.format as ConnectorFormat,
+    sites: [...sites].sort(), allowIps: Array.isArray(allow) ? allow.map(String) : [], keyId: r.key_id, createdAt: iso(r.created_at),
+  };
+  if (r.mapping !== null && r.mapping !== undefined) c.mapping = r.mapping;
+  if (r.product_key !== null && r.product_key !== undefined) c.productKey = r.product_key;
+  if (r.revoked_at !== null && r.revoked_at !== undefined) c.revokedAt = iso(r.revoked_at);
+  return c;
+}
+
+export function toSite(r: { code: string; name: string; created_at: unknown }): Site {
+  return { code: r.code, name: r.name, createdAt: iso(r.created_at) };
+}
+
+export function upperSite(code: string): string {
+  return code.trim().toUpperCase();
+}
+
+/** Sites of each connector id, from (connector_id, site_code) rows. */
+export function sitesByConnector(rows: readonly { connector_id: string; site_code: string }[]): Map<string, string[]> {
+  const m = new Map<string, string[]>();
+  for (const r of rows) {
+    const list = m.get(r.connector_id);
+    if (list) list.push(r.site_code);
+    else m.set(r.connector_id, [r.site_code]);
+  }
+  return m;
+}
+
+/** Bound customers of each connector id, from (connector_id, id, code) rows. */
+export function customersByConnector(rows: readonly { connector_id: string; id: string; code: string }[]): Map<string, ConnectorCustomer[]> {
+  const m = new Map<string, ConnectorCustomer[]>();
+  for (const r of rows) {
+    const list = m.get(r.connector_id) ?? [];
+    list.push({ id: r.id, code: r.code });
+    m.set(r.connector_id, list);
+  }
+  return m;
+}
+
+export function toLookupRow(r: { product_key: string; codice_articolo: string; unita_misura: string | null }): ConnectorLookupRow {
+  return r.unita_misura === null || r.unita_misura === undefined
+    ? { productKey: r.product_key, codice_articolo: r.codice_articolo }
+    : { productKey: r.product_key, codice_articolo: r.codice_articolo, unita_misura: r.unita_misura };
+}

@@ -1,0 +1,211 @@
+/**
+ * The store port: everything the service keeps, behind one narrow async interface so that SQLite (embedded
+ * default) and PostgreSQL (several instances) are interchangeable. The contract test suite
+ * (test/store/contract.ts) runs unchanged against every implementation; a behaviour not pinned there is not
+ * part of the contract.
+ *
+ * What must stay true in every implementation:
+ * - saveSubmission resolves only once the raw bytes are durable (committed, fsynced); channels acknowledge after it.
+ *   With `{ durable: false }` (and registerOrders likewise) the write is committed but may become durable only
+ *   with the next durable write of the same store; see WriteOptions.
+ * - registerOrders is one transaction: either every item is decided and stored or none is. Two orders with the
+ *   same (codice_cliente, riferimento_ordine) are never both stored, whichever instance registers them.
+ * - numero_ordine sequences are per year, start at 1, never repeat, and are allocated inside that transaction.
+ * - every query that takes a customerId returns only that customer's rows.
+ */
+import type {
+  Channel, Order, Outcome, OrderOutcome, RegisteredOrder, StoredSubmission, SubmissionState,
+} from '../types.ts';
+import type { ConnectorStore } from './connectors.ts';
+import type { EventStore } from './events.ts';
+import type { MailStore } from './mail.ts';
+import type { InstanceStore } from './instances.ts';
+import type { HandoffStore } from './handoff.ts';
+import type { QueueName } from './stats.ts';
+import type { WebStore } from './web.ts';
+
+export interface Customer {
+  id: string;
+  code: string;
+  name: string;
+  /** The dedicated order mailbox address (lower case). */
+  mailbox: string;
+  createdAt: string;
+}
+
+export type CredentialKind = 'api_key' | 'password' | 'connector';
+
+export interface Credential {
+  id: string;
+  customerId: string;
+  kind: CredentialKind;
+  /** Public, indexed part used to find the credential: key id of an API key, FTP/SFTP user name. */
+  lookup: string;
+  /** Hash of the secret (see src/auth/secrets.ts); never the secret itself. */
+  secretHash: string;
+  createdAt: string;
+  revokedAt?: string;
+}
+
+export interface Article {
+  codice_articolo: string;
+  descrizione: string;
+  unita_misura: string;
+}
+
+export interface Unit {
+  code: string;
+  description: string;
+}
+
+export type NewSubmission = Omit<StoredSubmission, 'state' | 'outcome' | 'processedAt' | 'attempts'>;
+
+/** A submission without its raw bytes, for listings. */
+export type SubmissionSummary = Omit<StoredSubmission, 'raw' | 'outcome'> & {
+  esito?: Outcome['esito'];
+  /** Bytes of `raw`, read from the database (file listings show it without loading the file). */
+  size: number;
+};
+
+export interface RegisterItem {
+  /** The id the order gets if it is new (UUIDv7 chosen by the core). */
+  id: string;
+  customerId: string;
+  submissionId: string;
+  channel: Channel;
+  site?: string;
+  /** Year of registration in the service's time zone: the numbering series. */
+  year: number;
+  /** Hash of the order's canonical content: equal hash means "the same order sent again". */
+  contentHash: string;
+  order: Order;
+  registeredAt: string;
+}
+
+export type RegisterResult =
+  /** Stored now, or earlier by this same submission (a reprocessing gives the same answer). */
+  | { status: 'created'; id_ordine: string; numero_ordine: string }
+  /** Already registered by another submission with identical content. */
+  | { status: 'duplicate'; id_ordine: string; numero_ordine: string }
+  /** Already registered with different content: refused. */
+  | { status: 'conflict'; id_ordine: string; numero_ordine: string };
+
+/** The latest judgement of an order reference, registered or not: what GET ?riferimento_ordine= shows. */
+export interface OrderAttempt {
+  submissionId: string;
+  channel: Channel;
+  receivedAt: string;
+  outcome: OrderOutcome;
+}
+
+/**
+ * How durable a write must be when its promise resolves. `durable: false` is for a caller that acknowledges
+ * nothing before a later durable write of the same store: the synchronous path (REST, SOAP) saves the
+ * submission and registers its orders without waiting for the disk, and answers after completeSubmission, whose
+ * commit makes them durable too — the log of both engines is written and flushed in commit order, so the flush
+ * of a later commit covers every earlier one. Everything stays committed and visible at once; only the wait for
+ * the disk is shared. Default: durable.
+ */
+export interface WriteOptions {
+  durable?: boolean;
+}
+
+/** The e-mail channel's methods (messages, parts, reply outbox, IMAP mailboxes) are declared in mail.ts; webhook and
+ * export subscribers and their deliveries in handoff.ts; instances and their liveness in instances.ts; operators, sessions and the audit log in web.ts. */
+export interface Store extends MailStore, ConnectorStore, EventStore, HandoffStore, InstanceStore, WebStore {
+  /** Which engine, for logs and /healthz. */
+  readonly kind: 'sqlite' | 'postgres';
+  /**
+   * Apply pending migrations (idempotent; safe when several instances start together). Resolves with the file
+   * names this call applied, in order (empty when the database was up to date).
+   */
+  migrate(): Promise<string[]>;
+  /** Cheap round trip proving the database answers (readiness). */
+  ping(): Promise<void>;
+  close(): Promise<void>;
+
+  // Customers and credentials.
+  createCustomer(c: Omit<Customer, 'createdAt'> & { createdAt?: string }): Promise<Customer>;
+  getCustomer(id: string): Promise<Customer | undefined>;
+  getCustomerByCode(code: string): Promise<Customer | undefined>;
+  getCustomerByMailbox(address: string): Promise<Customer | undefined>;
+  listCustomers(): Promise<Customer[]>;
+  addCredential(c: Omit<Credential, 'createdAt' | 'revokedAt'> & { createdAt?: string }): Promise<void>;
+  /** Active (not revoked) credential by kind and lookup. */
+  findCredential(kind: CredentialKind, lookup: string): Promise<Credential | undefined>;
+  /** Revoke every active credential of that kind for the customer; returns how many. */
+  revokeCredentials(customerId: string, kind: CredentialKind): Promise<number>;
+
+  // Catalog.
+  upsertArticles(rows: readonly Article[]): Promise<void>;
+  upsertUnits(rows: readonly Unit[]): Promise<void>;
+  /** The subset of `codes` that are known articles. */
+  knownArticles(codes: readonly string[]): Promise<Set<string>>;
+  /** The subset of `codes` that are known units. */
+  knownUnits(codes: readonly string[]): Promise<Set<string>>;
+  countArticles(): Promise<number>;
+  listUnits(): Promise<Unit[]>;
+
+  // Submissions.
+  /** Durable before it resolves. */
+  saveSubmission(s: NewSubmission, opts?: WriteOptions): Promise<StoredSubmission>;
+  getSubmission(id: string): Promise<StoredSubmission | undefined>;
+  listSubmissions(q: { state?: SubmissionState; customerId?: string; limit?: number }): Promise<SubmissionSummary[]>;
+  /** A customer's earlier submission with the same bytes, if any (the same file uploaded twice). */
+  findSubmissionBySha(customerId: string, sha256: string, channel?: Channel): Promise<SubmissionSummary | undefined>;
+  /**
+   * Outcomes of the customer's submissions among `ids`, by id, without their raw bytes (file listings render the
+   * outcome files to show their sizes). Ids of other customers and unprocessed submissions are left out.
+   */
+  getSubmissionOutcomes(customerId: string, ids: readonly string[]): Promise<Map<string, Outcome>>;
+  /** A single-order submission whose reserved order id is `orderId` (async REST callers poll that id). */
+  findSubmissionByReservedOrderId(customerId: string, orderId: string): Promise<StoredSubmission | undefined>;
+  /** Ids of submissions received and not yet processed, oldest first. */
+  pendingSubmissionIds(limit: number): Promise<string[]>;
+  /** Record the outcome and clear the claim; state becomes processed (or failed for internal errors). */
+  completeSubmission(id: string, state: SubmissionState, outcome: Outcome, processedAt: string): Promise<void>;
+  /** Put a submission back to received so it is processed again (operator reprocess). Clears any claim. */
+  resetSubmission(id: string): Promise<void>;
+  /**
+   * Count one more retry of a submission left unprocessed (the sweeper is taking it up again); resolves with the
+   * count. resetSubmission sets it back to 0. (Issue 19, item 7: poison submissions.)
+   */
+  countRetry(id: string): Promise<number>;
+
+  // Claims: which instance processes which received submission. A claim lasts `leaseMs` unless renewed, so the
+  // work of an instance that hangs is taken over once its lease passes (one that died: see instances.ts);
+  // completeSubmission clears it. PostgreSQL
+  // keeps claims in the database (shared by every instance); SQLite, which serves one process, in that process.
+  /**
+   * Claim up to `limit` received submissions that no one holds (or whose lease has passed), oldest first, for
+   * `leaseMs`. While a lease runs, no other holder gets the same id, whichever instance asks.
+   */
+  claimSubmissions(holder: string, limit: number, leaseMs: number): Promise<string[]>;
+  /** Claim one submission not yet processed, unless another holder's lease on it runs; true when `holder` holds it. */
+  claimSubmission(id: string, holder: string, leaseMs: number): Promise<boolean>;
+  /** Extend `holder`'s claims among `ids` by `leaseMs`; resolves with the ids it still holds (the others were lost). */
+  renewClaims(holder: string, ids: readonly string[], leaseMs: number): Promise<string[]>;
+  /** Give back every claim `holder` has on unprocessed submissions (graceful stop); resolves with how many. */
+  releaseClaims(holder: string): Promise<number>;
+
+  // Named leases: "at most one instance at a time does this" (e.g. watches one IMAP mailbox).
+  /** Take the lease if it is free, expired, or already `holder`'s; true when `holder` now holds it for `ttlMs`. */
+  acquireLease(name: string, holder: string, ttlMs: number): Promise<boolean>;
+  /** Extend `holder`'s lease by `ttlMs`; false when it is not (or no longer) `holder`'s: stop the work it guards. */
+  renewLease(name: string, holder: string, ttlMs: number): Promise<boolean>;
+  /** Give up the lease if `holder` holds it, so another instance can take it at once. */
+  releaseLease(name: string, holder: string): Promise<void>;
+
+  // Orders.
+  /** One transaction for all items; results in the same order as items. */
+  registerOrders(items: readonly RegisterItem[], opts?: WriteOptions): Promise<RegisterResult[]>;
+  getOrder(customerId: string, id: string): Promise<RegisteredOrder | undefined>;
+  getOrderByRef(customerId: string, riferimento: string): Promise<RegisteredOrder | undefined>;
+  listOrders(q: { customerId?: string; limit?: number }): Promise<RegisteredOrder[]>;
+  /** The latest outcome recorded for that reference of that customer (accepted or refused). */
+  latestAttempt(customerId: string, riferimento: string): Promise<OrderAttempt | undefined>;
+
+  // Monitoring (stats.ts).
+  /** How many items wait in that queue now (GET /metrics). */
+  countQueue(queue: QueueName): Promise<number>;
+}

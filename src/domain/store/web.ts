@@ -1,0 +1,193 @@
+/**
+ * The web's part of the store port (src/domain/store/store.ts extends it): operator accounts, server-side sessions of the
+ * console and the portal, the operators' audit log, and the filtered, keyset-paginated lists the console shows.
+ *
+ * What must stay true in every implementation:
+ * - a session exists only as a row: deleting the row (logout, password reset, operator disabled) ends it, whatever
+ *   cookie a browser (or a thief) still holds; getWebSession never returns a session whose expiry has passed.
+ * - the lists are newest first and paged by the (time, id) of the last row shown (keyset), so a page costs the same
+ *   at row 50 and at row 1,000,000; each filter has an index that serves it (test/store/query-plans.test.ts).
+ * - every query that takes a customerId returns only that customer's rows.
+ */
+import type { Channel, RegisteredOrder } from '../types.ts';
+import type { Article, SubmissionSummary } from './store.ts';
+
+export const OPERATOR_ROLES = ['admin', 'operator', 'viewer'] as const;
+export type OperatorRole = (typeof OPERATOR_ROLES)[number];
+
+export interface Operator {
+  id: string;
+  /** Lower case (the store writes it so). */
+  email: string;
+  role: OperatorRole;
+  passwordHash: string;
+  createdAt: string;
+  disabledAt?: string;
+}
+
+export type WebSessionKind = 'operator' | 'customer';
+
+export interface WebSession {
+  /** SHA-256 (hex) of the cookie's token; the token itself is never stored. */
+  tokenHash: string;
+  kind: WebSessionKind;
+  /** Operator id or customer id. */
+  subjectId: string;
+  createdAt: string;
+  expiresAt: string;
+}
+
+export interface AuditEntry {
+  id: string;
+  at: string;
+  /** Operator e-mail, `cli`, or `cliente:<code>`. */
+  actor: string;
+  action: string;
+  objectType: string;
+  objectId: string;
+  detail: Record<string, unknown>;
+}
+
+/** Outcome filter of the submissions list: state received/failed, or processed with that esito. */
+export const SUBMISSION_OUTCOMES = ['received', 'ok', 'errore', 'failed'] as const;
+export type SubmissionOutcomeFilter = (typeof SUBMISSION_OUTCOMES)[number];
+
+/** The last row of the page shown: the next page starts strictly after it. */
+export interface Keyset {
+  at: string;
+  id: string;
+}
+
+export interface SubmissionSearch {
+  customerId?: string;
+  channel?: Channel;
+  outcome?: SubmissionOutcomeFilter;
+  /** Received at or after (ISO). */
+  from?: string;
+  /** Received before (ISO). */
+  to?: string;
+  /** Submissions that held an order with exactly this riferimento_ordine. */
+  riferimento?: string;
+  after?: Keyset;
+  limit: number;
+}
+
+export interface OrderSearch {
+  customerId?: string;
+  channel?: Channel;
+  from?: string;
+  to?: string;
+  riferimento?: string;
+  after?: Keyset;
+  limit: number;
+}
+
+export type OrderSummary = Omit<RegisteredOrder, 'righe'>;
+
+/** Counts for the dashboard: registered orders per channel and customer since a time. */
+export interface OrderCount {
+  channel: Channel;
+  codice_cliente: string;
+  count: number;
+}
+
+export interface WebStore {
+  /** CONFLICT when an operator with that e-mail exists. */
+  createOperator(o: Omit<Operator, 'createdAt' | 'disabledAt'> & { createdAt?: string }): Promise<Operator>;
+  getOperator(id: string): Promise<Operator | undefined>;
+  getOperatorByEmail(email: string): Promise<Operator | undefined>;
+  listOperators(): Promise<Operator[]>;
+  /** Replace the hash and end every session of the operator; false when no such operator. */
+  setOperatorPassword(id: string, passwordHash: string): Promise<boolean>;
+  /** Disable (or enable again) and, when disabling, end every session; false when no such operator. */
+  setOperatorDisabled(id: string, disabled: boolean): Promise<boolean>;
+
+  createWebSession(s: WebSession): Promise<void>;
+  /** The session, unless unknown or expired. */
+  getWebSession(tokenHash: string): Promise<WebSession | undefined>;
+  extendWebSession(tokenHash: string, expiresAt: string): Promise<void>;
+  deleteWebSession(tokenHash: string): Promise<void>;
+  /** End every session of a subject (password changed, account disabled); resolves with how many. */
+  deleteWebSessionsOf(kind: WebSessionKind, subjectId: string): Promise<number>;
+
+  addAudit(e: AuditEntry): Promise<void>;
+  /** Newest first; `before` is the id of the last entry shown. */
+  listAudit(q: { before?: string; objectType?: string; objectId?: string; limit: number }): Promise<AuditEntry[]>;
+
+  /** The value stored under `name`, storing `candidate` first when there is none (first instance wins). */
+  webKey(name: string, candidate: string): Promise<string>;
+
+  searchSubmissions(q: SubmissionSearch): Promise<SubmissionSummary[]>;
+  searchOrders(q: OrderSearch): Promise<OrderSummary[]>;
+  /** Articles whose code starts with `prefix` (case as stored), by code. */
+  searchArticles(prefix: string, limit: number): Promise<Article[]>;
+  orderCounts(since: string): Promise<OrderCount[]>;
+  /** Submissions processed with esito errore since a time (the refused ones an operator should look at). */
+  countRefused(since: string): Promise<number>;
+}
+
+// ---- Shared by the SQLite and PostgreSQL implementations ---------------------------------------------------
+
+export interface OperatorRow {
+  id: string; email: string; role: string; password_hash: string; created_at: unknown; disabled_at: unknown;
+}
+
+const iso = (v: unknown): string => (v instanceof Date ? v.toISOString() : new Date(String(v)).toISOString());
+
+export function toOperator(r: OperatorRow): Operator {
+  const o: Operator = { id: r.id, email: r.email, role: r.role as OperatorRole, passwordHash: r.password_hash, createdAt: iso(r.created_at) };
+  if (r.disabled_at !== null && r.disabled_at !== undefined) o.disabledAt = iso(r.disabled_at);
+  return o;
+}
+
+export function toWebSession(r: { token_hash: string; kind: string; subject_id: string; created_at: unknown; expires_at: unknown }): WebSession {
+  return { tokenHash: r.token_hash, kind: r.kind as WebSessionKind, subjectId: r.subject_id, createdAt: iso(r.created_at), expiresAt: iso(r.expires_at) };
+}
+
+export function toAudit(r: { id: string; at: unknown; actor: string; action: string; object_type: string; object_id: string; detail: unknown }): AuditEntry {
+  const detail = typeof r.detail === 'string' ? JSON.parse(r.detail) as Record<string, unknown> : (r.detail ?? {}) as Record<string, unknown>;
+  return { id: r.id, at: iso(r.at), actor: r.actor, action: r.action, objectType: r.object_type, objectId: r.object_id, detail };
+}
+
+/**
+ * A list query built from the filters that are set: one statement text per combination (a handful), so each
+ * uses the index for its leading filter; `? IS NULL OR …` would defeat every index. `param` spells the engine's
+ * placeholder for the next value; `esito` its expression for the outcome's esito (the indexed expression, spelled
+ * exactly as in migration 010).
+ */
+export function submissionSearchSql(
+  q: SubmissionSearch, columns: string, esito: string, param: (v: unknown) => string,
+): string {
+  const where: string[] = [];
+  if (q.customerId !== undefined) where.push(`customer_id = ${param(q.customerId)}`);
+  if (q.channel !== undefined) where.push(`channel = ${param(q.channel)}`);
+  if (q.outcome === 'received' || q.outcome === 'failed') where.push(`state = ${param(q.outcome)}`);
+  if (q.outcome === 'ok' || q.outcome === 'errore') where.push(`${esito} = ${param(q.outcome)}`);
+  if (q.from !== undefined) where.push(`received_at >= ${param(q.from)}`);
+  if (q.to !== undefined) where.push(`received_at < ${param(q.to)}`);
+  if (q.riferimento !== undefined) {
+    where.push(`id IN (SELECT submission_id FROM order_attempts WHERE riferimento_ordine = ${param(q.riferimento)})`);
+  }
+  if (q.after !== undefined) where.push(`(received_at, id) < (${param(q.after.at)}, ${param(q.after.id)})`);
+  return `SELECT ${columns} FROM submissions ${where.length ? `WHERE ${where.join(' AND ')}` : ''}
+    ORDER BY received_at DESC, id DESC LIMIT ${param(q.limit)}`;
+}
+
+export function orderSearchSql(q: OrderSearch, columns: string, param: (v: unknown) => string): string {
+  const where: string[] = [];
+  if (q.customerId !== undefined) where.push(`customer_id = ${param(q.customerId)}`);
+  if (q.channel !== undefined) where.push(`channel = ${param(q.channel)}`);
+  if (q.from !== undefined) where.push(`registered_at >= ${param(q.from)}`);
+  if (q.to !== undefined) where.push(`registered_at < ${param(q.to)}`);
+  if (q.riferimento !== undefined) where.push(`riferimento_ordine = ${param(q.riferimento)}`);
+  if (q.after !== undefined) where.push(`(registered_at, id) < (${param(q.after.at)}, ${param(q.after.id)})`);
+  return `SELECT ${columns} FROM orders ${where.length ? `WHERE ${where.join(' AND ')}` : ''}
+    ORDER BY registered_at DESC, id DESC LIMIT ${param(q.limit)}`;
+}
+
+/** Most rows one list page may ask for: a page is read by a person, and an export pages through the same query. */
+export const MAX_PAGE = 1000;
+
+export function pageLimit(n: number): number {
+  return Math.max(1, Math.min(MAX_PAGE, Math.trunc(n) || 1));
+}

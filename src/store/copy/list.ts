@@ -1,0 +1,216 @@
+/**
+ * The tables `db copy` moves by a TableSpec (copy-generic.ts), in the order their foreign keys need. A migration that
+ * adds tables adds their specs here; the copy refuses a source holding rows in a table no step copies, and a
+ * source table with a column its spec does not list, so a table or column forgotten here stops the copy instead of
+ * being lost. test/store/copy.test.ts compares these specs with both engines' schemas column by column.
+ *
+ * A spec is used only when its table exists in the source: an installation from before a migration simply has
+ * nothing of it to copy (the target gets the whole schema of this release first).
+ */
+import type { TableSpec } from './generic.ts';
+
+/** Migration 003: the e-mail channel. */
+export const MAIL_TABLES: readonly TableSpec[] = [
+  {
+    table: 'mail_messages',
+    what: 'mail message (same id, other customer or bytes)',
+    key: ['id'],
+    columns: ['id', 'customer_id', 'source', 'envelope_from', 'recipients', 'message_id', 'raw', 'sha256', 'remote',
+      'imap_account_id', 'imap_uidvalidity', 'imap_uid', 'received_at', 'state', 'done_at', 'result', 'attempts'],
+    // The claim of the instance deriving it: no instance of the target holds anything yet.
+    targetOnly: ['claimed_by', 'claimed_until'],
+    same: ['customer_id', 'sha256'],
+    // received → done is the only change, and done is final.
+    update: {
+      set: 'state = excluded.state, done_at = excluded.done_at, result = excluded.result, attempts = excluded.attempts, claimed_until = NULL',
+      where: `mail_messages.state = 'received' AND excluded.state = 'done'`,
+    },
+  },
+  {
+    table: 'mail_parts',
+    what: 'mail part (same message and position, another submission)',
+    key: ['mail_id', 'idx'],
+    columns: ['mail_id', 'idx', 'submission_id'],
+    same: ['submission_id'],
+  },
+  {
+    table: 'mail_replies',
+    what: 'reply (same id, another message or recipient)',
+    key: ['id'],
+    columns: ['id', 'mail_id', 'customer_id', 'recipient', 'subject', 'raw', 'state', 'attempts', 'next_attempt_at', 'last_error',
+      'created_at', 'sent_at'],
+    same: ['mail_id', 'customer_id', 'recipient', 'subject'],
+    // The sender holding it: no instance of the target holds anything yet.
+    targetOnly: ['claimed_by'],
+    // The outbox's progress follows the source, but a reply the target has sent is never made pending again.
+    update: {
+      set: `state = excluded.state, attempts = excluded.attempts, next_attempt_at = excluded.next_attempt_at,
+        last_error = excluded.last_error, sent_at = excluded.sent_at`,
+      where: `mail_replies.state <> 'sent' AND (mail_replies.state, mail_replies.attempts, mail_replies.next_attempt_at,
+        mail_replies.last_error, mail_replies.sent_at) IS DISTINCT FROM (excluded.state, excluded.attempts,
+        excluded.next_attempt_at, excluded.last_error, excluded.sent_at)`,
+    },
+  },
+  {
+    table: 'imap_accounts',
+    what: 'IMAP mailbox (same id, another customer)',
+    key: ['id'],
+    // password_enc is copied as stored: it stays sealed under the same INTAKE_SECRET_KEY.
+    columns: ['id', 'customer_id', 'host', 'port', 'tls', 'username', 'password_enc', 'folder', 'processed_folder', 'uidvalidity',
+      'last_uid', 'last_error', 'last_checked_at', 'created_at', 'updated_at'],
+    bool: ['tls'],
+    same: ['customer_id'],
+    update: {
+      set: `host = excluded.host, port = excluded.port, tls = excluded.tls, username = excluded.username,
+        password_enc = excluded.password_enc, folder = excluded.folder, processed_folder = excluded.processed_folder,
+        uidvalidity = excluded.uidvalidity, last_uid = excluded.last_uid, last_error = excluded.last_error,
+        last_checked_at = excluded.last_checked_at, updated_at = excluded.updated_at`,
+      where: `(imap_accounts.host, imap_accounts.port, imap_accounts.tls, imap_accounts.username, imap_accounts.password_enc,
+        imap_accounts.folder, imap_accounts.processed_folder, imap_accounts.uidvalidity, imap_accounts.last_uid,
+        imap_accounts.last_error, imap_accounts.last_checked_at, imap_accounts.updated_at) IS DISTINCT FROM (excluded.host,
+        excluded.port, excluded.tls, excluded.username, excluded.password_enc, excluded.folder, excluded.processed_folder,
+        excluded.uidvalidity, excluded.last_uid, excluded.last_error, excluded.last_checked_at, excluded.updated_at)`,
+    },
+    // A mailbox removed in the source since the last pass must not go on being watched from the target.
+    mirror: { parent: 'customers', parentKey: 'id', column: 'customer_id' },
+  },
+];
+
+/** Migration 004: production sites and connectors (their keys are rows of credentials, copied before). */
+export const CONNECTOR_TABLES: readonly TableSpec[] = [
+  {
+    table: 'sites',
+    what: 'site',
+    key: ['code'],
+    columns: ['code', 'name', 'created_at'],
+    same: [],
+    update: { set: 'name = excluded.name', where: 'sites.name IS DISTINCT FROM excluded.name' },
+  },
+  {
+    table: 'connectors',
+    what: 'connector (same id, another customer)',
+    key: ['id'],
+    columns: ['id', 'customer_id', 'name', 'format', 'credential_id', 'allow_ips', 'mapping', 'created_at', 'revoked_at',
+      'all_customers', 'product_key'],
+    bool: ['all_customers'],
+    same: ['customer_id'],
+    // A rotation changes credential_id, a revocation sets revoked_at, `mapping set` replaces the mapping, `product-key`
+    // the product key. JSON is compared as the text that was written (PostgreSQL's json keeps it as given).
+    update: {
+      set: `name = excluded.name, format = excluded.format, credential_id = excluded.credential_id, allow_ips = excluded.allow_ips,
+        mapping = excluded.mapping, revoked_at = excluded.revoked_at, all_customers = excluded.all_customers, product_key = excluded.product_key`,
+      where: `(connectors.name, connectors.format, connectors.credential_id, connectors.allow_ips::text, connectors.mapping,
+        connectors.revoked_at, connectors.all_customers, connectors.product_key) IS DISTINCT FROM (excluded.name, excluded.format,
+        excluded.credential_id, excluded.allow_ips::text, excluded.mapping, excluded.revoked_at, excluded.all_customers, excluded.product_key)`,
+    },
+  },
+  {
+    table: 'connector_sites',
+    what: 'connector site binding',
+    key: ['connector_id', 'site_code'],
+    columns: ['connector_id', 'site_code'],
+    same: [],
+  },
+  {
+    table: 'connector_lookup',
+    what: 'connector lookup row',
+    key: ['connector_id', 'product_key'],
+    columns: ['connector_id', 'product_key', 'codice_articolo', 'unita_misura'],
+    same: [],
+    update: {
+      set: 'codice_articolo = excluded.codice_articolo, unita_misura = excluded.unita_misura',
+      where: `(connector_lookup.codice_articolo, connector_lookup.unita_misura) IS DISTINCT FROM (excluded.codice_articolo, excluded.unita_misura)`,
+    },
+    // `connector lookup import` replaces a connector's whole table: keys dropped in the source go in the target too.
+    mirror: { parent: 'connectors', parentKey: 'id', column: 'connector_id' },
+  },
+];
+
+/** Migration 009: the customers a connector serves, its customer table, and what tickets said, kept with orders. */
+export const CIP4_TABLES: readonly TableSpec[] = [
+  {
+    table: 'connector_customers',
+    what: 'connector customer binding',
+    key: ['connector_id', 'customer_id'],
+    columns: ['connector_id', 'customer_id'],
+    same: [],
+    mirror: { parent: 'connectors', parentKey: 'id', column: 'connector_id' },
+  },
+  {
+    table: 'connector_customer_ids',
+    what: 'connector customer table row',
+    key: ['connector_id', 'external_id'],
+    columns: ['connector_id', 'external_id', 'customer_id'],
+    same: [],
+    update: { set: 'customer_id = excluded.customer_id', where: 'connector_customer_ids.customer_id IS DISTINCT FROM excluded.customer_id' },
+    // `connector customers import` replaces a connector's whole table: ids dropped in the source go in the target too.
+    mirror: { parent: 'connectors', parentKey: 'id', column: 'connector_id' },
+  },
+  {
+    table: 'order_tickets',
+    what: 'ticket details (same order, other details)',
+    key: ['order_id'],
+    columns: ['order_id', 'details'],
+    // An order keeps the first details it got (saveOrderTickets): different ones under the same order are a clash.
+    same: ['details'],
+  },
+];
+
+/** Migration 007: integration keys and production history (events have their own step, copy-outbox.ts). */
+export const OUTBOX_TABLES: readonly TableSpec[] = [
+  {
+    table: 'integrations',
+    what: 'integration (same id, another name)',
+    key: ['id'],
+    columns: ['id', 'name', 'key_id', 'secret_hash', 'created_at', 'rotated_at', 'revoked_at'],
+    same: ['name'],
+    // A rotation replaces the key, a revocation sets revoked_at.
+    update: {
+      set: 'key_id = excluded.key_id, secret_hash = excluded.secret_hash, rotated_at = excluded.rotated_at, revoked_at = excluded.revoked_at',
+      where: `(integrations.key_id, integrations.secret_hash, integrations.rotated_at, integrations.revoked_at) IS DISTINCT FROM
+        (excluded.key_id, excluded.secret_hash, excluded.rotated_at, excluded.revoked_at)`,
+    },
+  },
+  {
+    table: 'order_production_history',
+    what: 'production report (same order and position, another state)',
+    key: ['order_id', 'idx'],
+    columns: ['order_id', 'idx', 'stato', 'nota', 'at', 'integration'],
+    same: ['stato'],
+  },
+];
+
+/**
+ * Migration 010: operator accounts, the audit log and the cookie signing key. Sessions are not copied (web_sessions
+ * is in copy.ts's NOT_COPIED): people log in again after the switch.
+ */
+export const WEB_TABLES: readonly TableSpec[] = [
+  {
+    table: 'operators',
+    what: 'operator (same id, another e-mail)',
+    key: ['id'],
+    columns: ['id', 'email', 'role', 'password_hash', 'created_at', 'disabled_at'],
+    same: ['email'],
+    update: {
+      set: 'role = excluded.role, password_hash = excluded.password_hash, disabled_at = excluded.disabled_at',
+      where: `(operators.role, operators.password_hash, operators.disabled_at) IS DISTINCT FROM
+        (excluded.role, excluded.password_hash, excluded.disabled_at)`,
+    },
+  },
+  {
+    table: 'audit_log',
+    what: 'audit entry',
+    key: ['id'],
+    columns: ['id', 'at', 'actor', 'action', 'object_type', 'object_id', 'detail'],
+    same: ['actor', 'action'],
+  },
+  {
+    table: 'web_keys',
+    what: 'web key (another value under the same name)',
+    key: ['name'],
+    columns: ['name', 'value'],
+    same: ['value'],
+  },
+];
+
+export const SPEC_TABLES: readonly TableSpec[] = [...MAIL_TABLES, ...CONNECTOR_TABLES, ...CIP4_TABLES, ...OUTBOX_TABLES, ...WEB_TABLES];

@@ -1,0 +1,205 @@
+/**
+ * Copying each table of a SQLite installation into PostgreSQL, page by page, one transaction per page. Every step
+ * is idempotent (rows are matched on their primary key), so running the copy again after a partial run, or later
+ * for what arrived since, completes it without duplicates. Rows that would clash with different data already in
+ * the target are never skipped silently: the page is rolled back and the copy stops with the reason.
+ */
+import type Database from 'better-sqlite3';
+import type { PoolClient } from 'pg';
+import { IntakeError } from '../../domain/errors.ts';
+import { byValues, ids, inTransaction, insertRows, page, type Row } from './sql.ts';
+import { copyProductionStates, hasProductionState } from './outbox.ts';
+
+export interface CopyContext {
+  src: Database.Database;
+  c: PoolClient;
+  /** Rows read from the source per page. */
+  pageSize: number;
+  /** `n` more source rows of the current table are done. */
+  tick(n: number): void;
+}
+
+/**
+ * Raw bytes sent to PostgreSQL per statement. A submission may be 100 MiB (INTAKE_MAX_FILE_BYTES); grouping
+ * smaller ones up to this bound keeps round trips few without holding many large files in memory at once.
+ */
+const MAX_BATCH_BYTES = 16 * 1024 * 1024;
+
+function conflict(what: string, keys: readonly string[]): IntakeError {
+  const shown = keys.slice(0, 10).join(', ');
+  return new IntakeError('CONFLICT', `the target database already holds a different ${what} for: ${shown}${keys.length > 10 ? ` (and ${keys.length - 10} more)` : ''}; `
+    + 'copy into an empty database, or one that only earlier copies of this same file have filled');
+}
+
+/** After an insert that skipped clashing rows: every source key must now be in the target, else it clashed. */
+async function verify(c: PoolClient, table: string, key: string, keys: readonly string[], what: string): Promise<void> {
+  const { rows } = await c.query(`SELECT ${key} AS k FROM ${table} WHERE ${key} = ANY($1::text[])`, [keys]);
+  const present = new Set(rows.map((r: { k: string }) => r.k));
+  const missing = keys.filter((k) => !present.has(k));
+  if (missing.length > 0) throw conflict(what, missing);
+}
+
+/** Copies `table` keyed by `key`: insert what is missing, verify nothing clashed. */
+async function copyImmutable(ctx: CopyContext, table: string, key: string, columns: readonly string[], what: string, map: (r: Row) => unknown[] = (r) => columns.map((col) => r[col])): Promise<number> {
+  let after: unknown;
+  let written = 0;
+  for (;;) {
+    const rows = page(ctx.src, { select: `SELECT ${columns.join(', ')} FROM ${table}`, key }, after, ctx.pageSize);
+    if (rows.length === 0) return written;
+    written += await inTransaction(ctx.c, async () => {
+      const done = await insertRows(ctx.c, table, columns, rows.map(map), `ON CONFLICT DO NOTHING RETURNING ${key}`);
+      await verify(ctx.c, table, key, ids(rows, key), what);
+      return done.length;
+    });
+    after = rows[rows.length - 1]![key];
+    ctx.tick(rows.length);
+  }
+}
+
+export function copyCustomers(ctx: CopyContext): Promise<number> {
+  return copyImmutable(ctx, 'customers', 'id', ['id', 'code', 'name', 'mailbox', 'created_at'], 'customer (same code or mailbox, another id)');
+}
+
+export async function copyCredentials(ctx: CopyContext): Promise<number> {
+  // Revocations first: a password changed since the last pass is a revoked row plus a new one with the same
+  // user name, and the new one may only be active once the old one no longer is.
+  const revoked = ctx.src.prepare('SELECT id, revoked_at FROM credentials WHERE revoked_at IS NOT NULL').all() as Row[];
+  let written = 0;
+  for (let i = 0; i < revoked.length; i += ctx.pageSize) {
+    const part = revoked.slice(i, i + ctx.pageSize);
+    const res = await ctx.c.query(
+      `UPDATE credentials t SET revoked_at = s.revoked_at FROM unnest($1::text[], $2::timestamptz[]) AS s(id, revoked_at)
+       WHERE t.id = s.id AND t.revoked_at IS NULL`,
+      [ids(part), part.map((r) => r.revoked_at)],
+    );
+    written += res.rowCount ?? 0;
+  }
+  return written + await copyImmutable(ctx, 'credentials', 'id', ['id', 'customer_id', 'kind', 'lookup', 'secret_hash', 'created_at', 'revoked_at'],
+    'credential (an active one with the same kind and user name or key id)');
+}
+
+/** The catalog: the source is the installation being moved, so its descriptions win. */
+export async function copyCatalog(ctx: CopyContext, table: 'articles' | 'units'): Promise<number> {
+  const [key, columns] = table === 'articles'
+    ? ['codice_articolo', ['codice_articolo', 'descrizione', 'unita_misura']] as const
+    : ['code', ['code', 'description']] as const;
+  const set = columns.filter((col) => col !== key).map((col) => `${col} = excluded.${col}`).join(', ');
+  let after: unknown;
+  let written = 0;
+  for (;;) {
+    const rows = page(ctx.src, { select: `SELECT ${columns.join(', ')} FROM ${table}`, key }, after, ctx.pageSize);
+    if (rows.length === 0) return written;
+    written += (await insertRows(ctx.c, table, columns, rows.map((r) => columns.map((col) => r[col])),
+      `ON CONFLICT (${key}) DO UPDATE SET ${set} WHERE (${columns.map((col) => `${table}.${col}`).join(', ')}) IS DISTINCT FROM (${columns.map((col) => `excluded.${col}`).join(', ')}) RETURNING ${key}`)).length;
+    after = rows[rows.length - 1]![key];
+    ctx.tick(rows.length);
+  }
+}
+
+const SUBMISSION_COLUMNS = ['id', 'customer_id', 'customer_code', 'channel', 'file_name', 'media_type', 'charset', 'raw', 'meta',
+  'single_order', 'site', 'sites', 'connector_id', 'reserved_order_id', 'sha256', 'received_at', 'state', 'outcome', 'processed_at',
+  'attempts', 'retries'] as const;
+const ATTEMPT_COLUMNS = ['submission_id', 'idx', 'customer_id', 'riferimento_ordine', 'esito', 'outcome', 'received_at', 'channel'] as const;
+
+/** Groups of ids whose raw bytes together stay under MAX_BATCH_BYTES (a larger file goes alone). */
+function byBytes(src: Database.Database, wanted: readonly string[]): string[][] {
+  const sizes = byValues(src, 'SELECT id, length(raw) AS size FROM submissions', 'id', wanted);
+  const groups: string[][] = [];
+  let current: string[] = [];
+  let bytes = 0;
+  for (const r of sizes) {
+    const size = Number(r.size);
+    if (current.length > 0 && bytes + size > MAX_BATCH_BYTES) {
+      groups.push(current);
+      current = [];
+      bytes = 0;
+    }
+    current.push(String(r.id));
+    bytes += size;
+  }
+  if (current.length > 0) groups.push(current);
+  return groups;
+}
+
+/**
+ * Submissions with their raw bytes, outcomes and per-order attempts. A submission already in the target is
+ * written again only when the source has processed it more often since (received → processed, or reprocessed),
+ * so the final pass moves only what changed.
+ */
+export async function copySubmissions(ctx: CopyContext): Promise<number> {
+  let after: unknown;
+  let written = 0;
+  for (;;) {
+    const rows = page(ctx.src, { select: 'SELECT id, attempts, sha256 FROM submissions', key: 'id' }, after, ctx.pageSize);
+    if (rows.length === 0) return written;
+    const { rows: there } = await ctx.c.query('SELECT id, attempts, sha256 FROM submissions WHERE id = ANY($1::text[])', [ids(rows)]);
+    const target = new Map((there as { id: string; attempts: number; sha256: string }[]).map((t) => [t.id, t]));
+    const clashing = rows.filter((r) => target.has(String(r.id)) && target.get(String(r.id))!.sha256 !== r.sha256);
+    if (clashing.length > 0) throw conflict('submission (same id, other bytes)', ids(clashing));
+    const wanted = ids(rows.filter((r) => {
+      const t = target.get(String(r.id));
+      return t === undefined || Number(r.attempts) > t.attempts;
+    }));
+    for (const group of byBytes(ctx.src, wanted)) {
+      written += await inTransaction(ctx.c, async () => {
+        const full = byValues(ctx.src, `SELECT ${SUBMISSION_COLUMNS.join(', ')} FROM submissions`, 'id', group);
+        const done = ids(await insertRows(ctx.c, 'submissions', SUBMISSION_COLUMNS, full.map((r) => SUBMISSION_COLUMNS.map((col) => {
+          if (col === 'single_order') return r[col] === 1 || r[col] === 1n;
+          return r[col];
+        })), `ON CONFLICT (id) DO UPDATE SET state = excluded.state, outcome = excluded.outcome,
+            processed_at = excluded.processed_at, attempts = excluded.attempts, claimed_by = NULL, lease_until = NULL
+          WHERE submissions.attempts < excluded.attempts RETURNING id`));
+        if (done.length > 0) {
+          await ctx.c.query('DELETE FROM order_attempts WHERE submission_id = ANY($1::text[])', [done]);
+          const attempts = byValues(ctx.src, `SELECT ${ATTEMPT_COLUMNS.join(', ')} FROM order_attempts`, 'submission_id', done, 'submission_id, idx');
+          await insertRows(ctx.c, 'order_attempts', ATTEMPT_COLUMNS, attempts.map((r) => ATTEMPT_COLUMNS.map((col) => r[col])), '');
+        }
+        return done.length;
+      });
+    }
+    after = rows[rows.length - 1]!.id;
+    ctx.tick(rows.length);
+  }
+}
+
+const ORDER_COLUMNS = ['id', 'customer_id', 'codice_cliente', 'riferimento_ordine', 'numero_ordine', 'year', 'seq', 'data_ordine',
+  'data_consegna', 'content_hash', 'submission_id', 'channel', 'site', 'registered_at'] as const;
+const LINE_COLUMNS = ['order_id', 'idx', 'codice_articolo', 'quantita', 'unita_misura'] as const;
+/** Orders whose lines are read from the source at once. */
+const LINE_ORDERS = 50;
+
+/** Orders never change once registered: insert the missing ones with their lines, in one transaction per page. */
+export async function copyOrders(ctx: CopyContext): Promise<number> {
+  let after: unknown;
+  let written = 0;
+  // Production state (migration 007) is the one thing of an order that changes: it follows the source.
+  const production = hasProductionState(ctx.src);
+  for (;;) {
+    const rows = page(ctx.src, { select: `SELECT ${ORDER_COLUMNS.join(', ')}${production ? ', production_state' : ''} FROM orders`, key: 'id' }, after, ctx.pageSize);
+    if (rows.length === 0) return written;
+    written += await inTransaction(ctx.c, async () => {
+      const changed = production ? await copyProductionStates(ctx, rows) : 0;
+      const done = ids(await insertRows(ctx.c, 'orders', ORDER_COLUMNS, rows.map((r) => ORDER_COLUMNS.map((col) => r[col])),
+        'ON CONFLICT DO NOTHING RETURNING id'));
+      await verify(ctx.c, 'orders', 'id', ids(rows), 'order (same codice_cliente and riferimento_ordine, or same numero_ordine)');
+      // A few orders at a time: one order may have thousands of lines, and they are held in memory.
+      for (let i = 0; i < done.length; i += LINE_ORDERS) {
+        const lines = byValues(ctx.src, `SELECT ${LINE_COLUMNS.join(', ')} FROM order_lines`, 'order_id', done.slice(i, i + LINE_ORDERS), 'order_id, idx');
+        await insertRows(ctx.c, 'order_lines', LINE_COLUMNS, lines.map((r) => LINE_COLUMNS.map((col) => r[col])), '');
+      }
+      return done.length + changed;
+    });
+    after = rows[rows.length - 1]!.id;
+    ctx.tick(rows.length);
+  }
+}
+
+/** Numbering continues after the highest number either side has used, so no numero_ordine is ever given twice. */
+export async function copySequences(ctx: CopyContext): Promise<number> {
+  const rows = ctx.src.prepare('SELECT year, last FROM order_sequences ORDER BY year').all() as Row[];
+  if (rows.length === 0) return 0;
+  const done = await insertRows(ctx.c, 'order_sequences', ['year', 'last'], rows.map((r) => [r.year, r.last]),
+    `ON CONFLICT (year) DO UPDATE SET last = excluded.last WHERE order_sequences.last < excluded.last RETURNING year`);
+  ctx.tick(rows.length);
+  return done.length;
+}

@@ -1,0 +1,575 @@
+/**
+ * The shared store: PostgreSQL through a pg Pool, for several service instances on one database. Every rule
+ * that must hold across instances is enforced by the database itself: the identity unique key (INSERT … ON
+ * CONFLICT DO NOTHING, then read the winner), the per-year sequence row (its upsert locks the row until commit,
+ * so numbering is serialised per year), and an advisory lock around migrations.
+ */
+import pg from 'pg';
+import { v7 as uuidv7 } from 'uuid';
+import type { PoolClient } from 'pg';
+import { pgCode, withTransaction } from './tx.ts';
+import { IntakeError } from '../../domain/errors.ts';
+import type { Outcome, RegisteredOrder, StoredSubmission, SubmissionState } from '../../domain/types.ts';
+import { checkKnown, migrationsDir, readMigrations } from '../common/migrate.ts';
+import { postgresWork } from './work.ts';
+import { postgresMail } from './mail.ts';
+import { postgresConnectors } from './connectors.ts';
+import { postgresInstances } from './instances.ts';
+import { postgresHandoff } from './handoff.ts';
+import { insertEventsQuery, pgProductionHistory, postgresEvents } from './events.ts';
+import { refusals, registeredEvent, type NewEvent } from '../../domain/store/events.ts';
+import { postgresStats } from './stats.ts';
+import { postgresWeb } from './web.ts';
+import {
+  attemptRows, checkCatalog, checkItem, chunks, decide, DEFAULT_LIMIT, isoIn, lastWins, limitOf,
+  linesByOrder, lowerMailbox, MAX_PENDING_BATCH, newSubmissionRow, nowIso, numeroOrdine, SUBMISSION_COLUMNS, toAttempt, toCredential,
+  toCustomer, toOrder, toSubmission, toSummary, upperUnit,
+  type AttemptRow, type CredentialRow, type CustomerRow, type ExistingOrder, type LineRow, type OrderRow,
+  type SubmissionRow,
+} from '../common/rows.ts';
+import { jsonOut } from '../common/rows.ts';
+import type {
+  Customer, NewSubmission, RegisterItem, RegisterResult, Store, SubmissionSummary, Unit, WriteOptions,
+} from '../../domain/store/store.ts';
+
+export interface PostgresStoreOptions {
+  /** Schema to work in (created if missing); tests use one per test. Lower-case letters, digits, underscores. */
+  schema?: string;
+  /** Largest number of pooled connections. */
+  max?: number;
+  /** false (INTAKE_OUTBOX=off): write no order events, to measure what they cost. Benchmarks only. */
+  outbox?: boolean;
+  /** Errors of idle pooled connections (server restart, network); the pool drops the connection either way. */
+  onError?: (err: Error) => void;
+}
+
+const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,62}$/;
+/** First key of every advisory lock this service takes; the second is the schema's hash. */
+const LOCK_CLASS = 7_342_801;
+
+/**
+ * A FROM clause that turns off the wait for the WAL flush for the one statement's own (implicit) transaction:
+ * for writes whose caller acknowledges only after a later durable commit (WriteOptions). PostgreSQL flushes its
+ * WAL in order, so that commit's flush covers this one. Durable writes get nothing: the server's setting holds.
+ */
+function lazyFrom(opts: WriteOptions | undefined): string {
+  return `FROM (SELECT ${lazySetting(opts)}) AS lazy_commit`;
+}
+
+/** The expression of lazyFrom: evaluated once per statement, as the row every output row is built from. */
+function lazySetting(opts: WriteOptions | undefined): string {
+  return opts?.durable === false ? `set_config('synchronous_commit', 'off', true)` : 'NULL';
+}
+
+const ORDER_COLUMNS = `id, customer_id, codice_cliente, riferimento_ordine, numero_ordine,
+  to_char(data_ordine, 'YYYY-MM-DD') AS data_ordine, to_char(data_consegna, 'YYYY-MM-DD') AS data_consegna,
+  submission_id, channel, site, registered_at, production_state`;
+
+export async function openPostgresStore(url: string, opts: PostgresStoreOptions = {}): Promise<Store> {
+  const { schema } = opts;
+  const outbox = opts.outbox !== false;
+  if (schema !== undefined && !SCHEMA_NAME.test(schema)) {
+    throw new Error(`PostgreSQL schema name "${schema}" must be lower-case letters, digits and underscores (at most 63)`);
+  }
+  const connection = {
+    connectionString: url,
+    // A database that does not answer must surface as an error, not as a request that waits forever.
+    connectionTimeoutMillis: 10_000,
+    keepAlive: true,
+    application_name: 'order-intake',
+    // Set at connection start-up, so no query can ever run on a pooled connection with another search_path.
+    ...(schema === undefined ? {} : { options: `-c search_path=${schema}` }),
+  };
+  const pool = new pg.Pool({ ...connection, max: opts.max ?? 10 });
+  pool.on('error', (err) => opts.onError?.(err));
+  // The instance's own session (postgres-instances.ts), outside the pool and with the pool's settings.
+  const { closeSession, ...instances } = postgresInstances(pool, () => new pg.Client(connection), opts.onError);
+  let closed = false;
+
+  const tx = <T>(fn: (c: PoolClient) => Promise<T>): Promise<T> => withTransaction(pool, fn);
+
+
+  async function one<R>(sql: string, params: unknown[] = []): Promise<R | undefined> {
+    return (await pool.query(sql, params)).rows[0] as R | undefined;
+  }
+
+  async function all<R>(sql: string, params: unknown[] = []): Promise<R[]> {
+    return (await pool.query(sql, params)).rows as R[];
+  }
+
+  if (schema !== undefined) {
+    await tx(async (c) => {
+      // Two instances creating the same schema at once would otherwise collide on the catalog's unique key.
+      await c.query('SELECT pg_advisory_xact_lock($1, hashtext($2))', [LOCK_CLASS, schema]);
+      await c.query(`CREATE SCHEMA IF NOT EXISTS ${schema}`);
+    }).catch(async (e: unknown) => {
+      await pool.end().catch(() => undefined);
+      throw e;
+    });
+  }
+
+  async function existing(c: PoolClient, item: RegisterItem): Promise<ExistingOrder | undefined> {
+    const { rows } = await c.query(
+      `SELECT id, numero_ordine, submission_id, content_hash FROM orders WHERE codice_cliente = $1 AND riferimento_ordine = $2`,
+      [item.order.codice_cliente, item.order.riferimento_ordine],
+    );
+    return rows[0] as ExistingOrder | undefined;
+  }
+
+  /** Registers one item in the caller's transaction; the event of an order inserted now is added to `events`. */
+  async function registerOne(c: PoolClient, item: RegisterItem, events: NewEvent[]): Promise<RegisterResult> {
+    // Looking first keeps the common repeat (a duplicate) from consuming a sequence number.
+    const found = await existing(c, item);
+    if (found) return decide(found, item);
+    const { rows: [seq] } = await c.query(
+      `INSERT INTO order_sequences (year, last) VALUES ($1, 1)
+       ON CONFLICT (year) DO UPDATE SET last = order_sequences.last + 1 RETURNING last`,
+      [item.year],
+    );
+    const last = (seq as { last: number }).last;
+    const numero = numeroOrdine(item.year, last);
+    const o = item.order;
+    const ins = await c.query(
+      `INSERT INTO orders (id, customer_id, codice_cliente, riferimento_ordine, numero_ordine, year, seq, data_ordine,
+         data_consegna, content_hash, submission_id, channel, site, registered_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)
+       ON CONFLICT ON CONSTRAINT orders_identity DO NOTHING RETURNING id`,
+      [item.id, item.customerId, o.codice_cliente, o.riferimento_ordine, numero, item.year, last, o.data_ordine,
+        o.data_consegna ?? null, item.contentHash, item.submissionId, item.channel, item.site ?? null,
+        isoIn(item.registeredAt, 'registeredAt')],
+    );
+    if (ins.rowCount === 0) {
+      // Another instance committed the same identity since we looked; its number stays, ours becomes a gap.
+      const winner = await existing(c, item);
+      if (!winner) throw new Error(`order ${o.codice_cliente}/${o.riferimento_ordine} conflicted but cannot be read`);
+      return decide(winner, item);
+    }
+    await c.query(
+      `INSERT INTO order_lines (order_id, idx, codice_articolo, quantita, unita_misura)
+       SELECT $1, t.i - 1, t.a, t.q, t.u FROM unnest($2::text[], $3::float8[], $4::text[]) WITH ORDINALITY AS t(a, q, u, i)`,
+      [item.id, o.righe.map((r) => r.codice_articolo), o.righe.map((r) => r.quantita), o.righe.map((r) => r.unita_misura)],
+    );
+    if (outbox) events.push(registeredEvent(item, numero, isoIn(item.registeredAt, 'registeredAt')));
+    return { status: 'created', id_ordine: item.id, numero_ordine: numero };
+  }
+
+  /**
+   * One order in one statement (its own transaction): look for the identity, take a number only if it is new,
+   * insert the order and its lines. Six round trips (BEGIN, look, number, order, lines, COMMIT) become one; this
+   * is the REST/SOAP case. The rules are registerOne's: a repeat takes no number; an identity committed by
+   * another instance since the statement's snapshot makes the insert do nothing, and the winner is read after.
+   */
+  async function registerAlone(item: RegisterItem, opts: WriteOptions | undefined): Promise<RegisterResult> {
+    const o = item.order;
+    // The outbox row rides in the same statement: its data is completed with the number the statement allocates.
+    const event = registeredEvent(item, '', isoIn(item.registeredAt, 'registeredAt'));
+    const { rows } = await pool.query<ExistingOrder & { created: boolean }>(
+      `WITH found AS (
+         SELECT id, numero_ordine, submission_id, content_hash FROM orders WHERE codice_cliente = $3 AND riferimento_ordine = $4
+       ), seq AS (
+         INSERT INTO order_sequences (year, last) SELECT $6::int, 1 WHERE NOT EXISTS (SELECT 1 FROM found)
+         ON CONFLICT (year) DO UPDATE SET last = order_sequences.last + 1 RETURNING last
+       ), ins AS (
+         INSERT INTO orders (id, customer_id, codice_cliente, riferimento_ordine, numero_ordine, year, seq, data_ordine,
+           data_consegna, content_hash, submission_id, channel, site, registered_at)
+         SELECT $1, $2, $3, $4, $6::int || '-' || lpad(seq.last::text, 6, '0'), $6::int, seq.last, $5::date, $7::date,
+           $8, $9, $10, $11, $12::timestamptz FROM seq
+         ON CONFLICT ON CONSTRAINT orders_identity DO NOTHING RETURNING id, numero_ordine
+       ), lines AS (
+         INSERT INTO order_lines (order_id, idx, codice_articolo, quantita, unita_misura)
+         SELECT ins.id, t.i - 1, t.a, t.q, t.u FROM ins, unnest($13::text[], $14::float8[], $15::text[]) WITH ORDINALITY AS t(a, q, u, i)
+       )${outbox ? `, ev AS (
+         INSERT INTO order_events (id, type, time, order_id, customer_id, data)
+         SELECT $16, 'ordine.registrato', $12::timestamptz, ins.id, $2, $17::jsonb || jsonb_build_object('numero_ordine', ins.numero_ordine)
+         FROM ins
+       )` : ''}
+       SELECT x.* FROM (SELECT ${lazySetting(opts)}) AS lazy_commit LEFT JOIN (
+         SELECT id, numero_ordine, submission_id, content_hash, false AS created FROM found
+         UNION ALL SELECT id, numero_ordine, NULL, NULL, true FROM ins
+       ) AS x ON true`,
+      [item.id, item.customerId, o.codice_cliente, o.riferimento_ordine, o.data_ordine, item.year, o.data_consegna ?? null,
+        item.contentHash, item.submissionId, item.channel, item.site ?? null, isoIn(item.registeredAt, 'registeredAt'),
+        o.righe.map((r) => r.codice_articolo), o.righe.map((r) => r.quantita), o.righe.map((r) => r.unita_misura),
+        ...(outbox ? [event.id, JSON.stringify(event.data)] : [])],
+    );
+    // Always one row (the LEFT JOIN), empty when the insert did nothing.
+    const row = rows[0]?.id ? rows[0] : undefined;
+    if (row?.created) return { status: 'created', id_ordine: row.id, numero_ordine: row.numero_ordine };
+    if (row) return decide(row, item);
+    // Another instance committed the same identity after our snapshot: its number stays, ours became a gap.
+    const winner = await one<ExistingOrder>(
+      'SELECT id, numero_ordine, submission_id, content_hash FROM orders WHERE codice_cliente = $1 AND riferimento_ordine = $2',
+      [o.codice_cliente, o.riferimento_ordine],
+    );
+    if (!winner) throw new Error(`order ${o.codice_cliente}/${o.riferimento_ordine} conflicted but cannot be read`);
+    return decide(winner, item);
+  }
+
+  async function known(table: string, column: string, codes: readonly string[], norm: (c: string) => string): Promise<Set<string>> {
+    const wanted = [...new Set(codes.map(norm))];
+    const found = new Set<string>();
+    for (const part of chunks(wanted)) {
+      const rows = await all<{ code: string }>(`SELECT ${column} AS code FROM ${table} WHERE ${column} = ANY($1::text[])`, [part]);
+      for (const r of rows) found.add(r.code);
+    }
+    return new Set(codes.filter((c) => found.has(norm(c))));
+  }
+
+  async function withLines(rows: OrderRow[]): Promise<RegisteredOrder[]> {
+    const lines: LineRow[] = [];
+    for (const part of chunks(rows.map((r) => r.id))) {
+      const got = await all<LineRow>(
+        'SELECT order_id, idx, codice_articolo, quantita, unita_misura FROM order_lines WHERE order_id = ANY($1::text[])',
+        [part],
+      );
+      for (const l of got) lines.push(l); // not push(...got): ~120k lines as arguments overflow the stack
+    }
+    const byOrder = linesByOrder(lines);
+    // A further query only for orders production has reported on.
+    const history = await pgProductionHistory(pool, rows.filter((r) => r.production_state).map((r) => r.id));
+    return rows.map((r) => {
+      const o = toOrder(r, byOrder.get(r.id) ?? []);
+      if (o.productionState) o.productionHistory = history.get(r.id) ?? [];
+      return o;
+    });
+  }
+
+  const store: Store = {
+    kind: 'postgres',
+    ...postgresWork(pool),
+    ...postgresMail(pool),
+    ...postgresConnectors(pool),
+    ...instances,
+    ...postgresHandoff(pool),
+    ...postgresEvents(pool, async (id) => {
+      const r = await one<OrderRow>(`SELECT ${ORDER_COLUMNS} FROM orders WHERE id = $1`, [id]);
+      return r && (await withLines([r]))[0];
+    }),
+    ...postgresStats(pool),
+    ...postgresWeb(pool),
+
+    async migrate() {
+      const list = await readMigrations(migrationsDir('postgres'));
+      const names: string[] = [];
+      // One transaction per migration, each under the lock and re-reading what is applied, so instances that
+      // start together apply every migration exactly once.
+      for (;;) {
+        const applied = await tx(async (c) => {
+          await c.query(`SELECT pg_advisory_xact_lock($1, hashtext(coalesce(current_schema(), '')))`, [LOCK_CLASS]);
+          await c.query(`CREATE TABLE IF NOT EXISTS schema_migrations (
+            version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())`);
+          const done = (await c.query('SELECT version FROM schema_migrations')).rows.map((r: { version: number }) => r.version);
+          checkKnown(done, list);
+          const next = list.find((m) => !done.includes(m.version));
+          if (!next) return undefined;
+          await c.query(next.sql);
+          await c.query('INSERT INTO schema_migrations (version, name) VALUES ($1, $2)', [next.version, next.name]);
+          return next.name;
+        });
+        if (applied === undefined) return names;
+        names.push(applied);
+      }
+    },
+
+    async ping() {
+      await pool.query('SELECT 1');
+    },
+
+    async close() {
+      if (closed) return;
+      closed = true;
+      await closeSession();
+      await pool.end();
+    },
+
+    async createCustomer(c) {
+      const customer: Customer = {
+        id: c.id, code: c.code, name: c.name, mailbox: lowerMailbox(c.mailbox),
+        createdAt: isoIn(c.createdAt ?? nowIso(), 'createdAt'),
+      };
+      try {
+        await pool.query('INSERT INTO customers (id, code, name, mailbox, created_at) VALUES ($1, $2, $3, $4, $5)',
+          [customer.id, customer.code, customer.name, customer.mailbox, customer.createdAt]);
+      } catch (e) {
+        if (pgCode(e) === '23505') {
+          throw new IntakeError('CONFLICT', `a customer with code ${c.code}, mailbox ${customer.mailbox} or id ${c.id} already exists`);
+        }
+        throw e;
+      }
+      return customer;
+    },
+
+    async getCustomer(id) {
+      const r = await one<CustomerRow>('SELECT * FROM customers WHERE id = $1', [id]);
+      return r && toCustomer(r);
+    },
+
+    async getCustomerByCode(code) {
+      const r = await one<CustomerRow>('SELECT * FROM customers WHERE code = $1', [code]);
+      return r && toCustomer(r);
+    },
+
+    async getCustomerByMailbox(address) {
+      const r = await one<CustomerRow>('SELECT * FROM customers WHERE mailbox = $1', [lowerMailbox(address)]);
+      return r && toCustomer(r);
+    },
+
+    async listCustomers() {
+      return (await all<CustomerRow>('SELECT * FROM customers ORDER BY code COLLATE "C"')).map(toCustomer);
+    },
+
+    async addCredential(c) {
+      try {
+        await pool.query(
+          'INSERT INTO credentials (id, customer_id, kind, lookup, secret_hash, created_at) VALUES ($1, $2, $3, $4, $5, $6)',
+          [c.id, c.customerId, c.kind, c.lookup, c.secretHash, isoIn(c.createdAt ?? nowIso(), 'createdAt')],
+        );
+      } catch (e) {
+        if (pgCode(e) === '23503') throw new IntakeError('NOT_FOUND', `customer ${c.customerId} not found`);
+        if (pgCode(e) === '23505') throw new IntakeError('CONFLICT', `an active ${c.kind} credential "${c.lookup}" already exists`);
+        throw e;
+      }
+    },
+
+    async findCredential(kind, lookup) {
+      const r = await one<CredentialRow>(
+        'SELECT * FROM credentials WHERE kind = $1 AND lookup = $2 AND revoked_at IS NULL', [kind, lookup]);
+      return r && toCredential(r);
+    },
+
+    async revokeCredentials(customerId, kind) {
+      const res = await pool.query(
+        'UPDATE credentials SET revoked_at = $1 WHERE customer_id = $2 AND kind = $3 AND revoked_at IS NULL',
+        [nowIso(), customerId, kind]);
+      return res.rowCount ?? 0;
+    },
+
+    async upsertArticles(rows) {
+      checkCatalog('article', rows.map((r) => [r.codice_articolo, r.descrizione, r.unita_misura]));
+      const list = lastWins(rows, (r) => r.codice_articolo);
+      if (list.length === 0) return;
+      // One statement is one transaction; arrays keep it at three parameters whatever the batch size.
+      await pool.query(
+        `INSERT INTO articles (codice_articolo, descrizione, unita_misura)
+         SELECT * FROM unnest($1::text[], $2::text[], $3::text[])
+         ON CONFLICT (codice_articolo) DO UPDATE SET descrizione = excluded.descrizione, unita_misura = excluded.unita_misura`,
+        [list.map((r) => r.codice_articolo), list.map((r) => r.descrizione), list.map((r) => r.unita_misura)],
+      );
+    },
+
+    async upsertUnits(rows) {
+      checkCatalog('unit', rows.map((r) => [r.code, r.description]));
+      const list = lastWins(rows, (r) => upperUnit(r.code));
+      if (list.length === 0) return;
+      await pool.query(
+        `INSERT INTO units (code, description) SELECT * FROM unnest($1::text[], $2::text[])
+         ON CONFLICT (code) DO UPDATE SET description = excluded.description`,
+        [list.map((r) => upperUnit(r.code)), list.map((r) => r.description)],
+      );
+    },
+
+    async knownArticles(codes) {
+      return known('articles', 'codice_articolo', codes, (c) => c);
+    },
+
+    async knownUnits(codes) {
+      return known('units', 'code', codes, upperUnit);
+    },
+
+    async countArticles() {
+      return (await one<{ n: number }>('SELECT count(*)::int AS n FROM articles'))?.n ?? 0;
+    },
+
+    async listUnits() {
+      return all<Unit>('SELECT code, description FROM units ORDER BY code COLLATE "C"');
+    },
+
+    async saveSubmission(s: NewSubmission, opts?: WriteOptions): Promise<StoredSubmission> {
+      // Committed with synchronous_commit on (PostgreSQL's default): durable when this resolves, unless the caller
+      // said a later durable write will make it so (WriteOptions). Answered from what was inserted: reading the
+      // row back (RETURNING) would send the raw body back over the socket.
+      const r = newSubmissionRow(s);
+      await pool.query(
+        `INSERT INTO submissions (id, customer_id, customer_code, channel, file_name, media_type, charset, raw, meta,
+           single_order, site, sites, connector_id, reserved_order_id, sha256, received_at)
+         SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16 ${lazyFrom(opts)}`,
+        [r.id, r.customer_id, r.customer_code, r.channel, r.file_name, r.media_type, r.charset, r.raw, r.meta,
+          r.single_order, r.site, r.sites, r.connector_id, r.reserved_order_id, r.sha256, r.received_at],
+      );
+      return toSubmission(r);
+    },
+
+    async getSubmission(id) {
+      const r = await one<SubmissionRow>(`SELECT ${SUBMISSION_COLUMNS}, raw, outcome FROM submissions WHERE id = $1`, [id]);
+      return r && toSubmission(r);
+    },
+
+    async listSubmissions({ state, customerId, limit }): Promise<SubmissionSummary[]> {
+      const where: string[] = [];
+      const params: unknown[] = [];
+      if (state !== undefined) where.push(`state = $${params.push(state)}`);
+      if (customerId !== undefined) where.push(`customer_id = $${params.push(customerId)}`);
+      const rows = await all<SubmissionRow>(
+        // octet_length reads a stored bytea's size from its TOAST pointer, without fetching the bytes.
+        `SELECT ${SUBMISSION_COLUMNS}, outcome->>'esito' AS esito, octet_length(raw) AS size FROM submissions
+         ${where.length ? `WHERE ${where.join(' AND ')}` : ''}
+         ORDER BY received_at DESC, id COLLATE "C" DESC LIMIT $${params.push(limitOf(limit))}`,
+        params,
+      );
+      return rows.map(toSummary);
+    },
+
+    async findSubmissionBySha(customerId, sha256, channel) {
+      const params: unknown[] = [customerId, sha256];
+      const r = await one<SubmissionRow>(
+        `SELECT ${SUBMISSION_COLUMNS}, outcome->>'esito' AS esito, octet_length(raw) AS size FROM submissions
+         WHERE customer_id = $1 AND sha256 = $2 ${channel === undefined ? '' : `AND channel = $${params.push(channel)}`}
+         ORDER BY received_at, id COLLATE "C" LIMIT 1`,
+        params,
+      );
+      return r && toSummary(r);
+    },
+
+    async getSubmissionOutcomes(customerId, ids) {
+      const rows = await all<{ id: string; outcome: unknown }>(
+        'SELECT id, outcome FROM submissions WHERE customer_id = $1 AND id = ANY($2::text[]) AND outcome IS NOT NULL',
+        [customerId, [...ids]],
+      );
+      return new Map(rows.map((r) => [r.id, jsonOut<Outcome>(r.outcome)]));
+    },
+
+    async findSubmissionByReservedOrderId(customerId, orderId) {
+      const r = await one<SubmissionRow>(
+        `SELECT ${SUBMISSION_COLUMNS}, raw, outcome FROM submissions WHERE customer_id = $1 AND reserved_order_id = $2
+         ORDER BY received_at, id COLLATE "C" LIMIT 1`,
+        [customerId, orderId],
+      );
+      return r && toSubmission(r);
+    },
+
+    async pendingSubmissionIds(limit) {
+      const rows = await all<{ id: string }>(
+        `SELECT id FROM submissions WHERE state = 'received' ORDER BY received_at, id COLLATE "C" LIMIT $1`,
+        [limitOf(limit, DEFAULT_LIMIT, MAX_PENDING_BATCH)],
+      );
+      return rows.map((r) => r.id);
+    },
+
+    async completeSubmission(id: string, state: SubmissionState, outcome: Outcome, processedAt: string) {
+      const attempts = attemptRows(outcome);
+      const refused = outbox ? refusals(outcome) : [];
+      const at = isoIn(processedAt, 'processedAt');
+      // One statement, one round trip (it was BEGIN, three statements, COMMIT). The attempts of an earlier
+      // judgement are replaced: rows past the new count deleted, the others overwritten. The DELETE and the upsert
+      // touch disjoint rows, as two parts of one statement must (they share one snapshot).
+      const { rows } = await pool.query<{ id: string }>(
+        `WITH upd AS (
+           UPDATE submissions SET state = $2, outcome = $3, processed_at = $4, attempts = attempts + 1,
+             claimed_by = NULL, lease_until = NULL WHERE id = $1
+           RETURNING id, customer_id, customer_code, received_at, channel, reserved_order_id
+         ), del AS (
+           DELETE FROM order_attempts WHERE submission_id = $1 AND idx <> ALL ($5::int[])
+         ), ins AS (
+           INSERT INTO order_attempts (submission_id, idx, customer_id, riferimento_ordine, esito, outcome, received_at, channel)
+           SELECT upd.id, t.idx, COALESCE(t.customer, upd.customer_id), t.ref, t.esito, t.outcome::json, upd.received_at, upd.channel
+           FROM upd, unnest($5::int[], $6::text[], $7::text[], $8::text[], $9::text[]) AS t(idx, ref, esito, outcome, customer)
+           ON CONFLICT (submission_id, idx) DO UPDATE SET customer_id = excluded.customer_id,
+             riferimento_ordine = excluded.riferimento_ordine, esito = excluded.esito, outcome = excluded.outcome,
+             received_at = excluded.received_at, channel = excluded.channel
+         ), ev AS (
+           -- The outbox: one ordine.rifiutato per refused order, completed with what the submission row knows
+           -- exactly as refusalEvents (events.ts) completes it on SQLite.
+           INSERT INTO order_events (id, type, time, order_id, customer_id, data)
+           SELECT t.id, 'ordine.rifiutato', $4, upd.reserved_order_id, upd.customer_id,
+             jsonb_build_object('codice_cliente', upd.customer_code) || t.data || jsonb_strip_nulls(jsonb_build_object(
+               'canale', upd.channel,
+               'ricevuto_il', to_char(upd.received_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
+               'id_ordine', upd.reserved_order_id))
+           FROM upd, unnest($10::text[], $11::jsonb[]) WITH ORDINALITY AS t(id, data, i) ORDER BY t.i
+         )
+         SELECT id FROM upd`,
+        [id, state, JSON.stringify(outcome), at, attempts.map((a) => a.idx), attempts.map((a) => a.riferimento),
+          attempts.map((a) => a.esito), attempts.map((a) => a.json), attempts.map((a) => a.customer ?? null),
+          refused.map(() => uuidv7()), refused.map((r) => JSON.stringify(r))],
+      );
+      if (rows.length === 0) throw new IntakeError('NOT_FOUND', `submission ${id} not found`);
+    },
+
+    async resetSubmission(id) {
+      const res = await pool.query(
+        `UPDATE submissions SET state = 'received', outcome = NULL, claimed_by = NULL, lease_until = NULL, retries = 0 WHERE id = $1`, [id]);
+      if (res.rowCount === 0) throw new IntakeError('NOT_FOUND', `submission ${id} not found`);
+    },
+
+    async countRetry(id) {
+      const { rows } = await pool.query('UPDATE submissions SET retries = retries + 1 WHERE id = $1 RETURNING retries', [id]);
+      if (rows.length === 0) throw new IntakeError('NOT_FOUND', `submission ${id} not found`);
+      return Number((rows[0] as { retries: number }).retries);
+    },
+
+    async registerOrders(items, opts) {
+      items.forEach(checkItem);
+      if (items.length === 0) return [];
+      try {
+        if (items.length === 1) return [await registerAlone(items[0]!, opts)];
+        return await tx(async (c) => {
+          if (opts?.durable === false) await c.query(`SET LOCAL synchronous_commit = off`);
+          const years = [...new Set(items.map((i) => i.year))].sort((a, b) => a - b);
+          if (years.length > 1) {
+            // Calls spanning New Year lock their years' sequence rows in one order up front, so two such calls
+            // cannot each hold one year and wait for the other's.
+            await c.query(
+              `INSERT INTO order_sequences (year, last) SELECT y, 0 FROM unnest($1::int[]) AS y ORDER BY y
+               ON CONFLICT (year) DO UPDATE SET last = order_sequences.last`,
+              [years],
+            );
+          }
+          const results: RegisterResult[] = [];
+          const events: NewEvent[] = [];
+          for (const item of items) results.push(await registerOne(c, item, events));
+          // The outbox: one statement for the events of every order created, in the same transaction.
+          if (events.length > 0) await c.query(...insertEventsQuery(events));
+          return results;
+        });
+      } catch (e) {
+        if (pgCode(e) === '23503') {
+          throw new Error('registerOrders: an item names a customer or submission that is not stored', { cause: e });
+        }
+        if (pgCode(e) === '23505') throw new Error('registerOrders: an order id is already taken', { cause: e });
+        throw e;
+      }
+    },
+
+    async getOrder(customerId, id) {
+      const r = await one<OrderRow>(`SELECT ${ORDER_COLUMNS} FROM orders WHERE customer_id = $1 AND id = $2`, [customerId, id]);
+      return r && (await withLines([r]))[0];
+    },
+
+    async getOrderByRef(customerId, riferimento) {
+      const r = await one<OrderRow>(
+        `SELECT ${ORDER_COLUMNS} FROM orders WHERE customer_id = $1 AND riferimento_ordine = $2`, [customerId, riferimento]);
+      return r && (await withLines([r]))[0];
+    },
+
+    async listOrders({ customerId, limit }) {
+      const rows = customerId === undefined
+        ? await all<OrderRow>(`SELECT ${ORDER_COLUMNS} FROM orders ORDER BY registered_at DESC, numero_ordine COLLATE "C" DESC LIMIT $1`,
+          [limitOf(limit)])
+        : await all<OrderRow>(
+          `SELECT ${ORDER_COLUMNS} FROM orders WHERE customer_id = $1 ORDER BY registered_at DESC, numero_ordine COLLATE "C" DESC LIMIT $2`,
+          [customerId, limitOf(limit)]);
+      return withLines(rows);
+    },
+
+    async latestAttempt(customerId, riferimento) {
+      const r = await one<AttemptRow>(
+        `SELECT submission_id, channel, received_at, outcome FROM order_attempts
+         WHERE customer_id = $1 AND riferimento_ordine = $2
+         ORDER BY received_at DESC, submission_id COLLATE "C" DESC, idx DESC LIMIT 1`,
+        [customerId, riferimento],
+      );
+      return r && toAttempt(r);
+    },
+  };
+  return store;
+}

@@ -1,0 +1,114 @@
+/**
+ * Claims and named leases for the embedded store. SQLite serves one service process, so claims are kept in this
+ * store object: a restarted process (after a crash too) starts with no claim and takes over everything at once,
+ * which is what a single instance wants. Named leases are kept in the file (migration 002), so a second `serve`
+ * started on the same file by mistake still cannot do the same singleton work twice.
+ */
+import type Database from 'better-sqlite3';
+import type { WorkMethods } from '../postgres/work.ts';
+import { checkLabel, checkLeaseMs, claimIds, claimLimit } from '../common/work.ts';
+import { statementCache } from './statements.ts';
+
+export interface SqliteWork extends WorkMethods {
+  /** A submission's outcome was recorded or it was reset: its claim, if any, is over. */
+  forget(id: string): void;
+}
+
+export function sqliteWork(db: Database.Database, now: () => number = Date.now): SqliteWork {
+  const q = statementCache(db);
+  const claims = new Map<string, { holder: string; until: number }>();
+
+  /** Another holder's claim that still runs: the only thing that keeps a holder from an id. */
+  function heldByOther(id: string, holder: string, at: number): boolean {
+    const c = claims.get(id);
+    return c !== undefined && c.holder !== holder && c.until > at;
+  }
+
+  function prune(at: number): void {
+    for (const [id, c] of claims) if (c.until <= at) claims.delete(id);
+  }
+
+  return {
+    forget(id) {
+      claims.delete(id);
+    },
+
+    async claimSubmissions(holder, limit, leaseMs) {
+      checkLabel(holder, 'holder');
+      const n = claimLimit(limit);
+      const ttl = checkLeaseMs(leaseMs);
+      const at = now();
+      prune(at);
+      // Claimed rows are skipped after the query, so ask for enough to fill the batch past them.
+      const rows = q(`SELECT id FROM submissions WHERE state = 'received' ORDER BY received_at, id LIMIT ?`)
+        .all(n + claims.size) as { id: string }[];
+      const picked = rows.map((r) => r.id).filter((id) => !claims.has(id)).slice(0, n);
+      for (const id of picked) claims.set(id, { holder, until: at + ttl });
+      return picked;
+    },
+
+    async claimSubmission(id, holder, leaseMs) {
+      checkLabel(holder, 'holder');
+      const ttl = checkLeaseMs(leaseMs);
+      const at = now();
+      const row = q('SELECT state FROM submissions WHERE id = ?').get(id) as { state: string } | undefined;
+      if (!row || row.state === 'processed' || heldByOther(id, holder, at)) return false;
+      claims.set(id, { holder, until: at + ttl });
+      return true;
+    },
+
+    async renewClaims(holder, ids, leaseMs) {
+      checkLabel(holder, 'holder');
+      const list = claimIds(ids);
+      const ttl = checkLeaseMs(leaseMs);
+      const at = now();
+      const kept: string[] = [];
+      for (const id of list) {
+        const c = claims.get(id);
+        if (c?.holder !== holder) continue;
+        const row = q('SELECT state FROM submissions WHERE id = ?').get(id) as { state: string } | undefined;
+        if (!row || row.state === 'processed') {
+          claims.delete(id);
+          continue;
+        }
+        c.until = at + ttl;
+        kept.push(id);
+      }
+      return kept;
+    },
+
+    async releaseClaims(holder) {
+      checkLabel(holder, 'holder');
+      let n = 0;
+      const at = now();
+      for (const [id, c] of claims) {
+        if (c.holder !== holder) continue;
+        claims.delete(id);
+        const row = q('SELECT state FROM submissions WHERE id = ?').get(id) as { state: string } | undefined;
+        if (c.until > at && row && row.state !== 'processed') n++;
+      }
+      return n;
+    },
+
+    async acquireLease(name, holder, ttlMs) {
+      const at = now();
+      const { changes } = q(
+        `INSERT INTO leases (name, holder, lease_until, acquired_at) VALUES (@name, @holder, @until, @at)
+         ON CONFLICT (name) DO UPDATE SET holder = excluded.holder, lease_until = excluded.lease_until,
+           acquired_at = CASE WHEN leases.holder = excluded.holder THEN leases.acquired_at ELSE excluded.acquired_at END
+         WHERE leases.holder = excluded.holder OR leases.lease_until < @at`,
+      ).run({ name: checkLabel(name, 'lease name'), holder: checkLabel(holder, 'holder'), until: at + checkLeaseMs(ttlMs, 'ttlMs'), at });
+      return changes > 0;
+    },
+
+    async renewLease(name, holder, ttlMs) {
+      const { changes } = q('UPDATE leases SET lease_until = ? WHERE name = ? AND holder = ?')
+        .run(now() + checkLeaseMs(ttlMs, 'ttlMs'), checkLabel(name, 'lease name'), checkLabel(holder, 'holder'));
+      return changes > 0;
+    },
+
+    async releaseLease(name, holder) {
+      q('DELETE FROM leases WHERE name = ? AND holder = ?').run(checkLabel(name, 'lease name'), checkLabel(holder, 'holder'));
+    },
+  };
+}
