@@ -1,6 +1,10 @@
 // Runs every test file under test/ (recursively, *.test.ts) with Node's own test runner and tsx.
 // Node 20's --test does not expand globs for .ts files, hence this small finder.
 // Extra arguments are passed on: `node scripts/run-tests.mjs test/intake` runs only that folder.
+// INTAKE_TEST_CONCURRENCY sets how many files run at once (default 2). Every file is independent (ports 0, its
+// own data directories and PostgreSQL schemas), so more is safe; whether it is quicker depends on the machine's
+// cores and on how much of the files' time is waiting (see docs/development/tests.md).
+// INTAKE_TEST_DURATIONS=1 adds, on stderr, the slowest files at the end (scripts/test-durations.mjs).
 import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { spawnSync } from 'node:child_process';
@@ -11,15 +15,30 @@ function find(dir) {
   return readdirSync(dir).sort().flatMap((name) => find(join(dir, name)));
 }
 
+function concurrency() {
+  const set = process.env.INTAKE_TEST_CONCURRENCY?.trim();
+  if (!set) return 2;
+  const n = Number(set);
+  if (!Number.isInteger(n) || n < 1 || n > 64) {
+    console.error(`INTAKE_TEST_CONCURRENCY must be a whole number from 1 to 64, not "${set}"`);
+    process.exit(2);
+  }
+  return n;
+}
+
 const roots = process.argv.slice(2);
 const files = (roots.length ? roots : ['test', 'bench/test']).flatMap(find);
 if (files.length === 0) {
   console.error('no test files found');
   process.exit(1);
 }
+const reporters = ['--test-reporter=spec', '--test-reporter-destination=stdout'];
+if (process.env.INTAKE_TEST_DURATIONS === '1') {
+  reporters.push(`--test-reporter=${new URL('./test-durations.mjs', import.meta.url).pathname}`, '--test-reporter-destination=stderr');
+}
 const res = spawnSync(
   process.execPath,
-  ['--import', 'tsx', '--test', '--test-concurrency=2', '--test-reporter=spec', ...files],
+  ['--import', 'tsx', '--test', `--test-concurrency=${concurrency()}`, ...reporters, ...files],
   { stdio: 'inherit', env: { ...process.env, NODE_ENV: 'test' } },
 );
 process.exit(res.status ?? 1);

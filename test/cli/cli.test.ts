@@ -7,7 +7,7 @@ import iconv from 'iconv-lite';
 import { v7 as uuidv7 } from 'uuid';
 import { createAuthenticator } from '../../src/auth/authenticator.ts';
 import { openTempStore, tempDataDir } from '../auth/temp-store.ts';
-import { failed, ok, runCli } from './run.ts';
+import { failed, ok, runCli, spawnCli } from './run.ts';
 
 interface Credentials {
   codice_cliente: string;
@@ -44,7 +44,8 @@ void describe('order-intake CLI', () => {
   });
 
   void it('customer add --json prints credentials that authenticate', async () => {
-    const r = ok(await runCli(dataDir, ['customer', 'add', '--code', 'C001', '--name', 'Tipografia Rossi', '--json']));
+    // A real child process: the credentials an operator pipes into a script come out on its stdout.
+    const r = ok(await spawnCli(dataDir, ['customer', 'add', '--code', 'C001', '--name', 'Tipografia Rossi', '--json']));
     creds = JSON.parse(r.stdout) as Credentials;
     assert.deepEqual(Object.keys(creds).sort(), ['api_key', 'codice_cliente', 'ftp_password', 'ftp_user', 'mailbox', 'nome']);
     assert.equal(creds.codice_cliente, 'C001');
@@ -203,7 +204,8 @@ void describe('order-intake CLI', () => {
   });
 
   void it('shows the stack only when INTAKE_LOG_LEVEL=debug', async () => {
-    const r = await runCli(dataDir, ['key', 'rotate', '--code', 'NOPE'], { INTAKE_LOG_LEVEL: 'debug' });
+    // A real child process: exit status 1, the error line first on stderr, then the stack.
+    const r = await spawnCli(dataDir, ['key', 'rotate', '--code', 'NOPE'], { INTAKE_LOG_LEVEL: 'debug' });
     assert.equal(r.code, 1);
     assert.match(r.stderr, /^error: no customer with code NOPE\n/);
     assert.match(r.stderr, /\n\s+at /);

@@ -14,7 +14,11 @@ export interface ServeProcess {
 
 const root = path.resolve(import.meta.dirname, '../..');
 
-export async function spawnServe(dataDir: string, env: Record<string, string> = {}, timeoutMs = 20_000): Promise<ServeProcess> {
+/**
+ * Start `serve` and wait for its HTTP port. The timeout only guards against a hang: a cold tsx start on a machine
+ * shared with other jobs has been seen to take over 20 s.
+ */
+export async function spawnServe(dataDir: string, env: Record<string, string> = {}, timeoutMs = 60_000): Promise<ServeProcess> {
   const proc = spawn(process.execPath, ['--import', 'tsx', path.join(root, 'src/cli/main.ts'), 'serve'], {
     cwd: root,
     env: {
@@ -28,7 +32,11 @@ export async function spawnServe(dataDir: string, env: Record<string, string> = 
   proc.stderr!.on('data', (d: Buffer) => { stderr += d.toString(); });
   const exited = new Promise<number | null>((resolve) => proc.on('exit', (code) => resolve(code)));
   const httpPort = await new Promise<number>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`serve did not report its HTTP port within ${timeoutMs} ms\n${lines.join('\n')}\n${stderr}`)), timeoutMs);
+    const timer = setTimeout(() => {
+      // A serve left running would keep the test file from ever ending.
+      proc.kill('SIGKILL');
+      reject(new Error(`serve did not report its HTTP port within ${timeoutMs} ms\n${lines.join('\n')}\n${stderr}`));
+    }, timeoutMs);
     void exited.then((code) => { clearTimeout(timer); reject(new Error(`serve exited with ${code}\n${lines.join('\n')}\n${stderr}`)); });
     createInterface({ input: proc.stdout! }).on('line', (line) => {
       lines.push(line);
@@ -61,6 +69,13 @@ export async function waitForLine(p: ServeProcess, re: RegExp, timeoutMs = 10_00
 export async function stopServe(p: ServeProcess, signal: NodeJS.Signals = 'SIGTERM'): Promise<number | null> {
   if (p.proc.exitCode === null && p.proc.signalCode === null) p.proc.kill(signal);
   return p.exited;
+}
+
+/** A graceful stop, or SIGKILL after 15 s: clean-up must not hang on an instance that cannot stop. */
+export async function stopOrKill(p: ServeProcess): Promise<void> {
+  const timer = setTimeout(() => p.proc.kill('SIGKILL'), 15_000);
+  await stopServe(p);
+  clearTimeout(timer);
 }
 
 /** The port a channel reported it bound (`{"channel":"sftp","port":…}`), waiting for the line to be printed. */

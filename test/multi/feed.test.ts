@@ -6,13 +6,12 @@
 import assert from 'node:assert/strict';
 import { rmSync } from 'node:fs';
 import { describe, it } from 'node:test';
-import { DEFAULT_UNITS } from '../../src/catalog/units.ts';
-import { provisionCustomer } from '../../src/customers/provision.ts';
 import { addIntegration } from '../../src/handoff/integrations.ts';
 import { openPostgresStore } from '../../src/store/postgres/store.ts';
 import { spawnServe, stopServe, type ServeProcess } from '../helpers/child.ts';
-import { order, tempDir, TEST_ARTICLES, waitFor } from '../helpers/service.ts';
+import { order, tempDir, waitFor } from '../helpers/service.ts';
 import { createSchema, PG_SKIP, testDatabaseUrl } from '../store/pg-schema.ts';
+import { seedStore } from './seed.ts';
 
 interface Event { id: string; type: string; cursor: string; data: Record<string, unknown> }
 
@@ -23,11 +22,7 @@ const CONCURRENCY = 12;
 async function prepare(url: string) {
   const store = await openPostgresStore(url);
   try {
-    await store.migrate();
-    await store.upsertUnits(DEFAULT_UNITS);
-    await store.upsertArticles(TEST_ARTICLES);
-    const keys = [];
-    for (const code of ['C001', 'C002']) keys.push((await provisionCustomer(store, { code, name: `Cliente ${code}` }, 'ordini.test')).apiKey);
+    const keys = (await seedStore(store, ['C001', 'C002'])).map((c) => c.apiKey);
     return { keys, mis: (await addIntegration(store, 'MIS')).api_key };
   } finally {
     await store.close();

@@ -6,15 +6,14 @@
 import assert from 'node:assert/strict';
 import { rmSync } from 'node:fs';
 import { describe, it } from 'node:test';
-import { DEFAULT_UNITS } from '../../src/catalog/units.ts';
-import { provisionCustomer } from '../../src/customers/provision.ts';
 import { addWebhook } from '../../src/handoff/subscribers.ts';
 import { openPostgresStore } from '../../src/store/postgres/store.ts';
 import { spawnServe, stopServe, type ServeProcess } from '../helpers/child.ts';
-import { order, tempDir, TEST_ARTICLES, waitFor } from '../helpers/service.ts';
+import { order, tempDir, waitFor } from '../helpers/service.ts';
 import { startReceiver } from '../handoff/receiver.ts';
 import { TEST_SECRET_KEY } from '../handoff/stores.ts';
 import { adminQuery, createSchema, PG_SKIP, testDatabaseUrl } from '../store/pg-schema.ts';
+import { seedStore } from './seed.ts';
 
 const SETTINGS = {
   INTAKE_SECRET_KEY: TEST_SECRET_KEY, INTAKE_HANDOFF_POLL_MS: '50', INTAKE_WEBHOOK_TIMEOUT_MS: '2000', INTAKE_HANDOFF_LEASE_MS: '3000',
@@ -45,10 +44,7 @@ void describe('webhooks from several instances on one PostgreSQL', { skip: PG_SK
       const store = await openPostgresStore(schema.url);
       let apiKey: string;
       try {
-        await store.migrate();
-        await store.upsertUnits(DEFAULT_UNITS);
-        await store.upsertArticles(TEST_ARTICLES);
-        apiKey = (await provisionCustomer(store, { code: 'C001', name: 'Cliente C001' }, 'ordini.test')).apiKey;
+        apiKey = (await seedStore(store))[0]!.apiKey;
         receiver.setSecret((await addWebhook(store, TEST_SECRET_KEY, { url: receiver.url, allowPrivate: true })).secret);
       } finally {
         await store.close();

@@ -11,15 +11,14 @@
 import assert from 'node:assert/strict';
 import { rmSync } from 'node:fs';
 import { describe, it } from 'node:test';
-import nodemailer from 'nodemailer';
-import ssh2 from 'ssh2';
-import { DEFAULT_UNITS } from '../../src/catalog/units.ts';
-import { provisionCustomer, type ProvisionedCustomer } from '../../src/customers/provision.ts';
+import type { ProvisionedCustomer } from '../../src/customers/provision.ts';
 import { openPostgresStore } from '../../src/store/postgres/store.ts';
 import type { Store } from '../../src/domain/store/store.ts';
-import { loggedPort, spawnServe, stopServe, type ServeProcess } from '../helpers/child.ts';
-import { order, tempDir, TEST_ARTICLES, waitFor } from '../helpers/service.ts';
+import { loggedPort, spawnServe, stopOrKill, type ServeProcess } from '../helpers/child.ts';
+import { order, tempDir, waitFor } from '../helpers/service.ts';
 import { adminQuery, createSchema, PG_SKIP, testDatabaseUrl } from '../store/pg-schema.ts';
+import { heavy, rest as restTo, sftpUpload as sftpTo, smtpSend as smtpTo, type Sent } from './clients.ts';
+import { seedStore } from './seed.ts';
 
 interface Instance {
   serve: ServeProcess;
@@ -36,92 +35,6 @@ const SETTINGS = {
   INTAKE_SFTP_PORT: '0', INTAKE_SMTP_PORT: '0', INTAKE_MAIL_DOMAIN: 'ordini.test',
   INTAKE_CLAIM_LEASE_MS: String(LEASE_MS), INTAKE_SWEEP_INTERVAL_MS: '250',
 };
-
-/** What one attempt to hand over orders gave: the references it carried and whether it was acknowledged. */
-interface Sent {
-  refs: string[];
-  acked: boolean;
-  /** For synchronous REST: the number the customer was told. */
-  numero?: string;
-  /** For SMTP: the Message-ID the message carried. */
-  messageId?: string;
-}
-
-/** A big order (thousands of lines) takes a while to judge and register: the victim is sure to hold some. */
-function heavy(ref: string) {
-  const righe = Array.from({ length: 3000 }, (_, i) => ({ codice_articolo: TEST_ARTICLES[i % 3]!.codice_articolo, quantita: i + 1, unita_misura: TEST_ARTICLES[i % 3]!.unita_misura }));
-  return order('C001', ref, { righe });
-}
-
-async function rest(i: Instance, key: string, body: object, refs: string[], async = false): Promise<Sent> {
-  try {
-    const res = await fetch(`http://127.0.0.1:${i.serve.httpPort}/api/v1/ordini`, {
-      method: 'POST', body: JSON.stringify(body), signal: AbortSignal.timeout(60_000),
-      headers: { 'content-type': 'application/json', 'x-api-key': key, ...(async ? { prefer: 'respond-async' } : {}) },
-    });
-    const json = (await res.json()) as { numero_ordine?: string };
-    return { refs, acked: res.status === (async ? 202 : 201), numero: async ? undefined : json.numero_ordine };
-  } catch {
-    return { refs, acked: false }; // the connection died with the instance: not acknowledged
-  }
-}
-
-/**
- * One SFTP upload on its own connection. The instance may die at any step (before the session is ready, before the
- * subsystem opens, mid-write), and ssh2 then calls no callback at all: the closed connection, or 30 s, is the answer.
- */
-function sftpUpload(i: Instance, c: ProvisionedCustomer, name: string, refs: string[]): Promise<Sent> {
-  return new Promise((resolve) => {
-    const conn = new ssh2.Client();
-    let settled = false;
-    const finish = (acked: boolean): void => {
-      if (settled) return;
-      settled = true;
-      clearTimeout(timer);
-      conn.end();
-      resolve({ refs, acked });
-    };
-    const timer = setTimeout(() => finish(false), 30_000);
-    conn.on('error', () => finish(false));
-    conn.on('close', () => finish(false));
-    conn.on('ready', () => conn.sftp((err, sftp) => {
-      if (err) return finish(false);
-      // The close status is the acknowledgement: writeFile calls back only after it.
-      sftp.writeFile(`/ordini/${name}`, JSON.stringify(refs.map((r) => order('C001', r))), (e) => finish(!e));
-    }));
-    conn.connect({ host: '127.0.0.1', port: i.sftpPort, username: c.ftpUser, password: c.ftpPassword, readyTimeout: 10_000, tryKeyboard: false });
-  });
-}
-
-/**
- * One message over its own SMTP connection, each of `refs` an order file attached to it. The 250 after DATA is the
- * acknowledgement; an instance dying before it closes the connection, and nodemailer rejects.
- */
-async function smtpSend(i: Instance, c: ProvisionedCustomer, refs: string[], make: (ref: string) => object = (r) => order('C001', r)): Promise<Sent> {
-  const messageId = `<${refs.join('.')}@cliente.it>`;
-  const transport = nodemailer.createTransport({
-    host: '127.0.0.1', port: i.smtpPort, secure: false, ignoreTLS: true,
-    connectionTimeout: 10_000, greetingTimeout: 10_000, socketTimeout: 30_000,
-  });
-  try {
-    const info = await transport.sendMail({
-      from: 'Mario Rossi <mario@cliente.it>', to: c.mailbox, subject: `Ordini ${refs.join(', ')}`, text: 'In allegato.', messageId,
-      attachments: refs.map((r) => ({ filename: `${r}.json`, content: JSON.stringify(make(r)) })),
-    });
-    return { refs, acked: /^250\b/.test(info.response), messageId };
-  } catch {
-    return { refs, acked: false, messageId };
-  } finally {
-    transport.close();
-  }
-}
-
-/** A graceful stop, or SIGKILL after 15 s: clean-up must not hang on an instance that cannot stop. */
-async function stopOrKill(serve: ServeProcess): Promise<void> {
-  const timer = setTimeout(() => serve.proc.kill('SIGKILL'), 15_000);
-  await stopServe(serve);
-  clearTimeout(timer);
-}
 
 /**
  * Fails with the clean-up still to run if `body` takes longer than `ms`: a test hung on a dead peer would
@@ -141,15 +54,16 @@ async function within<T>(ms: number, body: Promise<T>): Promise<T> {
 async function prepare(url: string): Promise<ProvisionedCustomer> {
   const store = await openPostgresStore(url);
   try {
-    await store.migrate();
-    await store.upsertUnits(DEFAULT_UNITS);
-    await store.upsertArticles(TEST_ARTICLES);
-    // Provisioned before the instances start: an empty database would have each of them seed the demo customer.
-    return await provisionCustomer(store, { code: 'C001', name: 'Cliente C001' }, 'ordini.test');
+    return (await seedStore(store))[0]!;
   } finally {
     await store.close();
   }
 }
+
+// The real clients of clients.ts, addressed to an instance.
+const rest = (i: Instance, key: string, body: object, refs: string[], async = false) => restTo(i.serve.httpPort, key, body, refs, async);
+const sftpUpload = (i: Instance, c: ProvisionedCustomer, name: string, refs: string[]) => sftpTo(i.sftpPort, c, name, refs);
+const smtpSend = (i: Instance, c: ProvisionedCustomer, refs: string[], make?: (ref: string) => object) => smtpTo(i.smtpPort, c, refs, make);
 
 void describe('several instances on one PostgreSQL', { skip: PG_SKIP }, () => {
   void it('registers every acknowledged order exactly once when one of three instances is SIGKILLed mid-way', { timeout: 240_000 }, async () => {

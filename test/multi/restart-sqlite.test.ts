@@ -8,13 +8,13 @@ import { rmSync } from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import Database from 'better-sqlite3';
-import { DEFAULT_UNITS } from '../../src/catalog/units.ts';
-import { provisionCustomer, type ProvisionedCustomer } from '../../src/customers/provision.ts';
+import type { ProvisionedCustomer } from '../../src/customers/provision.ts';
 import { openSqliteStore } from '../../src/store/sqlite/store.ts';
 import { SQLITE_FILE_NAME } from '../../src/store/open.ts';
 import { loggedPort, spawnServe, stopServe, type ServeProcess } from '../helpers/child.ts';
-import { tempDir, TEST_ARTICLES, waitFor } from '../helpers/service.ts';
+import { tempDir, waitFor } from '../helpers/service.ts';
 import { ftpUpload, heavy, rest, sftpUpload, smtpSend } from './clients.ts';
+import { seedStore } from './seed.ts';
 
 const TAKEOVER_MS = 10_000;
 const SETTINGS = {
@@ -26,10 +26,7 @@ const SETTINGS = {
 async function prepare(file: string): Promise<ProvisionedCustomer> {
   const store = await openSqliteStore(file);
   try {
-    await store.migrate();
-    await store.upsertUnits(DEFAULT_UNITS);
-    await store.upsertArticles(TEST_ARTICLES);
-    return await provisionCustomer(store, { code: 'C001', name: 'Cliente C001' }, 'ordini.test');
+    return (await seedStore(store))[0]!;
   } finally {
     await store.close();
   }

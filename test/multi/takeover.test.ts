@@ -19,14 +19,14 @@ import { sealSecret } from '../../src/auth/secret-box.ts';
 import { addConnector } from '../../src/connectors/provision.ts';
 import { addSite } from '../../src/connectors/sites.ts';
 import { describe, it } from 'node:test';
-import { DEFAULT_UNITS } from '../../src/catalog/units.ts';
-import { provisionCustomer, type ProvisionedCustomer } from '../../src/customers/provision.ts';
+import type { ProvisionedCustomer } from '../../src/customers/provision.ts';
 import { openPostgresStore } from '../../src/store/postgres/store.ts';
-import { loggedPort, spawnServe, stopServe, waitForLine, type ServeProcess } from '../helpers/child.ts';
-import { order, tempDir, TEST_ARTICLES, waitFor } from '../helpers/service.ts';
+import { loggedPort, spawnServe, stopOrKill, stopServe, waitForLine, type ServeProcess } from '../helpers/child.ts';
+import { order, tempDir, waitFor } from '../helpers/service.ts';
 import { adminQuery, createSchema, PG_SKIP, testDatabaseUrl } from '../store/pg-schema.ts';
 import { dovecotSkip, startDovecot, type Dovecot } from '../channels/mail/dovecot.ts';
 import { connector, ftpUpload, heavy, rest, sftpUpload, smtpSend, soap, type Sent } from './clients.ts';
+import { seedStore } from './seed.ts';
 
 interface Instance {
   serve: ServeProcess;
@@ -65,10 +65,7 @@ const TAKEOVER_MS = 10_000;
 async function prepare(url: string, d?: Dovecot): Promise<ProvisionedCustomer & { connectorKey: string }> {
   const store = await openPostgresStore(url);
   try {
-    await store.migrate();
-    await store.upsertUnits(DEFAULT_UNITS);
-    await store.upsertArticles(TEST_ARTICLES);
-    const c = await provisionCustomer(store, { code: 'C001', name: 'Cliente C001' }, 'ordini.test');
+    const [c] = await seedStore(store) as [ProvisionedCustomer];
     await addSite(store, { code: 'VR', name: 'Verona' });
     const { key } = await addConnector(store, { customer: 'C001', name: 'ERP', sites: 'VR', format: 'json' });
     if (d) {
@@ -90,12 +87,6 @@ async function start(url: string, dirs: string[]): Promise<Instance> {
   return { serve, sftpPort: await loggedPort(serve, 'sftp'), ftpPort: await loggedPort(serve, 'ftp'), smtpPort: await loggedPort(serve, 'smtp') };
 }
 
-/** A graceful stop, or SIGKILL after 15 s: clean-up must not hang on an instance that cannot stop. */
-async function stopOrKill(serve: ServeProcess): Promise<void> {
-  const timer = setTimeout(() => serve.proc.kill('SIGKILL'), 15_000);
-  await stopServe(serve);
-  clearTimeout(timer);
-}
 
 
 void describe('takeover after a crash on PostgreSQL', { skip: PG_SKIP }, () => {

@@ -1,13 +1,11 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
 import { rmSync } from 'node:fs';
-import { promisify } from 'node:util';
 import { spawnServe, stopServe, waitForLine } from '../../helpers/child.ts';
 import { order, startTestService, tempDir, waitFor } from '../../helpers/service.ts';
 
-const run = promisify(execFile);
-
+// The newcomer's path (`serve` on an empty data directory prints a curl command that works) is
+// test/cli/serve-banner.test.ts.
 describe('durability across restarts', () => {
   it('a submission received but not processed before the stop is processed at the next start', async () => {
     const dir = tempDir();
@@ -30,21 +28,6 @@ describe('durability across restarts', () => {
       assert.equal(((await res.json()) as { stato: string }).stato, 'registrato');
     } finally {
       await second.close();
-    }
-  });
-
-  it('newcomer path: `serve` on an empty data dir prints a curl command that registers an order', async () => {
-    const dir = tempDir();
-    const p = await spawnServe(dir);
-    try {
-      const [, cmd] = await waitForLine(p, /^\s+(curl -sS .*)$/);
-      const { stdout } = await run('sh', ['-c', cmd!]);
-      const body = JSON.parse(stdout) as Record<string, unknown>;
-      assert.equal(body.esito, 'ok');
-      assert.match(String(body.numero_ordine), /^\d{4}-\d{6}$/);
-    } finally {
-      await stopServe(p);
-      rmSync(dir, { recursive: true, force: true });
     }
   });
 
