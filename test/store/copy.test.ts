@@ -408,7 +408,9 @@ void describe('db copy from SQLite to PostgreSQL', { skip: PG_SKIP }, () => {
       };
       // The outbox's stream position on PostgreSQL also holds the writing transaction (postgres/events.ts).
       const ordering: Record<string, string[]> = { order_events: ['xid'] };
-      for (const t of tables.filter((name) => name !== 'leases' && name !== 'instances' && !sqliteOnly.has(name))) {
+      // Retention's watermark is a stream position, which each engine writes its own way (not copied: copy.ts).
+      const ownPosition = new Set(['order_events_pruned']);
+      for (const t of tables.filter((name) => name !== 'leases' && name !== 'instances' && !sqliteOnly.has(name) && !ownPosition.has(name))) {
         assert.deepEqual(pgColumns.get(t), [...sqliteColumns.get(t)!, ...(claims[t] ?? []), ...(ordering[t] ?? [])].sort(), `columns of ${t}`);
       }
       for (const spec of SPEC_TABLES) {

@@ -47,7 +47,10 @@ const CARRIED = ['order_attempts', 'order_lines', 'submission_chunks'];
 const NOT_COPIED = ['schema_migrations', 'leases', 'instances', 'web_sessions',
   // Webhook and export subscribers hold cursors into this database's event stream and a secret sealed for it; the
   // operator adds them again on the new database (docs/operators/webhooks-and-export.md).
-  'handoff_subscribers', 'handoff_deliveries'];
+  'handoff_subscribers', 'handoff_deliveries',
+  // Retention's watermark is a position in this engine's event stream (a seq on SQLite, a transaction and seq on
+  // PostgreSQL); the events are copied with new positions, and feed cursors do not carry over between engines.
+  'order_events_pruned'];
 
 /** Source rows per page: one PostgreSQL transaction each. */
 const DEFAULT_PAGE = 500;
