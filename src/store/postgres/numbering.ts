@@ -21,14 +21,21 @@ export interface YearSequences {
 }
 
 export function yearSequences(pool: pg.Pool): YearSequences {
-  const known = new Set<number>();
+  // One check per year and process, shared by the requests that arrive while it runs (the first orders after a
+  // start would otherwise each call the function and queue on its advisory lock).
+  const known = new Map<number, Promise<void>>();
   return {
     async ready(years) {
       for (const year of years) {
-        if (known.has(year)) continue;
-        numberSequence(year);
-        await pool.query('SELECT order_number_sequence($1::int)', [year]);
-        known.add(year);
+        let check = known.get(year);
+        if (!check) {
+          numberSequence(year);
+          check = pool.query('SELECT order_number_sequence($1::int)', [year]).then(() => undefined);
+          known.set(year, check);
+          // A failed check (database away) is tried again by the next registration, not remembered.
+          check.catch(() => known.delete(year));
+        }
+        await check;
       }
     },
   };
