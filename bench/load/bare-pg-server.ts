@@ -7,6 +7,7 @@
  * port over IPC and stops on SIGTERM.
  */
 import Fastify from 'fastify';
+import { bareReply } from './bare-reply.ts';
 import pg from 'pg';
 
 const url = process.env.BARE_PG_URL;
@@ -22,12 +23,7 @@ app.post('/api/v1/ordini', async (req, reply) => {
   const order = JSON.parse(text) as { riferimento_ordine?: unknown };
   const { rows } = await pool.query<{ id: string }>('INSERT INTO bare_orders (body) VALUES ($1) RETURNING id', [text]);
   const n = Number(rows[0]!.id);
-  return reply.code(201).header('location', `/api/v1/ordini/${n}`).send({
-    esito: 'ok',
-    id_ordine: '00000000-0000-7000-8000-000000000000',
-    numero_ordine: `2026-${String(n).padStart(6, '0')}`,
-    messaggio: `Ordine ${String(order.riferimento_ordine)} registrato`,
-  });
+  return reply.code(201).header('location', `/api/v1/ordini/${n}`).send(bareReply(n, order.riferimento_ordine));
 });
 
 await app.listen({ host: '127.0.0.1', port: 0 });

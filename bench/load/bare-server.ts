@@ -5,6 +5,7 @@
  * Forked by the rest benchmark; it reports its port over IPC and stops on SIGTERM.
  */
 import Fastify from 'fastify';
+import { bareReply } from './bare-reply.ts';
 
 const app = Fastify({ logger: false, bodyLimit: 5 * 1024 * 1024 });
 app.removeAllContentTypeParsers();
@@ -13,12 +14,7 @@ let n = 0;
 app.post('/api/v1/ordini', async (req, reply) => {
   const order = JSON.parse((req.body as Buffer).toString('utf8')) as { riferimento_ordine?: unknown };
   n++;
-  return reply.code(201).header('location', `/api/v1/ordini/${n}`).send({
-    esito: 'ok',
-    id_ordine: '00000000-0000-7000-8000-000000000000',
-    numero_ordine: `2026-${String(n).padStart(6, '0')}`,
-    messaggio: `Ordine ${String(order.riferimento_ordine)} registrato`,
-  });
+  return reply.code(201).header('location', `/api/v1/ordini/${n}`).send(bareReply(n, order.riferimento_ordine));
 });
 
 await app.listen({ host: '127.0.0.1', port: 0 });

@@ -5,34 +5,14 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import pg from 'pg';
-import { openPostgresStore } from '../../src/store/postgres/store.ts';
 import type { RegisterResult, Store } from '../../src/domain/store/store.ts';
 import { addCustomer, addSubmission, item } from './fixtures.ts';
-import { createSchema, PG_SKIP, testDatabaseUrl } from './pg-schema.ts';
+import { PG_SKIP, withPgInstances } from './pg-schema.ts';
+import { waitFor } from '../helpers/service.ts';
 
-async function until(check: () => Promise<boolean>, what: string, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
 
-async function withInstances(count: number, fn: (stores: Store[], url: string) => Promise<void>): Promise<void> {
-  const schema = await createSchema(testDatabaseUrl!);
-  const stores: Store[] = [];
-  try {
-    for (let i = 0; i < count; i++) {
-      const s = await openPostgresStore(testDatabaseUrl!, { schema: schema.name, max: 4 });
-      stores.push(s);
-      await s.migrate();
-    }
-    await fn(stores, schema.url);
-  } finally {
-    for (const s of stores) await s.close();
-    await schema.drop();
-  }
-}
+const withInstances = (count: number, fn: (stores: Store[], url: string) => Promise<void>) =>
+  withPgInstances(count, (stores, schema) => fn(stores, schema.url));
 
 async function client(url: string): Promise<pg.Client> {
   const c = new pg.Client({ connectionString: url });
@@ -56,9 +36,9 @@ void describe('order numbering on PostgreSQL', { skip: PG_SKIP }, () => {
         await holder.query('CREATE TRIGGER hold_slow BEFORE INSERT ON orders FOR EACH ROW EXECUTE FUNCTION hold_slow()');
         await holder.query('SELECT pg_advisory_lock($1)', [HOLD_KEY]);
         const slow = a!.registerOrders([item(c, sub, 'SLOW')]);
-        await until(async () => (await holder.query(
-          `SELECT 1 FROM pg_locks WHERE locktype = 'advisory' AND objid = $1 AND NOT granted`, [HOLD_KEY])).rowCount === 1,
-        'the SLOW registration to wait inside its transaction');
+        await waitFor(async () => (await holder.query(
+          `SELECT 1 FROM pg_locks WHERE locktype = 'advisory' AND objid = $1 AND NOT granted`, [HOLD_KEY])).rowCount === 1 || undefined,
+        10_000, 'the SLOW registration to wait inside its transaction');
         // Before migration 012 this waited on the year's order_sequences row until SLOW committed: for ever here.
         const fast = await Promise.race([
           b!.registerOrders([item(c, sub, 'FAST')]),

@@ -3,6 +3,8 @@
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { skipUnlessPresent } from '../helpers/required.ts';
+import { openPostgresStore } from '../../src/store/postgres/store.ts';
+import type { Store } from '../../src/domain/store/store.ts';
 
 export const testDatabaseUrl = process.env.INTAKE_TEST_DATABASE_URL?.trim() || undefined;
 
@@ -43,4 +45,24 @@ export async function createSchema(baseUrl: string, prefix = 't'): Promise<TestS
 /** Runs one query as an administrator (outside the schema's pools). */
 export function adminQuery<R extends pg.QueryResultRow>(url: string, sql: string, params: unknown[] = []): Promise<R[]> {
   return admin(url, async (c) => (await c.query<R>(sql, params)).rows);
+}
+
+/**
+ * `count` migrated store instances (separate pools, as separate service processes have) on one fresh schema, closed
+ * and the schema dropped afterwards whatever `fn` does.
+ */
+export async function withPgInstances(count: number, fn: (stores: Store[], schema: TestSchema) => Promise<void>): Promise<void> {
+  const schema = await createSchema(testDatabaseUrl!);
+  const stores: Store[] = [];
+  try {
+    for (let i = 0; i < count; i++) {
+      const s = await openPostgresStore(testDatabaseUrl!, { schema: schema.name, max: 4 });
+      stores.push(s);
+      await s.migrate();
+    }
+    await fn(stores, schema);
+  } finally {
+    for (const s of stores) await s.close();
+    await schema.drop();
+  }
 }

@@ -3,10 +3,9 @@
 // lease passes. Skipped, visibly, without INTAKE_TEST_DATABASE_URL.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { openPostgresStore } from '../../src/store/postgres/store.ts';
 import type { Store } from '../../src/domain/store/store.ts';
 import { addCustomer, addSubmission, at } from './fixtures.ts';
-import { adminQuery, createSchema, PG_SKIP, testDatabaseUrl } from './pg-schema.ts';
+import { adminQuery, PG_SKIP, testDatabaseUrl, withPgInstances } from './pg-schema.ts';
 
 const LONG = 60_000;
 
@@ -18,21 +17,8 @@ async function until(check: () => Promise<boolean>, what: string, timeoutMs = 5_
   }
 }
 
-async function withInstances(count: number, fn: (stores: Store[], schema: string) => Promise<void>): Promise<void> {
-  const schema = await createSchema(testDatabaseUrl!);
-  const stores: Store[] = [];
-  try {
-    for (let i = 0; i < count; i++) {
-      const s = await openPostgresStore(testDatabaseUrl!, { schema: schema.name, max: 4 });
-      stores.push(s);
-      await s.migrate();
-    }
-    await fn(stores, schema.name);
-  } finally {
-    for (const s of stores) await s.close();
-    await schema.drop();
-  }
-}
+const withInstances = (count: number, fn: (stores: Store[], schema: string) => Promise<void>) =>
+  withPgInstances(count, (stores, schema) => fn(stores, schema.name));
 
 void describe('claims and leases across PostgreSQL store instances', { skip: PG_SKIP }, () => {
   void it('hands every submission to exactly one of several instances sweeping at once', () => withInstances(4, async (stores) => {
