@@ -32,6 +32,12 @@ export async function newPage(browser: Browser, viewport = DESKTOP): Promise<{ c
   return { context, page, incidents };
 }
 
+/** Fails when the page is wider than its viewport (a phone would have to scroll sideways). */
+export async function assertNoSideScroll(page: Page): Promise<void> {
+  const overflow = await page.evaluate('document.documentElement.scrollWidth - document.documentElement.clientWidth') as number;
+  if (overflow > 0) throw new Error(`the page scrolls sideways by ${overflow} px`);
+}
+
 export async function shot(page: Page, name: string): Promise<void> {
   mkdirSync(SHOTS, { recursive: true });
   await page.screenshot({ path: path.join(SHOTS, `${name}.png`), fullPage: true });

@@ -6,7 +6,7 @@ import { after, before, describe, it } from 'node:test';
 import type { Browser } from 'playwright-core';
 import { addOperator } from '../../src/operators/accounts.ts';
 import { order, type TestService } from '../helpers/service.ts';
-import { Client, launch, login, newPage, PHONE, shot, startWithOperator } from './browser.ts';
+import { Client, launch, login, newPage, PHONE, shot, startWithOperator, assertNoSideScroll } from './browser.ts';
 
 void describe('connectors and sites in the console', () => {
   let t: TestService;
@@ -83,8 +83,7 @@ void describe('connectors and sites in the console', () => {
     try {
       await login(page, t.url, 'console', email, password);
       await page.goto(`${t.url}/console/connettori`);
-      const overflow = await page.evaluate('document.documentElement.scrollWidth - document.documentElement.clientWidth') as number;
-      assert.ok(overflow <= 0, `the page scrolls sideways by ${overflow} px`);
+      await assertNoSideScroll(page);
       await shot(page, 'console-connectors-phone');
     } finally {
       await context.close();

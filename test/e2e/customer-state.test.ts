@@ -8,7 +8,7 @@ import type { Browser } from 'playwright-core';
 import { INACTIVE_MESSAGE } from '../../src/customers/active.ts';
 import { addOperator } from '../../src/operators/accounts.ts';
 import { order, type TestCustomer, type TestService } from '../helpers/service.ts';
-import { Client, launch, login, newPage, PHONE, shot, startWithOperator } from './browser.ts';
+import { Client, launch, login, newPage, PHONE, shot, startWithOperator, assertNoSideScroll } from './browser.ts';
 
 void describe('customer page and deactivation in the browser', () => {
   let t: TestService;
@@ -101,8 +101,7 @@ void describe('customer page and deactivation in the browser', () => {
       await login(page, t.url, 'console', email, password);
       await page.goto(`${t.url}/console/clienti/C001`);
       await page.getByRole('heading', { name: /Cliente C001/ }).waitFor();
-      const overflow = await page.evaluate('document.documentElement.scrollWidth - document.documentElement.clientWidth') as number;
-      assert.ok(overflow <= 0, `the page scrolls sideways by ${overflow} px`);
+      await assertNoSideScroll(page);
       await shot(page, 'console-customer-phone');
     } finally {
       await context.close();

@@ -9,7 +9,7 @@ import type { Browser } from 'playwright-core';
 import { addWebhook } from '../../src/handoff/subscribers.ts';
 import { order, waitFor, type TestService } from '../helpers/service.ts';
 import { TEST_SECRET_KEY } from '../handoff/stores.ts';
-import { launch, login, newPage, PHONE, shot, startWithOperator } from './browser.ts';
+import { launch, login, newPage, PHONE, shot, startWithOperator, assertNoSideScroll } from './browser.ts';
 
 void describe('failing webhooks in the console', () => {
   let t: TestService;
@@ -71,8 +71,7 @@ void describe('failing webhooks in the console', () => {
     try {
       await login(page, t.url, 'console', email, password);
       await page.goto(`${t.url}/console/webhook`);
-      const overflow = await page.evaluate('document.documentElement.scrollWidth - document.documentElement.clientWidth') as number;
-      assert.ok(overflow <= 0, `the page scrolls sideways by ${overflow} px`);
+      await assertNoSideScroll(page);
       await shot(page, 'console-webhooks-phone');
     } finally {
       await context.close();
