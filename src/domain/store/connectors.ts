@@ -11,7 +11,7 @@
  *   decoded with its profile.
  * - every query that takes a customerId returns only that customer's rows.
  */
-import type { OrderAttempt } from './store.ts';
+import type { OrderAttempt } from './records.ts';
 
 /** How a connector's payloads are read. jdf: JDF 1.x tickets and JMF 1.x SubmitQueueEntry messages.
  *  xjdf: XJDF 2.x tickets and XJMF 2.x CommandSubmitQueueEntry. json / xml: the ERP's own shape, turned into

@@ -14,7 +14,7 @@
  * - every query that takes a customerId returns only that customer's rows.
  */
 import type {
-  Channel, Order, Outcome, OrderOutcome, RegisteredOrder, StoredSubmission, SubmissionState,
+  Channel, Order, Outcome, RegisteredOrder, StoredSubmission, SubmissionState,
 } from '../types.ts';
 import type { ConnectorStore } from './connectors.ts';
 import type { CustomerStateStore } from './customer-state.ts';
@@ -24,6 +24,9 @@ import type { InstanceStore } from './instances.ts';
 import type { HandoffStore } from './handoff.ts';
 import type { QueueName } from './stats.ts';
 import type { WebStore } from './web.ts';
+import type { Article, OrderAttempt, SubmissionSummary } from './records.ts';
+
+export type { Article, OrderAttempt, SubmissionSummary } from './records.ts';
 
 export interface Customer {
   id: string;
@@ -50,25 +53,12 @@ export interface Credential {
   revokedAt?: string;
 }
 
-export interface Article {
-  codice_articolo: string;
-  descrizione: string;
-  unita_misura: string;
-}
-
 export interface Unit {
   code: string;
   description: string;
 }
 
 export type NewSubmission = Omit<StoredSubmission, 'state' | 'outcome' | 'processedAt' | 'attempts'>;
-
-/** A submission without its raw bytes, for listings. */
-export type SubmissionSummary = Omit<StoredSubmission, 'raw' | 'outcome'> & {
-  esito?: Outcome['esito'];
-  /** Bytes of `raw`, read from the database (file listings show it without loading the file). */
-  size: number;
-};
 
 export interface RegisterItem {
   /** The id the order gets if it is new (UUIDv7 chosen by the core). */
@@ -92,14 +82,6 @@ export type RegisterResult =
   | { status: 'duplicate'; id_ordine: string; numero_ordine: string }
   /** Already registered with different content: refused. */
   | { status: 'conflict'; id_ordine: string; numero_ordine: string };
-
-/** The latest judgement of an order reference, registered or not: what GET ?riferimento_ordine= shows. */
-export interface OrderAttempt {
-  submissionId: string;
-  channel: Channel;
-  receivedAt: string;
-  outcome: OrderOutcome;
-}
 
 /**
  * How durable a write must be when its promise resolves. `durable: false` is for a caller that acknowledges

@@ -10,7 +10,7 @@
  * - every query that takes a customerId returns only that customer's rows.
  */
 import type { Channel, RegisteredOrder } from '../types.ts';
-import type { Article, SubmissionSummary } from './store.ts';
+import type { Article, SubmissionSummary } from './records.ts';
 
 export const OPERATOR_ROLES = ['admin', 'operator', 'viewer'] as const;
 export type OperatorRole = (typeof OPERATOR_ROLES)[number];

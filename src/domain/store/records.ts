@@ -1,0 +1,27 @@
+/**
+ * Records that the store port as a whole and its parts (connectors.ts, web.ts) both speak of. They live here, below
+ * store.ts, so that the parts never import the port that extends them: store.ts imports the parts, the parts import
+ * this file, and nothing imports back up. store.ts re-exports them for the modules that use the whole port.
+ */
+import type { Channel, OrderOutcome, Outcome, StoredSubmission } from '../types.ts';
+
+export interface Article {
+  codice_articolo: string;
+  descrizione: string;
+  unita_misura: string;
+}
+
+/** A submission without its raw bytes, for listings. */
+export type SubmissionSummary = Omit<StoredSubmission, 'raw' | 'outcome'> & {
+  esito?: Outcome['esito'];
+  /** Bytes of `raw`, read from the database (file listings show it without loading the file). */
+  size: number;
+};
+
+/** The latest judgement of an order reference, registered or not: what GET ?riferimento_ordine= shows. */
+export interface OrderAttempt {
+  submissionId: string;
+  channel: Channel;
+  receivedAt: string;
+  outcome: OrderOutcome;
+}
