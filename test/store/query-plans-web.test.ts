@@ -3,18 +3,13 @@
 // full scan of the table or a sort of it (a "USE TEMP B-TREE FOR ORDER BY" / Sort node over the whole table):
 // with an index serving both the filter and the order, a page reads about as many rows as it shows.
 import assert from 'node:assert/strict';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import { describe, it } from 'node:test';
-import Database from 'better-sqlite3';
-import { openPostgresStore } from '../../src/store/postgres/store.ts';
 import { pgOrderSearch, pgSubmissionSearch } from '../../src/store/postgres/web.ts';
 import { sqliteOrderSearch, sqliteSubmissionSearch } from '../../src/store/sqlite/web.ts';
-import { openSqliteStore } from '../../src/store/sqlite/store.ts';
 import type { OrderSearch, SubmissionSearch } from '../../src/domain/store/web.ts';
-import { addCustomer, addSubmission, at } from './fixtures.ts';
-import { adminQuery, createSchema, PG_SKIP, testDatabaseUrl } from './pg-schema.ts';
+import { addSubmission, at } from './fixtures.ts';
+import { PG_SKIP } from './pg-schema.ts';
+import { withPgPlans, withSqlitePlans } from './plans.ts';
 
 const AFTER = { at: at(100), id: '01a2f000-0000-7000-8000-000000000000' };
 
@@ -40,63 +35,31 @@ function orderSearches(customerId: string): OrderSearch[] {
 
 void describe('query plans of the console lists', () => {
   void it('sqlite: every list search uses an index for its filter and its order', async () => {
-    const dir = await mkdtemp(path.join(tmpdir(), 'intake-plan-'));
-    const file = path.join(dir, 'intake.sqlite');
-    let customerId: string;
-    try {
-      const store = await openSqliteStore(file);
-      try {
-        await store.migrate();
-        const c = await addCustomer(store, 'C001');
-        customerId = c.id;
-        for (let i = 0; i < 300; i++) await addSubmission(store, c, { receivedAt: at(i), channel: i % 3 ? 'rest' : 'ftp' });
-      } finally {
-        await store.close();
+    await withSqlitePlans(async (store, c) => {
+      for (let i = 0; i < 300; i++) await addSubmission(store, c, { receivedAt: at(i), channel: i % 3 ? 'rest' : 'ftp' });
+    }, (db, customerId) => {
+      const plans = [
+        ...submissionSearches(customerId).map(sqliteSubmissionSearch),
+        ...orderSearches(customerId).map(sqliteOrderSearch),
+      ].map(({ sql, values }) => ({ sql, plan: (db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(...values) as { detail: string }[]).map((r) => r.detail).join('\n') }));
+      for (const { sql, plan } of plans) {
+        assert.doesNotMatch(plan, /^SCAN (submissions|orders)$/m, `${sql}\n${plan}`);
+        // A reference names a handful of submissions (found through order_attempts_ref): sorting those is cheap.
+        if (sql.includes('riferimento_ordine =')) assert.match(plan, /INDEX (order_attempts_ref|orders_ref|orders_identity|sqlite_autoindex_orders)/, `${sql}\n${plan}`);
+        else assert.doesNotMatch(plan, /TEMP B-TREE FOR ORDER BY/, `${sql}\n${plan}`);
       }
-      const db = new Database(file);
-      try {
-        db.exec('ANALYZE');
-        const plans = [
-          ...submissionSearches(customerId).map(sqliteSubmissionSearch),
-          ...orderSearches(customerId).map(sqliteOrderSearch),
-        ].map(({ sql, values }) => ({ sql, plan: (db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(...values) as { detail: string }[]).map((r) => r.detail).join('\n') }));
-        for (const { sql, plan } of plans) {
-          assert.doesNotMatch(plan, /^SCAN (submissions|orders)$/m, `${sql}\n${plan}`);
-          // A reference names a handful of submissions (found through order_attempts_ref): sorting those is cheap.
-          if (sql.includes('riferimento_ordine =')) assert.match(plan, /INDEX (order_attempts_ref|orders_ref|orders_identity|sqlite_autoindex_orders)/, `${sql}\n${plan}`);
-          else assert.doesNotMatch(plan, /TEMP B-TREE FOR ORDER BY/, `${sql}\n${plan}`);
-        }
-      } finally {
-        db.close();
-      }
-    } finally {
-      await rm(dir, { recursive: true, force: true });
-    }
+    });
   });
 
   void it('postgres: every list search can be served by an index without sorting the table', { skip: PG_SKIP }, async () => {
-    const schema = await createSchema(testDatabaseUrl!);
-    try {
-      const store = await openPostgresStore(testDatabaseUrl!, { schema: schema.name, max: 2 });
-      let customerId: string;
-      try {
-        await store.migrate();
-        customerId = (await addCustomer(store, 'C001')).id;
-      } finally {
-        await store.close();
-      }
-      // A small table is cheaper to read whole, so the planner is told not to: what is checked is that an index can
-      // serve each statement (filter and order), not a cost estimate.
-      const url = new URL(schema.url);
-      url.searchParams.set('options', `${url.searchParams.get('options') ?? ''} -c enable_seqscan=off -c enable_sort=off`);
+    // Told not to sort either: what is checked is that an index can serve each statement's filter and its order.
+    await withPgPlans(async () => undefined, { planner: '-c enable_seqscan=off -c enable_sort=off' }, async (explain, customerId) => {
       for (const { sql, values } of [...submissionSearches(customerId).map(pgSubmissionSearch), ...orderSearches(customerId).map(pgOrderSearch)]) {
-        const plan = (await adminQuery<{ 'QUERY PLAN': string }>(url.toString(), `EXPLAIN ${sql}`, values)).map((r) => r['QUERY PLAN']).join('\n');
+        const plan = await explain(sql, values);
         assert.doesNotMatch(plan, /Seq Scan on (submissions|orders)/, `${sql}\n${plan}`);
         // Only a full Sort is a problem; an Incremental Sort on a presorted key orders ties of one timestamp.
         if (!sql.includes('riferimento_ordine =')) assert.doesNotMatch(plan, /(^|->)\s*Sort\s+\(/m, `${sql}\n${plan}`);
       }
-    } finally {
-      await schema.drop();
-    }
+    });
   });
 });
