@@ -108,14 +108,27 @@ function suite(name: string, env: () => Promise<{ env: Record<string, string>; d
     void it('holds a long poll until a commit brings an event, then answers with it', async () => {
       const all = await stream(1);
       const last = all.at(-1)!.cursor;
-      const waiting = feed(`?dopo=${encodeURIComponent(last)}&attesa=20`);
-      // The poll is waiting (it found nothing); now an order arrives.
-      await new Promise((r) => setTimeout(r, 200));
-      const sent = await post('/api/v1/ordini', order('C001', 'LP-1'), c1.apiKey);
-      const got = await waiting;
-      assert.equal(got.eventi.length, 1, 'the poll answered with the new event, not at its deadline empty');
-      assert.equal(got.eventi[0]!.data.id_ordine, sent.body.id_ordine);
-      assert.equal(got.cursore, got.eventi[0]!.cursor);
+      // The store's event reads, watched so that the order below is sent only once the poll has read, found nothing
+      // and gone to wait: sent earlier, it would be found by the first read and prove nothing about waking.
+      const store = t.service.store;
+      const readEvents = store.readEvents;
+      let emptyReadsAfterLast = 0;
+      store.readEvents = async (cursor, limit) => {
+        const events = await readEvents.call(store, cursor, limit);
+        if (cursor === last && events.length === 0) emptyReadsAfterLast++;
+        return events;
+      };
+      try {
+        const waiting = feed(`?dopo=${encodeURIComponent(last)}&attesa=20`);
+        await waitFor(() => (emptyReadsAfterLast > 0 ? true : undefined), 15_000, 'the long poll to find nothing and wait');
+        const sent = await post('/api/v1/ordini', order('C001', 'LP-1'), c1.apiKey);
+        const got = await waiting;
+        assert.equal(got.eventi.length, 1, 'the poll answered with the new event, not at its deadline empty');
+        assert.equal(got.eventi[0]!.data.id_ordine, sent.body.id_ordine);
+        assert.equal(got.cursore, got.eventi[0]!.cursor);
+      } finally {
+        store.readEvents = readEvents;
+      }
     });
 
     void it('takes production status from an integration, checks the moves, and shows it to the customer', async () => {
