@@ -12,6 +12,8 @@ export interface Received {
   body: string;
   /** Whether standardwebhooks accepted the signature. */
   verified: boolean;
+  /** When the request had arrived whole (Date.now()). */
+  at: number;
 }
 
 export interface Answer {
@@ -58,7 +60,7 @@ export async function startReceiver(): Promise<Receiver> {
         verifier?.verify(body, headers);
         verified = verifier !== undefined;
       } catch { /* recorded as not verified */ }
-      const rec: Received = { path: req.url ?? '', id: headers['webhook-id'], timestamp: headers['webhook-timestamp'], body, verified };
+      const rec: Received = { path: req.url ?? '', id: headers['webhook-id'], timestamp: headers['webhook-timestamp'], body, verified, at: Date.now() };
       r.received.push(rec);
       const a = r.answer(rec);
       const send = () => {
