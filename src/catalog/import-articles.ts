@@ -8,7 +8,8 @@ import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { pipeline } from 'node:stream/promises';
 import { parse } from 'csv-parse';
-import type { Article, Store } from '../domain/store/store.ts';
+import type { CatalogImportStore } from '../domain/store/ports.ts';
+import type { Article } from '../domain/store/store.ts';
 import { UNIT_CODE_PATTERN } from './units.ts';
 import { NotUtf8Error, decoderFor, firstLine, sniffFile, type SniffedEncoding } from './encoding.ts';
 
@@ -79,7 +80,7 @@ function toArticle(record: string[], cols: Record<Column, number>, line: number)
 type ParsedRecords = AsyncIterable<{ record: string[]; info: { lines: number } }>;
 
 async function importWith(
-  store: Store,
+  store: CatalogImportStore,
   file: string,
   encoding: SniffedEncoding,
   delimiter: string,
@@ -150,7 +151,7 @@ function describe(file: string, err: unknown): Error {
 }
 
 export async function importArticles(
-  store: Store,
+  store: CatalogImportStore,
   file: string,
   opts: ImportArticlesOptions = {},
 ): Promise<{ rows: number }> {

@@ -11,7 +11,7 @@ import { CONNECTOR_FORMATS, type ConnectorFormat } from '../domain/store/connect
 import { compileMapping } from '../intake/connectors/index.ts';
 import { parseProductKeyTemplate } from '../intake/connectors/product-key-template.ts';
 import type { Connector, NewConnectorKey } from '../domain/store/connectors.ts';
-import type { Store } from '../domain/store/store.ts';
+import type { ConnectorAdminStore } from '../domain/store/ports.ts';
 import { parseAllowList } from './ip-allow.ts';
 import { parseSiteList } from './sites.ts';
 
@@ -67,7 +67,7 @@ export function checkProductKey(format: ConnectorFormat, template: string): stri
  * `--customers C001,C002` / `--customers all` (a printer's prepress or MIS). The owner is `--customer`, else the
  * first of `--customers`; bound to all, the owner must be named, since its raw submissions are filed there.
  */
-async function bindings(store: Store, input: { customer?: string; customers?: string }): Promise<{ ownerId: string; customerIds: string[]; all: boolean }> {
+async function bindings(store: ConnectorAdminStore, input: { customer?: string; customers?: string }): Promise<{ ownerId: string; customerIds: string[]; all: boolean }> {
   const list = input.customers?.trim();
   if (list === undefined || list === '') {
     if (!input.customer) throw new IntakeError('VALIDATION', 'name the customer (--customer C001) or the customers (--customers C001,C002 or all)');
@@ -87,7 +87,7 @@ async function bindings(store: Store, input: { customer?: string; customers?: st
   return { ownerId, customerIds: [...new Set([...ids])], all: false };
 }
 
-export async function addConnector(store: Store, input: {
+export async function addConnector(store: ConnectorAdminStore, input: {
   customer?: string; customers?: string; name: string; sites: string; format: string; allowIps?: string; mapping?: string; productKey?: string;
 }): Promise<IssuedConnector> {
   const bound = await bindings(store, input);
@@ -116,27 +116,27 @@ export async function addConnector(store: Store, input: {
   return { connector, key: token };
 }
 
-export async function requireConnector(store: Store, id: string): Promise<Connector> {
+export async function requireConnector(store: ConnectorAdminStore, id: string): Promise<Connector> {
   const c = await store.getConnector(id.trim());
   if (!c) throw new IntakeError('NOT_FOUND', `no connector ${id}`);
   return c;
 }
 
 /** Revoke the current key and issue a new one; the old key stops working in the same transaction. */
-export async function rotateConnectorKey(store: Store, id: string): Promise<IssuedConnector> {
+export async function rotateConnectorKey(store: ConnectorAdminStore, id: string): Promise<IssuedConnector> {
   const c = await requireConnector(store, id);
   if (c.revokedAt) throw new IntakeError('CONFLICT', `connector ${c.id} was revoked on ${c.revokedAt}: add a new one`);
   const { key, token } = newKey();
   return { connector: await store.rotateConnectorKey(c.id, key), key: token };
 }
 
-export async function revokeConnector(store: Store, id: string): Promise<Connector> {
+export async function revokeConnector(store: ConnectorAdminStore, id: string): Promise<Connector> {
   const c = await requireConnector(store, id);
   if (!(await store.revokeConnector(c.id))) throw new IntakeError('CONFLICT', `connector ${c.id} is already revoked`);
   return requireConnector(store, c.id);
 }
 
-export async function setMapping(store: Store, id: string, text: string): Promise<Connector> {
+export async function setMapping(store: ConnectorAdminStore, id: string, text: string): Promise<Connector> {
   const c = await requireConnector(store, id);
   if (c.format !== 'json' && c.format !== 'xml') {
     throw new IntakeError('VALIDATION', `connector ${c.id} reads ${c.format}: mappings are for json and xml connectors`);
@@ -146,7 +146,7 @@ export async function setMapping(store: Store, id: string, text: string): Promis
 }
 
 /** Set (or, with `auto`, clear) the product key template of a jdf/xjdf connector. */
-export async function setProductKey(store: Store, id: string, template: string): Promise<Connector> {
+export async function setProductKey(store: ConnectorAdminStore, id: string, template: string): Promise<Connector> {
   const c = await requireConnector(store, id);
   const auto = template.trim().toLowerCase() === 'auto';
   await store.setConnectorProductKey(c.id, auto ? undefined : checkProductKey(c.format, template));

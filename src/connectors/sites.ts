@@ -5,7 +5,7 @@
  */
 import { IntakeError } from '../domain/errors.ts';
 import type { Site } from '../domain/store/connectors.ts';
-import type { Store } from '../domain/store/store.ts';
+import type { ConnectorAdminStore } from '../domain/store/ports.ts';
 
 /** Short, URL-safe, case-insensitive (stored upper case). */
 export const SITE_CODE_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_-]{0,15}$/;
@@ -26,7 +26,7 @@ export function parseSiteList(text: string): string[] {
   return codes;
 }
 
-export async function addSite(store: Store, input: { code: string; name: string }): Promise<Site> {
+export async function addSite(store: ConnectorAdminStore, input: { code: string; name: string }): Promise<Site> {
   const code = checkSiteCode(input.code);
   const name = typeof input.name === 'string' ? input.name.trim() : '';
   if (name.length === 0 || name.length > MAX_SITE_NAME) throw new IntakeError('VALIDATION', `site name must be 1 to ${MAX_SITE_NAME} characters`);

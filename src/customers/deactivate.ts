@@ -3,7 +3,8 @@
  * so the two ways cannot drift. What a deactivation means on each channel is in active.ts.
  */
 import { IntakeError } from '../domain/errors.ts';
-import type { Customer, Store } from '../domain/store/store.ts';
+import type { CustomerAdminStore } from '../domain/store/ports.ts';
+import type { Customer } from '../domain/store/store.ts';
 import { requireCustomerByCode } from './find.ts';
 
 export interface ActivationChange {
@@ -12,7 +13,7 @@ export interface ActivationChange {
   changed: boolean;
 }
 
-export async function setCustomerActive(store: Store, code: string, active: boolean): Promise<ActivationChange> {
+export async function setCustomerActive(store: CustomerAdminStore, code: string, active: boolean): Promise<ActivationChange> {
   const before = await requireCustomerByCode(store, code);
   const wasActive = before.deactivatedAt === undefined;
   if (!(await store.setCustomerDeactivated(before.id, !active))) throw new IntakeError('NOT_FOUND', `no customer with code ${code}`);

@@ -1,4 +1,5 @@
-import type { Customer, Store } from '../domain/store/store.ts';
+import type { CustomerLookup } from '../domain/store/ports.ts';
+import type { Customer } from '../domain/store/store.ts';
 import { IntakeError } from '../domain/errors.ts';
 
 /**
@@ -6,14 +7,14 @@ import { IntakeError } from '../domain/errors.ts';
  * operator typing `c001` finds `C001`. The exact match is tried first; the password credential, whose lookup is
  * the lower-cased code, resolves the rest.
  */
-export async function findCustomerByCode(store: Store, code: string): Promise<Customer | undefined> {
+export async function findCustomerByCode(store: CustomerLookup, code: string): Promise<Customer | undefined> {
   const exact = await store.getCustomerByCode(code);
   if (exact) return exact;
   const cred = await store.findCredential('password', code.toLowerCase());
   return cred ? store.getCustomer(cred.customerId) : undefined;
 }
 
-export async function requireCustomerByCode(store: Store, code: string): Promise<Customer> {
+export async function requireCustomerByCode(store: CustomerLookup, code: string): Promise<Customer> {
   const c = await findCustomerByCode(store, code);
   if (!c) throw new IntakeError('NOT_FOUND', `no customer with code ${code}`);
   return c;

@@ -4,10 +4,10 @@
  */
 import { v7 as uuidv7 } from 'uuid';
 import { generatePassword, hashPassword } from '../auth/secrets.ts';
-import type { Store } from '../domain/store/store.ts';
+import type { CustomerAdminStore } from '../domain/store/ports.ts';
 import { requireCustomerByCode } from './find.ts';
 
-export async function resetCustomerPassword(store: Store, code: string): Promise<{ user: string; password: string }> {
+export async function resetCustomerPassword(store: CustomerAdminStore, code: string): Promise<{ user: string; password: string }> {
   const customer = await requireCustomerByCode(store, code);
   const user = customer.code.toLowerCase();
   const password = generatePassword();

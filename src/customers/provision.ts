@@ -5,7 +5,8 @@
 import { randomBytes } from 'node:crypto';
 import { v7 as uuidv7 } from 'uuid';
 import { IntakeError } from '../domain/errors.ts';
-import type { Customer, Store } from '../domain/store/store.ts';
+import type { CustomerAdminStore } from '../domain/store/ports.ts';
+import type { Customer } from '../domain/store/store.ts';
 import { findCustomerByCode, requireCustomerByCode } from './find.ts';
 import { generateApiKey, generatePassword, hashApiKey, hashPassword } from '../auth/secrets.ts';
 
@@ -64,19 +65,19 @@ function checkName(name: unknown): string {
  * The code is unique ignoring case: it is the FTP/SFTP user name, and user names are matched lower-cased, so
  * C001 and c001 cannot both exist.
  */
-async function assertCodeFree(store: Store, code: string): Promise<void> {
+async function assertCodeFree(store: CustomerAdminStore, code: string): Promise<void> {
   const same = await findCustomerByCode(store, code);
   if (same) throw new IntakeError('CONFLICT', `a customer with code ${same.code} already exists`);
 }
 
-async function issueApiKey(store: Store, customerId: string): Promise<string> {
+async function issueApiKey(store: CustomerAdminStore, customerId: string): Promise<string> {
   const { keyId, token } = generateApiKey();
   await store.addCredential({ id: uuidv7(), customerId, kind: 'api_key', lookup: keyId, secretHash: hashApiKey(token) });
   return token;
 }
 
 export async function provisionCustomer(
-  store: Store,
+  store: CustomerAdminStore,
   input: { code: string; name: string },
   mailDomain: string,
 ): Promise<ProvisionedCustomer> {
@@ -108,7 +109,7 @@ export async function provisionCustomer(
 }
 
 /** Revoke every active API key of the customer and issue a new one; returns the new key (shown once). */
-export async function rotateApiKey(store: Store, code: string): Promise<string> {
+export async function rotateApiKey(store: CustomerAdminStore, code: string): Promise<string> {
   const customer = await requireCustomerByCode(store, code);
   await store.revokeCredentials(customer.id, 'api_key');
   return issueApiKey(store, customer.id);

@@ -3,10 +3,10 @@
  * the CLI commands that manage operators. Entries are only ever added.
  */
 import { v7 as uuidv7 } from 'uuid';
-import type { Store } from '../domain/store/store.ts';
+import type { AuditStore } from '../domain/store/ports.ts';
 
 export async function audit(
-  store: Store, actor: string, action: string, objectType: string, objectId: string, detail: Record<string, unknown> = {},
+  store: AuditStore, actor: string, action: string, objectType: string, objectId: string, detail: Record<string, unknown> = {},
 ): Promise<void> {
   await store.addAudit({ id: uuidv7(), at: new Date().toISOString(), actor, action, objectType, objectId, detail });
 }

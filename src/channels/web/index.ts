@@ -19,7 +19,7 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import { isIntakeError } from '../../domain/errors.ts';
 import type { Intake } from '../../intake/intake.ts';
 import type { Logger } from '../../log.ts';
-import type { Store } from '../../domain/store/store.ts';
+import type { WebChannelStore } from '../../domain/store/ports.ts';
 import type { WebSession } from '../../domain/store/web.ts';
 import { registerConsoleRoutes } from './console/routes.ts';
 import { registerPortalRoutes } from './portal/routes.ts';
@@ -28,7 +28,7 @@ import { createSessions, csrfUserInfo, type Sessions } from './sessions.ts';
 import { createLoginThrottle, type LoginThrottle } from './throttle.ts';
 
 export interface WebDeps {
-  store: Store;
+  store: WebChannelStore;
   intake: Intake;
   log: Logger;
   timeZone: string;

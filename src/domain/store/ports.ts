@@ -2,7 +2,9 @@
  * Narrow views of the store port, one per consumer (the habit of pg-boss's and graphile-worker's small facades):
  * each consumer's functions take only the part they use, so a reader sees at a glance what a module can touch and
  * a test can hand it a small fake. The full Store satisfies every one of them; the composition root (src/main.ts)
- * and the CLI (src/cli/context.ts), which open the store, pass it whole.
+ * and the CLI (src/cli/context.ts), which open the store, pass it whole: the CLI is the operator's tool for
+ * everything the store holds, so its part would be nearly all of it, and each command hands the store on to the
+ * same narrow functions the console uses (src/customers/, src/connectors/, …).
  */
 import type { EventStore } from './events.ts';
 import type { HandoffStore } from './handoff.ts';
@@ -41,3 +43,31 @@ export type HandoffPort = HandoffStore & EventStore & Pick<Store,
 
 /** The console's sessions (src/channels/web/sessions.ts). */
 export type SessionStore = Pick<WebStore, 'createWebSession' | 'getWebSession' | 'extendWebSession' | 'deleteWebSession'>;
+
+/** Finding a customer by code or by FTP/SFTP user (src/customers/find.ts). */
+export type CustomerLookup = Pick<Store, 'getCustomerByCode' | 'findCredential' | 'getCustomer'>;
+
+/** Customers' accounts and credentials (src/customers/: provision, password, deactivate). */
+export type CustomerAdminStore = CustomerLookup & Pick<Store,
+  'createCustomer' | 'addCredential' | 'revokeCredentials' | 'setCustomerDeactivated' | 'deleteWebSessionsOf'>;
+
+/** Production sites and connectors (src/connectors/provision.ts, sites.ts). */
+export type ConnectorAdminStore = CustomerLookup & Pick<Store,
+  | 'createSite' | 'createConnector' | 'getConnector' | 'revokeConnector' | 'rotateConnectorKey'
+  | 'setConnectorMapping' | 'setConnectorProductKey'>;
+
+/** An article catalog import (src/catalog/import-articles.ts). */
+export type CatalogImportStore = Pick<Store, 'upsertArticles'>;
+
+/** The operators' audit log, written (src/operators/audit.ts). */
+export type AuditStore = Pick<Store, 'addAudit'>;
+
+/**
+ * The web channel (src/channels/web/): the console's and the portal's pages read the lists and records they show,
+ * and change customers, connectors and the catalog only through the functions above, as the CLI does.
+ */
+export type WebChannelStore = SessionStore & CustomerAdminStore & ConnectorAdminStore & CatalogImportStore & AuditStore & Pick<Store,
+  | 'webKey' | 'getOperator' | 'getOperatorByEmail' | 'listAudit'
+  | 'searchSubmissions' | 'searchOrders' | 'searchArticles' | 'countArticles' | 'countRefused' | 'orderCounts' | 'customerActivity'
+  | 'getSubmission' | 'getOrder' | 'listCustomers' | 'listUnits' | 'listSites' | 'listConnectors'
+  | 'listSubscribers' | 'listDeliveries' | 'listReplies' | 'getReply' | 'getMailMessage' | 'getImapAccount'>;

@@ -7,7 +7,7 @@
 import { rm } from 'node:fs/promises';
 import { v7 as uuidv7 } from 'uuid';
 import { importArticles } from '../../../catalog/import-articles.ts';
-import type { Store } from '../../../domain/store/store.ts';
+import type { CatalogImportStore } from '../../../domain/store/ports.ts';
 
 export interface ImportJob {
   id: string;
@@ -28,7 +28,7 @@ const KEEP_MS = 60 * 60_000;
 
 export interface ImportJobs {
   /** Starts importing `file` (deleted with `dir` when done); `onDone` records the outcome (audit). */
-  start(store: Store, file: string, dir: string, fileName: string, operator: string, onDone: (job: ImportJob) => Promise<void>): ImportJob;
+  start(store: CatalogImportStore, file: string, dir: string, fileName: string, operator: string, onDone: (job: ImportJob) => Promise<void>): ImportJob;
   get(id: string): ImportJob | undefined;
 }
 
