@@ -21,8 +21,17 @@ export interface Flood {
   destroy(): void;
 }
 
+/**
+ * A socket the server has made up its mind about: greeted it (a banner) or closed it. An FTP refusal (`421 …`) is
+ * written just before the close, so a socket that has only read it is counted once its close has come too:
+ * counted earlier, it would still look open to a test that counts the open ones.
+ */
+function settled(s: FloodSocket): boolean {
+  return s.closed || (s.text.length > 0 && !s.text.startsWith('421'));
+}
+
 /** Open `count` sockets from each address in `from`; resolves once each has been answered (banner or refusal) or closed. */
-export async function flood(port: number, from: readonly string[], count: number, answered = (s: FloodSocket) => s.text.length > 0): Promise<Flood> {
+export async function flood(port: number, from: readonly string[], count: number, answered = settled): Promise<Flood> {
   const sockets: FloodSocket[] = [];
   for (const localAddress of from) {
     for (let i = 0; i < count; i++) {
