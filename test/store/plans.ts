@@ -14,21 +14,24 @@ import { adminQuery, createSchema, testDatabaseUrl } from './pg-schema.ts';
 /** Rows a plan test puts in the store: one customer C001 is made first, `fill` adds the rest. */
 export type Fill = (store: Store, customer: Customer) => Promise<void>;
 
+/** Migrates `store`, adds C001 and what `fill` adds, and closes it; resolves with C001's id. */
+async function filled(store: Store, fill: Fill): Promise<string> {
+  try {
+    await store.migrate();
+    const c = await addCustomer(store, 'C001');
+    await fill(store, c);
+    return c.id;
+  } finally {
+    await store.close();
+  }
+}
+
 /** A migrated, filled SQLite file with statistics (ANALYZE), opened with better-sqlite3 for EXPLAIN QUERY PLAN. */
 export async function withSqlitePlans(fill: Fill, fn: (db: Database.Database, customerId: string) => void): Promise<void> {
   const dir = await mkdtemp(path.join(tmpdir(), 'intake-plan-'));
   const file = path.join(dir, 'intake.sqlite');
   try {
-    const store = await openSqliteStore(file);
-    let customerId: string;
-    try {
-      await store.migrate();
-      const c = await addCustomer(store, 'C001');
-      customerId = c.id;
-      await fill(store, c);
-    } finally {
-      await store.close();
-    }
+    const customerId = await filled(await openSqliteStore(file), fill);
     const db = new Database(file);
     try {
       db.exec('ANALYZE');
@@ -57,16 +60,7 @@ export async function withPgPlans(
 ): Promise<void> {
   const schema = await createSchema(testDatabaseUrl!);
   try {
-    const store = await openPostgresStore(testDatabaseUrl!, { schema: schema.name, max: 2 });
-    let customerId: string;
-    try {
-      await store.migrate();
-      const c = await addCustomer(store, 'C001');
-      customerId = c.id;
-      await fill(store, c);
-    } finally {
-      await store.close();
-    }
+    const customerId = await filled(await openPostgresStore(testDatabaseUrl!, { schema: schema.name, max: 2 }), fill);
     for (const table of opts.analyze ?? []) await adminQuery(schema.url, `ANALYZE ${table}`);
     const url = new URL(schema.url);
     url.searchParams.set('options', `${url.searchParams.get('options') ?? ''} ${opts.planner}`);
