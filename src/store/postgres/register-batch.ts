@@ -1,11 +1,9 @@
 /**
  * Group registration on PostgreSQL: single-order registrations (the REST/SOAP path, one order per request) that
  * arrive while others are running are sent together as ONE statement, one round trip and one transaction for
- * many orders, instead of one each. That is what lets the store go past the one-row-per-request ceiling of
- * PostgreSQL (issue 16): the per-statement costs (round trip, executor start, commit record) are shared.
+ * many orders, instead of one each (groups.ts). That is what lets the store go past the one-row-per-request
+ * ceiling of PostgreSQL (issue 16): the per-statement costs (round trip, executor start, commit record) are shared.
  *
- * - Up to MAX_PARALLEL statements run at once; orders that arrive meanwhile wait for the next free slot and go
- *   together (the classic group commit: the busier the store, the larger the groups; alone, an order goes at once).
  * - The rules are registerAlone's, per order: a repeated identity takes no number; two orders of one group with
  *   the same identity, or one that another instance committed after the statement's snapshot, insert nothing
  *   (ON CONFLICT DO NOTHING) and the caller reads the winner.
@@ -16,14 +14,10 @@
  *   shared with the group instead of three of its own.
  */
 import type pg from 'pg';
+import { grouped } from './groups.ts';
 import type { RegisterItem } from '../../domain/store/store.ts';
 import { isoIn, type ExistingOrder, type SubmissionRow } from '../common/rows.ts';
 import type { NewEvent } from '../../domain/store/events.ts';
-
-/** Statements in flight at once: enough to keep PostgreSQL's cores and the pool busy, few enough to form groups. */
-export const MAX_PARALLEL = 4;
-/** Orders per statement: bounds the statement's arrays (and the transaction) behind a flood. */
-export const MAX_GROUP = 128;
 
 export interface GroupRow extends ExistingOrder {
   created: boolean;
@@ -41,8 +35,6 @@ interface Waiting {
   sub?: GroupSubmission;
   event?: NewEvent;
   seqName: string;
-  resolve: (row: GroupRow | undefined) => void;
-  reject: (e: unknown) => void;
 }
 
 /**
@@ -118,49 +110,18 @@ export function registerGroups(
   alone: (item: RegisterItem, sub?: GroupSubmission) => Promise<GroupRow | undefined>,
 ): RegisterGroups {
   const text = groupSql(outbox);
-  let queue: Waiting[] = [];
-  let running = 0;
-
-  function pump(): void {
-    while (running < MAX_PARALLEL && queue.length > 0) {
-      const group = queue.slice(0, MAX_GROUP);
-      queue = queue.slice(group.length);
-      running++;
-      void runGroup(group).finally(() => {
-        running--;
-        pump();
-      });
-    }
-  }
-
-  async function runGroup(group: Waiting[]): Promise<void> {
-    if (group.length === 1) {
-      const [w] = group as [Waiting];
-      await alone(w.item, w.sub).then(w.resolve, w.reject);
-      return;
-    }
-    let rows: (GroupRow & { k: string })[];
-    try {
-      rows = (await pool.query<GroupRow & { k: string }>({ name: `register-group-${outbox ? 'events' : 'no-events'}`, text, values: values(group) })).rows;
-    } catch {
-      // One faulty order must not fail the others: each goes alone, and only its own error reaches its caller.
-      await Promise.all(group.map((w) => alone(w.item, w.sub).then(w.resolve, w.reject)));
-      return;
-    }
-    group.forEach((w, i) => {
-      const row = rows[i];
-      w.resolve(row?.id ? { id: row.id, numero_ordine: row.numero_ordine, submission_id: row.submission_id, content_hash: row.content_hash, created: row.created } : undefined);
-    });
-  }
-
-  return {
-    register(item, event, seqName, sub) {
-      return new Promise<GroupRow | undefined>((resolve, reject) => {
-        queue.push({ item, event, seqName, ...(sub ? { sub } : {}), resolve, reject });
-        // On the next turn, so the orders of requests that arrive together go together.
-        if (queue.length === 1) setImmediate(pump);
+  const groups = grouped<Waiting, GroupRow | undefined>(
+    (w) => alone(w.item, w.sub),
+    async (group) => {
+      const { rows } = await pool.query<GroupRow & { k: string }>({ name: `register-group-${outbox ? 'events' : 'no-events'}`, text, values: values(group) });
+      return group.map((_, i) => {
+        const row = rows[i];
+        return row?.id ? { id: row.id, numero_ordine: row.numero_ordine, submission_id: row.submission_id, content_hash: row.content_hash, created: row.created } : undefined;
       });
     },
+  );
+  return {
+    register: (item, event, seqName, sub) => groups.run({ item, event, seqName, ...(sub ? { sub } : {}) }),
   };
 }
 
