@@ -130,8 +130,10 @@ function busyMs(p: CpuProfile): number {
 }
 
 /**
- * Summary of the busiest .cpuprofile in a folder (a process writes one per thread that ran JavaScript: under tsx
- * the module loader's worker is the other, idle one), or of one file. `keepAs` gets a copy of the one summarised.
+ * Summary of every busy .cpuprofile in a folder, busiest first (a process writes one per thread that ran JavaScript:
+ * the SQLite write thread is one, and under tsx the module loader's worker is another, nearly idle one). A thread
+ * busy for less than a tenth of the busiest is only named. `keepAs` gets a copy of the busiest, and the other busy
+ * ones are kept beside it as `<name>.thread-<n>.cpuprofile`.
  */
 export function summariseProfiles(dirOrFile: string, root: string, keepAs?: string): string[] {
   const files = statSync(dirOrFile).isDirectory()
@@ -140,16 +142,20 @@ export function summariseProfiles(dirOrFile: string, root: string, keepAs?: stri
   if (files.length === 0) return [`no .cpuprofile in ${dirOrFile}`];
   const loaded = files.map((f) => ({ f, p: JSON.parse(readFileSync(f, 'utf8')) as CpuProfile })).map((x) => ({ ...x, busy: busyMs(x.p) }));
   loaded.sort((a, b) => b.busy - a.busy);
-  const main = loaded[0]!;
-  if (keepAs) {
-    mkdirSync(path.dirname(keepAs), { recursive: true });
-    copyFileSync(main.f, keepAs);
-  }
-  const others = loaded.slice(1).map((x) => `${path.basename(x.f)} (${x.busy.toFixed(0)} ms busy)`);
-  return [
-    `profile ${keepAs ? path.relative(root, keepAs) : path.basename(main.f)}${others.length ? `; not shown: ${others.join(', ')}` : ''}`,
-    ...summariseProfile(main.p, root),
-  ];
+  const busy = loaded.filter((x) => x.busy >= loaded[0]!.busy / 10);
+  const quiet = loaded.slice(busy.length).map((x) => `${path.basename(x.f)} (${x.busy.toFixed(0)} ms busy)`);
+  const lines: string[] = [];
+  busy.forEach((x, i) => {
+    const kept = keepAs ? (i === 0 ? keepAs : keepAs.replace(/\.cpuprofile$/, `.thread-${i + 1}.cpuprofile`)) : undefined;
+    if (kept) {
+      mkdirSync(path.dirname(kept), { recursive: true });
+      copyFileSync(x.f, kept);
+    }
+    lines.push(`thread ${i + 1} of ${busy.length}: profile ${kept ? path.relative(root, kept) : path.basename(x.f)} (${x.busy.toFixed(0)} ms busy)`);
+    lines.push(...summariseProfile(x.p, root));
+  });
+  if (quiet.length) lines.push(`not shown (less than a tenth of the busiest): ${quiet.join(', ')}`);
+  return lines;
 }
 
 if (import.meta.filename === process.argv[1]) {

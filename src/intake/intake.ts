@@ -13,7 +13,7 @@ import { createClaims, createSweeper, defaultHolder, DEFAULT_LEASE_MS, DEFAULT_S
 import { judge } from './judge.ts';
 import type { Logger } from '../log.ts';
 import type { Metrics } from '../metrics/metrics.ts';
-import type { WriteOptions } from '../domain/store/store.ts';
+import type { NewSubmission, WriteOptions } from '../domain/store/store.ts';
 import type { IntakeStore } from '../domain/store/ports.ts';
 import type { Outcome, StoredSubmission, Submission } from '../domain/types.ts';
 
@@ -24,6 +24,12 @@ import type { Outcome, StoredSubmission, Submission } from '../domain/types.ts';
  * hides it from operators. The count is kept in the store (submissions.retries), so a crash loop counts too.
  */
 export const MAX_SUBMISSION_RETRIES = 3;
+
+/** `o` without its undefined properties, as the store answers a submission. */
+function withoutUndefined<T extends object>(o: T): T {
+  for (const k of Object.keys(o) as (keyof T)[]) if (o[k] === undefined) delete o[k];
+  return o;
+}
 
 export type ProcessedListener = (submission: StoredSubmission, outcome: Outcome) => void | Promise<void>;
 
@@ -83,7 +89,8 @@ export function createIntake(deps: IntakeDeps): Intake {
   // One judgement per submission at a time in this process: recovery and a background task may reach the same id.
   const inFlight = new Map<string, Promise<Outcome>>();
   const background = new Set<Promise<unknown>>();
-  const claims = createClaims(store, log, deps.holder ?? defaultHolder(), deps.claimLeaseMs ?? DEFAULT_LEASE_MS);
+  const leaseMs = deps.claimLeaseMs ?? DEFAULT_LEASE_MS;
+  const claims = createClaims(store, log, deps.holder ?? defaultHolder(), leaseMs);
   // Judging registers orders without waiting for the disk: completeSubmission, which always follows before
   // anything is acknowledged or told to a listener, is a durable write and makes them durable too (WriteOptions).
   // Catalog codes found once are remembered (known-codes.ts: nothing deletes them, so the answer is the store's).
@@ -93,8 +100,9 @@ export function createIntake(deps: IntakeDeps): Intake {
     knownUnits: rememberKnown((codes) => store.knownUnits(codes)),
   }, store) as IntakeStore;
 
-  async function receive(sub: Submission, opts?: WriteOptions): Promise<StoredSubmission> {
-    return store.saveSubmission({
+  /** The row a submission is saved as: its id, its reserved order id and its hash are chosen here. */
+  function newSubmission(sub: Submission): NewSubmission {
+    return {
       id: uuidv7(),
       customerId: sub.principal.customerId,
       customerCode: sub.principal.customerCode,
@@ -111,7 +119,75 @@ export function createIntake(deps: IntakeDeps): Intake {
       reservedOrderId: sub.singleOrder ? uuidv7() : undefined,
       sha256: createHash('sha256').update(sub.raw).digest('hex'),
       receivedAt: now().toISOString(),
-    }, opts);
+    };
+  }
+
+  async function receive(sub: Submission, opts?: WriteOptions): Promise<StoredSubmission> {
+    return store.saveSubmission(newSubmission(sub), opts);
+  }
+
+  /**
+   * The synchronous path of one order (REST, SOAP, the portal's form): judged before it is saved, then saved,
+   * claimed and registered in one write (store.saveAndRegister), then its outcome recorded durably; the answer
+   * waits for that last commit, which makes the first durable too. Two writes instead of four (save, claim,
+   * register, outcome); what a crash can lose is still only what no one was told was received. A failure while
+   * judging saves the submission as received, as the other paths have it by then, so it is judged again later.
+   */
+  async function submitOne(fresh: NewSubmission): Promise<{ submission: StoredSubmission; outcome: Outcome }> {
+    const s: StoredSubmission = withoutUndefined({ ...fresh, state: 'received', attempts: 0 });
+    let asked = false;
+    let saved = false;
+    const save = async (items: Parameters<IntakeStore['registerOrders']>[0]) => {
+      asked = true;
+      const results = await store.saveAndRegister(fresh, items, { holder: claims.holder, leaseMs });
+      saved = true;
+      claims.adopt(s.id);
+      return results;
+    };
+    const firstWrite: IntakeStore = Object.setPrototypeOf({
+      registerOrders: (items: Parameters<IntakeStore['registerOrders']>[0]) => (saved ? judgeStore.registerOrders(items) : save(items)),
+    }, judgeStore) as IntakeStore;
+    const run = (async () => {
+      let outcome: Outcome;
+      try {
+        outcome = await judge({ store: firstWrite, timeZone: deps.timeZone, now }, s);
+        // Refused before any registration: saved (claimed) now, with nothing to register.
+        if (!saved) await save([]);
+        await store.completeSubmission(s.id, 'processed', outcome, now().toISOString());
+      } catch (err) {
+        log.error({ err, submission: s.id }, 'processing failed; submission kept for retry');
+        // Not saved yet (or not known to be): saved as received, for the sweeper. If the first write did commit
+        // after all (a write thread that died after its commit), this one fails on the id: logged, nothing lost.
+        if (!saved) {
+          await store.saveSubmission(fresh).catch((e: unknown) => {
+            log.warn({ err: e, submission: s.id, firstWriteTried: asked }, 'could not save a submission whose processing failed');
+          });
+        }
+        throw err;
+      } finally {
+        claims.done(s.id);
+      }
+      await finished(s, outcome);
+      return outcome;
+    })();
+    inFlight.set(s.id, run);
+    try {
+      return { submission: s, outcome: await run };
+    } finally {
+      inFlight.delete(s.id);
+    }
+  }
+
+  /** After an outcome is recorded: logged, counted, told to the listeners. */
+  async function finished(s: StoredSubmission, outcome: Outcome): Promise<void> {
+    const okCount = outcome.orders.filter((o) => o.esito === 'ok').length;
+    log.info({
+      submission: s.id, channel: s.channel, customer: s.customerCode, esito: outcome.esito,
+      orders: outcome.orders.length, accepted: okCount, rejected: outcome.orders.length - okCount,
+      fileError: outcome.fileError?.code,
+    }, 'submission processed');
+    deps.metrics?.decided(s.channel, outcome);
+    await notify({ ...s, state: 'processed', outcome }, outcome);
   }
 
   async function notify(s: StoredSubmission, outcome: Outcome): Promise<void> {
@@ -153,14 +229,7 @@ export function createIntake(deps: IntakeDeps): Intake {
       log.error({ err, submission: id }, 'processing failed; submission kept for retry');
       throw err;
     }
-    const okCount = outcome.orders.filter((o) => o.esito === 'ok').length;
-    log.info({
-      submission: id, channel: s.channel, customer: s.customerCode, esito: outcome.esito,
-      orders: outcome.orders.length, accepted: okCount, rejected: outcome.orders.length - okCount,
-      fileError: outcome.fileError?.code,
-    }, 'submission processed');
-    deps.metrics?.decided(s.channel, outcome);
-    await notify({ ...s, state: 'processed', outcome }, outcome);
+    await finished(s, outcome);
     return outcome;
   }
 
@@ -213,6 +282,7 @@ export function createIntake(deps: IntakeDeps): Intake {
     receive,
     process: (id, known) => process(id, known),
     async submit(sub) {
+      if (sub.singleOrder) return submitOne(newSubmission(sub));
       // Nothing is acknowledged before the outcome is recorded, and that write is durable: the save may share
       // its fsync (WriteOptions). A crash before it loses only what no one was told was received.
       const submission = await receive(sub, { durable: false });

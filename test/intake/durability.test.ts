@@ -50,7 +50,7 @@ before(async () => {
   const c = await real.createCustomer({ id: 'cust-1', code: 'C001', name: 'Uno', mailbox: 'c001-x@ordini.test' });
   principal = { customerId: c.id, customerCode: c.code };
   // Record when each intake write settles, to know which commit held it.
-  const settled = <K extends 'saveSubmission' | 'registerOrders' | 'completeSubmission'>(what: K) =>
+  const settled = <K extends 'saveSubmission' | 'saveAndRegister' | 'registerOrders' | 'completeSubmission'>(what: K) =>
     (async (...args: unknown[]) => {
       const r = await (real[what] as (...a: unknown[]) => Promise<unknown>)(...args);
       drain();
@@ -59,6 +59,7 @@ before(async () => {
     }) as Store[K];
   store = Object.setPrototypeOf({
     saveSubmission: settled('saveSubmission'),
+    saveAndRegister: settled('saveAndRegister'),
     registerOrders: settled('registerOrders'),
     completeSubmission: settled('completeSubmission'),
   }, real) as Store;
@@ -101,8 +102,23 @@ void describe('durability of the intake writes, observed at the connection', () 
     const { outcome } = await intake.submit(rest('D-1'));
     assert.equal(outcome.esito, 'ok');
     const seen = observe(from);
-    assert.deepEqual(seen.writes, ['saveSubmission', 'registerOrders', 'completeSubmission']);
+    // Saved, claimed and registered in one write, then the outcome: two writes, one fsync.
+    assert.deepEqual(seen.writes, ['saveAndRegister', 'completeSubmission']);
     assert.equal(seen.fsyncs, 1, 'save and register share the fsync of the outcome');
+  });
+
+  void it('submit of a refused order: saved and answered the same way, nothing registered', async () => {
+    drain();
+    const from = events.length;
+    const bad = { ...order('C001', 'D-BAD'), righe: [] };
+    const { submission, outcome } = await intake.submit({ ...rest('D-BAD'), raw: Buffer.from(JSON.stringify(bad)) });
+    assert.equal(outcome.esito, 'errore');
+    const seen = observe(from);
+    assert.deepEqual(seen.writes, ['saveAndRegister', 'completeSubmission']);
+    assert.equal(seen.fsyncs, 1);
+    const stored = await store.getSubmission(submission.id);
+    assert.equal(stored?.state, 'processed');
+    assert.deepEqual(stored?.outcome, outcome);
   });
 
   void it('submitInBackground (files, e-mail): the submission is fsynced before it resolves, judged later', async () => {

@@ -16,6 +16,7 @@ let real: Store;
 let intake: Intake;
 let principal: Principal;
 const told: Outcome[] = [];
+let failLookups = 0;
 
 before(async () => {
   real = await openSqliteStore(':memory:');
@@ -25,6 +26,14 @@ before(async () => {
   const c = await real.createCustomer({ id: 'cust-1', code: 'C001', name: 'Uno', mailbox: 'c001-x@ordini.test' });
   principal = { customerId: c.id, customerCode: c.code };
   const store = Object.setPrototypeOf({
+    knownArticles: (codes: readonly string[]) => {
+      // The database failing once while a synchronous order is judged (before anything of it is written).
+      if (failLookups > 0) {
+        failLookups--;
+        return Promise.reject(new Error('the database went away for a moment'));
+      }
+      return real.knownArticles(codes);
+    },
     registerOrders: (items: Parameters<Store['registerOrders']>[0], opts?: Parameters<Store['registerOrders']>[1]) => {
       if (items.some((i) => i.order.riferimento_ordine === 'R-POISON')) return Promise.reject(new Error('a bug tripped by this file'));
       return real.registerOrders(items, opts);
@@ -62,4 +71,24 @@ void it('a submission that fails every time is given up as failed after a bounde
   // An operator reprocess starts again from zero (and here fails again, at once, as the bug is still there).
   await assert.rejects(intake.reprocess(poison.id));
   assert.equal((await real.getSubmission(poison.id))?.retries, 0);
+});
+
+void it('a synchronous order whose judging fails is kept as received and judged again by the sweeper', async () => {
+  failLookups = 1;
+  // An article no earlier order named: the intake asks the store for it (codes found before are remembered).
+  const raw = Buffer.from(JSON.stringify(order('C001', 'R-SYNC-RETRY', { righe: [{ codice_articolo: 'CAR-A4-80', quantita: 5, unita_misura: 'RS' }] })));
+  await assert.rejects(intake.submit({ principal, channel: 'rest', mediaType: 'application/json', singleOrder: true, raw }),
+    /went away/);
+  // Judged first and saved with its order, the submission was not saved when the lookup failed: it is saved now,
+  // as received, so the caller's 5xx loses nothing and the sweeper takes it up.
+  const kept = (await real.listSubmissions({ customerId: principal.customerId, limit: 50 }))
+    .find((x) => x.channel === 'rest');
+  assert.ok(kept, 'the submission was saved after the failure');
+  await intake.recover();
+  const done = await waitFor(async () => {
+    const s = await real.getSubmission(kept.id);
+    return s?.state === 'processed' ? s : undefined;
+  }, 15_000, 'the kept submission to be judged');
+  assert.equal(done.outcome?.esito, 'ok');
+  assert.ok(await real.getOrderByRef(principal.customerId, 'R-SYNC-RETRY'));
 });

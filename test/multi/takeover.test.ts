@@ -1,10 +1,12 @@
 // The takeover after a crash, timed: three `order-intake serve` processes on one PostgreSQL database with the
 // default lease (30 s) and sweep (5 s). One of them is killed with SIGKILL while it holds, claimed in its name and
-// not judged, a submission of every channel: IMAP (a real Dovecot, when it can run here), SMTP, SFTP, FTP, REST
-// async, and SOAP and connector calls still waiting for their answer. (A SHARE lock the test holds on `orders` keeps
-// its judgements waiting, so this does not depend on the machine's speed.) Its claims die with its database
+// not judged, a submission of every asynchronous channel: IMAP (a real Dovecot, when it can run here), SMTP, SFTP,
+// FTP, REST async, connectors; and a SOAP call waiting for its answer. (A SHARE lock the test holds on `orders`
+// keeps its judgements waiting, so this does not depend on the machine's speed.) Its claims die with its database
 // session, so a survivor must judge all of it within 10 s of the kill (a lease-based takeover would take 30 s, and
 // before issue 21 e-mail waited 300 s): each once, every acknowledged order registered once, every number unique.
+// A synchronous call of one order (SOAP, REST) is saved together with its registration (saveAndRegister), so one in
+// flight leaves nothing behind: its caller, never answered, sends again (here to a survivor) and is registered once.
 // The takeover times are printed per channel. A graceful stop (SIGTERM) of an instance holding e-mail waiting to be
 // derived hands it back at once, with nothing left in its name.
 // Skipped, visibly, without INTAKE_TEST_DATABASE_URL.
@@ -123,8 +125,20 @@ void describe('takeover after a crash on PostgreSQL', { skip: PG_SKIP }, () => {
       await locker.connect();
       await locker.query('BEGIN');
       await locker.query(`LOCK TABLE ${schema.name}.orders IN SHARE MODE`);
+      // Synchronous: answered only with the outcome, so these stay in flight until the kill. SOAP's save waits on the
+      // lock with its registration: one more statement of the victim waiting on orders (the other instances are sent
+      // nothing, so every waiter is the victim's). A connector's ticket is saved first, then judged: it is held.
+      // These go first, while the store's registration statements (four at a time, register-batch.ts) are not all
+      // taken by the judgements of the other channels, which wait on the lock too.
+      const waiting = async () => (await adminQuery<{ n: number }>(testDatabaseUrl!,
+        `SELECT count(*)::int AS n FROM pg_locks WHERE NOT granted AND relation = '${schema.name}.orders'::regclass`))[0]!.n;
+      const before = await waiting();
+      const pendingSync = [soap(port, key, heavy('SO-0', 20))];
+      await waitFor(async () => ((await waiting()) > before ? true : undefined), 30_000, 'the SOAP call to wait on the lock');
+      pendingSync.push(connector(port, c.connectorKey, 'VR', heavy('CO-0', 20)));
+      await held('connector');
       const acked: Sent[] = [];
-      const channels: string[] = [];
+      const channels: string[] = ['connector'];
       if (d) {
         await appendOrder(d, 'IM-0', 20);
         await held('imap');
@@ -143,12 +157,6 @@ void describe('takeover after a crash on PostgreSQL', { skip: PG_SKIP }, () => {
         channels.push(channel);
       }
       assert.deepEqual(acked.filter((s) => !s.acked).map((s) => s.refs), [], 'the victim acknowledged every asynchronous hand-over');
-      // Synchronous: answered only with the outcome, so these stay in flight until the kill.
-      const pendingSync = [soap(port, key, heavy('SO-0', 20)), connector(port, c.connectorKey, 'VR', heavy('CO-0', 20))];
-      for (const channel of ['soap', 'connector']) {
-        await held(channel);
-        channels.push(channel);
-      }
       const killedAt = Date.now();
       victim.serve.proc.kill('SIGKILL');
       await victim.serve.exited;
@@ -158,6 +166,8 @@ void describe('takeover after a crash on PostgreSQL', { skip: PG_SKIP }, () => {
       await locker.query('COMMIT');
       await locker.end();
       locker = undefined;
+      assert.deepEqual(leftSubs.filter((s) => s.channel === 'soap'), [],
+        'a SOAP call in flight left nothing behind: it is saved only with its registration');
       const claimedSubs = leftSubs.filter((s) => s.claimed_by === victimRow.id).length;
       assert.ok(claimedSubs > 0, 'it died with claims in its name, whose lease has 30 s to run');
       console.log(`left by the victim: ${leftSubs.length} submissions (${claimedSubs} claimed in its name), ${leftMail.length} messages`);
@@ -181,13 +191,16 @@ void describe('takeover after a crash on PostgreSQL', { skip: PG_SKIP }, () => {
       const report = [...times].map(([ch, ms]) => `${ch}: ${ms.length} taken over, slowest ${Math.max(...ms)} ms after the kill`);
       console.log(`takeover after SIGKILL (lease 30 s, sweep 5 s):\n  ${report.join('\n  ')}`);
       for (const ch of channels) assert.ok(times.has(ch), `${ch} work taken over`);
-      assert.equal(channels.length, d ? 7 : 6, 'every channel');
-      assert.deepEqual(sync.filter((s) => s.acked), [], 'no synchronous call was answered by the victim: each was held when it died');
+      assert.equal(channels.length, d ? 6 : 5, 'every channel but SOAP');
+      assert.deepEqual(sync.filter((s) => s.acked), [], 'no synchronous call was answered by the victim: each was in flight when it died');
       for (const [ch, ms] of times) assert.ok(Math.max(...ms) <= TAKEOVER_MS, `${ch} judged within ${TAKEOVER_MS} ms of the kill: ${ms.join(', ')}`);
 
       // The survivors still work, and nothing was judged twice or numbered twice.
       const after = await Promise.all([rest(a.serve.httpPort, key, order('C001', 'P-a'), ['P-a']), rest(b.serve.httpPort, key, order('C001', 'P-b'), ['P-b'])]);
-      const all: Sent[] = [...acked, ...sync, ...after];
+      // The unanswered SOAP caller sends again, as a client does after a dropped connection.
+      const resent = [await soap(a.serve.httpPort, key, heavy('SO-0', 20))];
+      assert.deepEqual(resent.map((x) => x.acked), [true], 'sent again, the SOAP call is answered');
+      const all: Sent[] = [...acked, ...sync, ...after, ...resent];
       if (d) {
         // The victim's mailbox is watched again by a survivor (its lease was freed with the victim).
         await appendOrder(d, 'IM-after', 3);

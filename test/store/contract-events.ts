@@ -117,6 +117,40 @@ export function eventsContract(makeStore: StoreFactory): void {
       assert.equal(events[2]!.data.id_ordine, reserved);
     }));
 
+    void it('records outcomes that arrive together (PostgreSQL: one statement) as it records them one by one', () => withStore(makeStore, async (store) => {
+      const c = await addCustomer(store, 'C001');
+      const refused = (s: string, ref: string): Outcome => ({
+        submissionId: s, esito: 'errore', orders: [{ index: 0, codice_cliente: c.code, riferimento_ordine: ref, esito: 'errore', code: 'BUSINESS',
+          errori: [{ campo: 'righe[0].codice_articolo', messaggio: `Articolo sconosciuto in ${ref}` }] }],
+      });
+      // Judged once with two orders, then again (in the crowd below) with one: the other attempt must go.
+      const again = await addSubmission(store, c, { channel: 'ftp', receivedAt: at(1) });
+      await store.completeSubmission(again, 'processed', {
+        submissionId: again, esito: 'errore', orders: [refused(again, 'OLD1').orders[0]!, { ...refused(again, 'OLD2').orders[0]!, index: 1 }],
+      }, at(2));
+      const subs = await Promise.all(Array.from({ length: 12 }, () => addSubmission(store, c, { channel: 'ftp', receivedAt: at(3) })));
+      const calls = subs.map((s, k) => store.completeSubmission(s, 'processed', refused(s, `B${k}`), at(4)));
+      calls.push(store.completeSubmission(again, 'processed', refused(again, 'OLD1'), at(4)));
+      const missing = store.completeSubmission('no-such-submission', 'processed', refused('x', 'X'), at(4));
+      await Promise.all(calls);
+      await assert.rejects(missing, (e: unknown) => e instanceof IntakeError && e.code === 'NOT_FOUND', 'an unknown id fails alone');
+
+      for (const [k, s] of subs.entries()) {
+        const got = await store.getSubmission(s);
+        assert.equal(got?.state, 'processed');
+        assert.deepEqual(got?.outcome, refused(s, `B${k}`));
+        assert.equal((await store.latestAttempt(c.id, `B${k}`))?.submissionId, s);
+      }
+      assert.equal(await store.latestAttempt(c.id, 'OLD2'), undefined, 'the attempt of the earlier judgement was replaced');
+      const events = await settled(store, 2 + subs.length + 1);
+      assert.equal(events.length, 2 + subs.length + 1);
+      for (const [k] of subs.entries()) {
+        const e = events.find((x) => x.data.riferimento_ordine === `B${k}`);
+        assert.deepEqual(json(e?.data), json(await statusByRef(store, c.id, `B${k}`)), 'the refusal as GET shows it');
+        assert.equal(e?.time, at(4));
+      }
+    }));
+
     void it('refuses a cursor that does not parse or names no event', () => withStore(makeStore, async (store) => {
       const c = await addCustomer(store, 'C001');
       const sub = await addSubmission(store, c);

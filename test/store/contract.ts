@@ -12,6 +12,7 @@ import { retentionContract } from './contract-retention.ts';
 import { filesContract } from './contract-files.ts';
 import { mailContract } from './contract-mail.ts';
 import { ordersContract } from './contract-orders.ts';
+import { saveAndRegisterContract } from './contract-save-register.ts';
 import { statsContract } from './contract-stats.ts';
 import { poisonContract } from './contract-poison.ts';
 import { workContract } from './contract-work.ts';
@@ -251,6 +252,7 @@ export function storeContract(name: string, makeStore: StoreFactory): void {
     });
 
     ordersContract(makeStore);
+    saveAndRegisterContract(makeStore);
     workContract(makeStore);
     mailContract(makeStore);
     poisonContract(makeStore);

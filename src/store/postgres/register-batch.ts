@@ -1,37 +1,40 @@
 /**
  * Group registration on PostgreSQL: single-order registrations (the REST/SOAP path, one order per request) that
  * arrive while others are running are sent together as ONE statement, one round trip and one transaction for
- * many orders, instead of one each. That is what lets the store go past the one-row-per-request ceiling of
- * PostgreSQL (issue 16): the per-statement costs (round trip, executor start, commit record) are shared.
+ * many orders, instead of one each (groups.ts). That is what lets the store go past the one-row-per-request
+ * ceiling of PostgreSQL (issue 16): the per-statement costs (round trip, executor start, commit record) are shared.
  *
- * - Up to MAX_PARALLEL statements run at once; orders that arrive meanwhile wait for the next free slot and go
- *   together (the classic group commit: the busier the store, the larger the groups; alone, an order goes at once).
  * - The rules are registerAlone's, per order: a repeated identity takes no number; two orders of one group with
  *   the same identity, or one that another instance committed after the statement's snapshot, insert nothing
  *   (ON CONFLICT DO NOTHING) and the caller reads the winner.
  * - A group whose statement fails (an order naming a submission that is not stored, say) is not allowed to take the
  *   others down: each of its orders is then registered on its own, and only the faulty one fails.
+ * - An order may bring its submission along (saveAndRegister, the synchronous path): the submission row, already
+ *   claimed, is inserted by the same statement, so a REST order's save, claim and registration are one commit
+ *   shared with the group instead of three of its own.
  */
 import type pg from 'pg';
+import { grouped } from './groups.ts';
 import type { RegisterItem } from '../../domain/store/store.ts';
-import { isoIn, type ExistingOrder } from '../common/rows.ts';
+import { isoIn, type ExistingOrder, type SubmissionRow } from '../common/rows.ts';
 import type { NewEvent } from '../../domain/store/events.ts';
-
-/** Statements in flight at once: enough to keep PostgreSQL's cores and the pool busy, few enough to form groups. */
-export const MAX_PARALLEL = 4;
-/** Orders per statement: bounds the statement's arrays (and the transaction) behind a flood. */
-export const MAX_GROUP = 128;
 
 export interface GroupRow extends ExistingOrder {
   created: boolean;
 }
 
+/** A submission saved with its order (saveAndRegister): its row's values and the claim it is saved with. */
+export interface GroupSubmission {
+  row: SubmissionRow & { raw: Buffer };
+  holder: string;
+  leaseMs: number;
+}
+
 interface Waiting {
   item: RegisterItem;
+  sub?: GroupSubmission;
   event?: NewEvent;
   seqName: string;
-  resolve: (row: GroupRow | undefined) => void;
-  reject: (e: unknown) => void;
 }
 
 /**
@@ -45,6 +48,19 @@ function groupSql(outbox: boolean): string {
         $9::text[], $10::text[], $11::text[], $12::timestamptz[], $13::text[], $14::text[], $15::jsonb[])
         WITH ORDINALITY AS t(id, customer_id, codice, ref, data_ordine, year, data_consegna, hash, submission_id, channel,
           site, registered_at, seq_name, event_id, event_data, k)
+    ), subs AS (
+      -- Submissions that came with their order (saveAndRegister), saved claimed. Their orders reference them:
+      -- the foreign key is checked at the end of the statement, when these rows exist.
+      INSERT INTO submissions (id, customer_id, customer_code, channel, file_name, media_type, charset, raw, meta,
+        single_order, site, sites, connector_id, reserved_order_id, sha256, received_at, claimed_by, lease_until)
+      SELECT s.id, s.customer_id, s.customer_code, s.channel, s.file_name, s.media_type, s.charset, s.raw, s.meta,
+        s.single_order, s.site, s.sites, s.connector_id, s.reserved_order_id, s.sha256, s.received_at, s.holder,
+        now() + s.lease_ms * interval '1 millisecond'
+      FROM lazy_commit, unnest($21::text[], $22::text[], $23::text[], $24::text[], $25::text[], $26::text[], $27::text[],
+        $28::bytea[], $29::json[], $30::boolean[], $31::text[], $32::json[], $33::text[], $34::text[], $35::text[],
+        $36::timestamptz[], $37::text[], $38::bigint[])
+        AS s(id, customer_id, customer_code, channel, file_name, media_type, charset, raw, meta, single_order, site,
+          sites, connector_id, reserved_order_id, sha256, received_at, holder, lease_ms)
     ), found AS (
       SELECT i.k, o.id, o.numero_ordine, o.submission_id, o.content_hash
       FROM input i JOIN orders o ON o.codice_cliente = i.codice AND o.riferimento_ordine = i.ref
@@ -77,8 +93,11 @@ function groupSql(outbox: boolean): string {
 }
 
 export interface RegisterGroups {
-  /** Queue one order (checked already) for the next group; resolves with its row, undefined when the insert did nothing. */
-  register(item: RegisterItem, event: NewEvent | undefined, seqName: string): Promise<GroupRow | undefined>;
+  /**
+   * Queue one order (checked already) for the next group, with its submission when it is to be saved with it;
+   * resolves with its row, undefined when the insert did nothing.
+   */
+  register(item: RegisterItem, event: NewEvent | undefined, seqName: string, sub?: GroupSubmission): Promise<GroupRow | undefined>;
 }
 
 /**
@@ -88,52 +107,21 @@ export interface RegisterGroups {
 export function registerGroups(
   pool: pg.Pool,
   outbox: boolean,
-  alone: (item: RegisterItem) => Promise<GroupRow | undefined>,
+  alone: (item: RegisterItem, sub?: GroupSubmission) => Promise<GroupRow | undefined>,
 ): RegisterGroups {
   const text = groupSql(outbox);
-  let queue: Waiting[] = [];
-  let running = 0;
-
-  function pump(): void {
-    while (running < MAX_PARALLEL && queue.length > 0) {
-      const group = queue.slice(0, MAX_GROUP);
-      queue = queue.slice(group.length);
-      running++;
-      void runGroup(group).finally(() => {
-        running--;
-        pump();
-      });
-    }
-  }
-
-  async function runGroup(group: Waiting[]): Promise<void> {
-    if (group.length === 1) {
-      const [w] = group as [Waiting];
-      await alone(w.item).then(w.resolve, w.reject);
-      return;
-    }
-    let rows: (GroupRow & { k: string })[];
-    try {
-      rows = (await pool.query<GroupRow & { k: string }>({ name: `register-group-${outbox ? 'events' : 'no-events'}`, text, values: values(group) })).rows;
-    } catch {
-      // One faulty order must not fail the others: each goes alone, and only its own error reaches its caller.
-      await Promise.all(group.map((w) => alone(w.item).then(w.resolve, w.reject)));
-      return;
-    }
-    group.forEach((w, i) => {
-      const row = rows[i];
-      w.resolve(row?.id ? { id: row.id, numero_ordine: row.numero_ordine, submission_id: row.submission_id, content_hash: row.content_hash, created: row.created } : undefined);
-    });
-  }
-
-  return {
-    register(item, event, seqName) {
-      return new Promise<GroupRow | undefined>((resolve, reject) => {
-        queue.push({ item, event, seqName, resolve, reject });
-        // On the next turn, so the orders of requests that arrive together go together.
-        if (queue.length === 1) setImmediate(pump);
+  const groups = grouped<Waiting, GroupRow | undefined>(
+    (w) => alone(w.item, w.sub),
+    async (group) => {
+      const { rows } = await pool.query<GroupRow & { k: string }>({ name: `register-group-${outbox ? 'events' : 'no-events'}`, text, values: values(group) });
+      return group.map((_, i) => {
+        const row = rows[i];
+        return row?.id ? { id: row.id, numero_ordine: row.numero_ordine, submission_id: row.submission_id, content_hash: row.content_hash, created: row.created } : undefined;
       });
     },
+  );
+  return {
+    register: (item, event, seqName, sub) => groups.run({ item, event, seqName, ...(sub ? { sub } : {}) }),
   };
 }
 
@@ -160,5 +148,18 @@ function values(group: readonly Waiting[]): unknown[] {
     col((w) => w.item.channel), col((w) => w.item.site ?? null), col((w) => isoIn(w.item.registeredAt, 'registeredAt')),
     col((w) => w.seqName), col((w) => w.event?.id ?? null), col((w) => (w.event ? JSON.stringify(w.event.data) : null)),
     lineOrder, lineIdx, lineA, lineQ, lineU,
+    ...submissionColumns(group.flatMap((w) => (w.sub ? [w.sub] : []))),
+  ];
+}
+
+/** The group statement's submission arrays ($21…$38), one element per submission saved with its order. */
+export function submissionColumns(subs: readonly GroupSubmission[]): unknown[][] {
+  const col = <T>(f: (s: GroupSubmission) => T): T[] => subs.map(f);
+  return [
+    col((s) => s.row.id), col((s) => s.row.customer_id), col((s) => s.row.customer_code), col((s) => s.row.channel),
+    col((s) => s.row.file_name), col((s) => s.row.media_type), col((s) => s.row.charset), col((s) => s.row.raw),
+    col((s) => s.row.meta), col((s) => s.row.single_order), col((s) => s.row.site), col((s) => s.row.sites),
+    col((s) => s.row.connector_id), col((s) => s.row.reserved_order_id), col((s) => s.row.sha256),
+    col((s) => s.row.received_at), col((s) => s.holder), col((s) => s.leaseMs),
   ];
 }

@@ -12,6 +12,7 @@ import { pgCode, withTransaction } from './tx.ts';
 import { IntakeError } from '../../domain/errors.ts';
 import type { Outcome, RegisteredOrder, StoredSubmission, SubmissionState } from '../../domain/types.ts';
 import { checkKnown, migrationsDir, readMigrations } from '../common/migrate.ts';
+import { checkLabel, checkLeaseMs } from '../common/work.ts';
 import { postgresWork } from './work.ts';
 import { postgresCustomers } from './customers.ts';
 import { postgresMail } from './mail.ts';
@@ -25,6 +26,7 @@ import { postgresStats } from './stats.ts';
 import { postgresWeb } from './web.ts';
 import { numberSequence, yearSequences } from './numbering.ts';
 import { registerGroups, type GroupRow } from './register-batch.ts';
+import { completeGroups, type CompleteCall } from './complete-batch.ts';
 import { postgresCustomerState } from './customer-state.ts';
 import {
   attemptRows, checkItem, chunks, decide, DEFAULT_LIMIT, isoIn, limitOf,
@@ -67,6 +69,19 @@ function lazySetting(opts: WriteOptions | undefined): string {
   return opts?.durable === false ? `set_config('synchronous_commit', 'off', true)` : 'NULL';
 }
 
+/** The pool, or one of its connections inside a transaction. */
+type Queryable = Pick<pg.Pool, 'query'>;
+
+/** Writes answered only after a later durable one (WriteOptions). */
+const LAZY: WriteOptions = { durable: false };
+
+/** A registration's failure, its constraint violations named for the caller (a bug of the caller's, never input). */
+function registrationError(e: unknown): unknown {
+  if (pgCode(e) === '23503') return new Error('registerOrders: an item names a customer or submission that is not stored', { cause: e });
+  if (pgCode(e) === '23505') return new Error('registerOrders: an order id is already taken', { cause: e });
+  return e;
+}
+
 const ORDER_COLUMNS = `id, customer_id, codice_cliente, riferimento_ordine, numero_ordine,
   to_char(data_ordine, 'YYYY-MM-DD') AS data_ordine, to_char(data_consegna, 'YYYY-MM-DD') AS data_consegna,
   submission_id, channel, site, registered_at, production_state`;
@@ -94,7 +109,34 @@ export async function openPostgresStore(url: string, opts: PostgresStoreOptions 
 
   const tx = <T>(fn: (c: PoolClient) => Promise<T>): Promise<T> => withTransaction(pool, fn);
   const numbering = yearSequences(pool);
-  const groups = registerGroups(pool, outbox, (item) => aloneRow(item, { durable: false }));
+  const completes = completeGroups(pool, outbox, (call) => completeAlone(call));
+  // A group that failed registers its orders one by one; one that came with its submission saves that first, in
+  // the same transaction, so that a faulty request leaves neither behind.
+  const groups = registerGroups(pool, outbox, (item, sub) => (sub
+    ? tx(async (c) => {
+      await c.query('SET LOCAL synchronous_commit = off');
+      await insertSubmission(sub.row, undefined, sub, c);
+      return aloneRow(item, undefined, c);
+    })
+    : aloneRow(item, LAZY)));
+
+  /**
+   * A submissions row, on its own statement (its own implicit transaction), claimed by `claim` if given. Answered
+   * from what was inserted: reading the row back (RETURNING) would send the raw body back over the socket.
+   */
+  async function insertSubmission(r: ReturnType<typeof newSubmissionRow>, opts: WriteOptions | undefined,
+    claim?: { holder: string; leaseMs: number }, db: Queryable = pool): Promise<void> {
+    await db.query({
+      name: `save-submission-${opts?.durable === false ? 'lazy' : 'durable'}`,
+      text: `INSERT INTO submissions (id, customer_id, customer_code, channel, file_name, media_type, charset, raw, meta,
+         single_order, site, sites, connector_id, reserved_order_id, sha256, received_at, claimed_by, lease_until)
+       SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17::text,
+         now() + $18::bigint * interval '1 millisecond' ${lazyFrom(opts)}`,
+      values: [r.id, r.customer_id, r.customer_code, r.channel, r.file_name, r.media_type, r.charset, r.raw, r.meta,
+        r.single_order, r.site, r.sites, r.connector_id, r.reserved_order_id, r.sha256, r.received_at,
+        claim?.holder ?? null, claim?.leaseMs ?? null],
+    });
+  }
 
 
   async function one<R>(sql: string, params: unknown[] = []): Promise<R | undefined> {
@@ -157,6 +199,58 @@ export async function openPostgresStore(url: string, opts: PostgresStoreOptions 
     return { status: 'created', id_ordine: item.id, numero_ordine: numero };
   }
 
+  /** One outcome recorded by its own statement (completeGroups' groups of one, and the calls of a failed group). */
+  async function completeAlone({ id, state, outcome, processedAt }: CompleteCall): Promise<boolean> {
+    const attempts = attemptRows(outcome);
+    const refused = outbox ? refusals(outcome) : [];
+    const at = isoIn(processedAt, 'processedAt');
+    // One statement, one round trip (it was BEGIN, three statements, COMMIT). The attempts of an earlier
+    // judgement are replaced: rows past the new count deleted, the others overwritten. The DELETE and the upsert
+    // touch disjoint rows, as two parts of one statement must (they share one snapshot).
+    const { rows } = await pool.query<{ id: string }>({
+      name: 'complete-submission',
+      text: `WITH upd AS (
+         UPDATE submissions SET state = $2, outcome = $3, processed_at = $4, attempts = attempts + 1,
+           claimed_by = NULL, lease_until = NULL WHERE id = $1
+         RETURNING id, customer_id, customer_code, received_at, channel, reserved_order_id
+       ), del AS (
+         DELETE FROM order_attempts WHERE submission_id = $1 AND idx <> ALL ($5::int[])
+       ), ins AS (
+         INSERT INTO order_attempts (submission_id, idx, customer_id, riferimento_ordine, esito, outcome, received_at, channel)
+         SELECT upd.id, t.idx, COALESCE(t.customer, upd.customer_id), t.ref, t.esito, t.outcome::json, upd.received_at, upd.channel
+         FROM upd, unnest($5::int[], $6::text[], $7::text[], $8::text[], $9::text[]) AS t(idx, ref, esito, outcome, customer)
+         ON CONFLICT (submission_id, idx) DO UPDATE SET customer_id = excluded.customer_id,
+           riferimento_ordine = excluded.riferimento_ordine, esito = excluded.esito, outcome = excluded.outcome,
+           received_at = excluded.received_at, channel = excluded.channel
+       ), ev AS (
+         -- The outbox: one ordine.rifiutato per refused order, completed with what the submission row knows
+         -- exactly as refusalEvents (events.ts) completes it on SQLite.
+         INSERT INTO order_events (id, type, time, order_id, customer_id, data)
+         SELECT t.id, 'ordine.rifiutato', $4, upd.reserved_order_id, upd.customer_id,
+           jsonb_build_object('codice_cliente', upd.customer_code) || t.data || jsonb_strip_nulls(jsonb_build_object(
+             'canale', upd.channel,
+             'ricevuto_il', to_char(upd.received_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
+             'id_ordine', upd.reserved_order_id))
+         FROM upd, unnest($10::text[], $11::jsonb[]) WITH ORDINALITY AS t(id, data, i) ORDER BY t.i
+       )
+       SELECT id FROM upd`,
+      values: [id, state, JSON.stringify(outcome), at, attempts.map((a) => a.idx), attempts.map((a) => a.riferimento),
+        attempts.map((a) => a.esito), attempts.map((a) => a.json), attempts.map((a) => a.customer ?? null),
+        refused.map(() => uuidv7()), refused.map((r) => JSON.stringify(r))],
+    });
+    return rows.length > 0;
+  }
+
+  /** Registers `items` one by one in the caller's transaction, with their events. */
+  async function registerEach(c: PoolClient, items: readonly RegisterItem[]): Promise<RegisterResult[]> {
+    const results: RegisterResult[] = [];
+    const events: NewEvent[] = [];
+    for (const item of items) results.push(await registerOne(c, item, events));
+    // The outbox: one statement for the events of every order created, in the same transaction.
+    if (events.length > 0) await c.query(...insertEventsQuery(events));
+    return results;
+  }
+
   /**
    * One order in one statement (its own transaction): look for the identity, take a number only if it is new,
    * insert the order and its lines. Six round trips (BEGIN, look, number, order, lines, COMMIT) become one; this
@@ -168,11 +262,11 @@ export async function openPostgresStore(url: string, opts: PostgresStoreOptions 
   }
 
   /** registerAlone's statement: the order's row (existing or inserted), undefined when the insert did nothing. */
-  async function aloneRow(item: RegisterItem, opts: WriteOptions | undefined): Promise<GroupRow | undefined> {
+  async function aloneRow(item: RegisterItem, opts: WriteOptions | undefined, db: Queryable = pool): Promise<GroupRow | undefined> {
     const o = item.order;
     // The outbox row rides in the same statement: its data is completed with the number the statement allocates.
     const event = registeredEvent(item, '', isoIn(item.registeredAt, 'registeredAt'));
-    const { rows } = await pool.query<ExistingOrder & { created: boolean }>({
+    const { rows } = await db.query<ExistingOrder & { created: boolean }>({
       // Named: prepared once per connection, so this large statement is not parsed and planned on every order.
       name: `register-alone-${outbox ? 'events' : 'no-events'}-${opts?.durable === false ? 'lazy' : 'durable'}`,
       text: `WITH found AS (
@@ -292,18 +386,35 @@ export async function openPostgresStore(url: string, opts: PostgresStoreOptions 
 
     async saveSubmission(s: NewSubmission, opts?: WriteOptions): Promise<StoredSubmission> {
       // Committed with synchronous_commit on (PostgreSQL's default): durable when this resolves, unless the caller
-      // said a later durable write will make it so (WriteOptions). Answered from what was inserted: reading the
-      // row back (RETURNING) would send the raw body back over the socket.
+      // said a later durable write will make it so (WriteOptions).
       const r = newSubmissionRow(s);
-      await pool.query({
-        name: `save-submission-${opts?.durable === false ? 'lazy' : 'durable'}`,
-        text: `INSERT INTO submissions (id, customer_id, customer_code, channel, file_name, media_type, charset, raw, meta,
-           single_order, site, sites, connector_id, reserved_order_id, sha256, received_at)
-         SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16 ${lazyFrom(opts)}`,
-        values: [r.id, r.customer_id, r.customer_code, r.channel, r.file_name, r.media_type, r.charset, r.raw, r.meta,
-          r.single_order, r.site, r.sites, r.connector_id, r.reserved_order_id, r.sha256, r.received_at],
-      });
+      await insertSubmission(r, opts);
       return toSubmission(r);
+    },
+
+    async saveAndRegister(s, items, claim) {
+      items.forEach(checkItem);
+      const sub = { row: newSubmissionRow(s), holder: checkLabel(claim.holder, 'holder'), leaseMs: checkLeaseMs(claim.leaseMs) };
+      if (items.length === 0) {
+        await insertSubmission(sub.row, LAZY, sub);
+        return [];
+      }
+      const only = items[0]!;
+      try {
+        await numbering.ready(new Set(items.map((i) => i.year)));
+        if (items.length > 1) {
+          return await tx(async (c) => {
+            await c.query('SET LOCAL synchronous_commit = off');
+            await insertSubmission(sub.row, undefined, sub, c);
+            return registerEach(c, items);
+          });
+        }
+        const event = outbox ? registeredEvent(only, '', isoIn(only.registeredAt, 'registeredAt')) : undefined;
+        // Saved, claimed and registered by the group statement of the requests in flight (register-batch.ts).
+        return [await settle(only, await groups.register(only, event, numberSequence(only.year), sub))];
+      } catch (e) {
+        throw registrationError(e);
+      }
     },
 
     async getSubmission(id) {
@@ -363,44 +474,10 @@ export async function openPostgresStore(url: string, opts: PostgresStoreOptions 
     },
 
     async completeSubmission(id: string, state: SubmissionState, outcome: Outcome, processedAt: string) {
-      const attempts = attemptRows(outcome);
-      const refused = outbox ? refusals(outcome) : [];
-      const at = isoIn(processedAt, 'processedAt');
-      // One statement, one round trip (it was BEGIN, three statements, COMMIT). The attempts of an earlier
-      // judgement are replaced: rows past the new count deleted, the others overwritten. The DELETE and the upsert
-      // touch disjoint rows, as two parts of one statement must (they share one snapshot).
-      const { rows } = await pool.query<{ id: string }>({
-        name: 'complete-submission',
-        text: `WITH upd AS (
-           UPDATE submissions SET state = $2, outcome = $3, processed_at = $4, attempts = attempts + 1,
-             claimed_by = NULL, lease_until = NULL WHERE id = $1
-           RETURNING id, customer_id, customer_code, received_at, channel, reserved_order_id
-         ), del AS (
-           DELETE FROM order_attempts WHERE submission_id = $1 AND idx <> ALL ($5::int[])
-         ), ins AS (
-           INSERT INTO order_attempts (submission_id, idx, customer_id, riferimento_ordine, esito, outcome, received_at, channel)
-           SELECT upd.id, t.idx, COALESCE(t.customer, upd.customer_id), t.ref, t.esito, t.outcome::json, upd.received_at, upd.channel
-           FROM upd, unnest($5::int[], $6::text[], $7::text[], $8::text[], $9::text[]) AS t(idx, ref, esito, outcome, customer)
-           ON CONFLICT (submission_id, idx) DO UPDATE SET customer_id = excluded.customer_id,
-             riferimento_ordine = excluded.riferimento_ordine, esito = excluded.esito, outcome = excluded.outcome,
-             received_at = excluded.received_at, channel = excluded.channel
-         ), ev AS (
-           -- The outbox: one ordine.rifiutato per refused order, completed with what the submission row knows
-           -- exactly as refusalEvents (events.ts) completes it on SQLite.
-           INSERT INTO order_events (id, type, time, order_id, customer_id, data)
-           SELECT t.id, 'ordine.rifiutato', $4, upd.reserved_order_id, upd.customer_id,
-             jsonb_build_object('codice_cliente', upd.customer_code) || t.data || jsonb_strip_nulls(jsonb_build_object(
-               'canale', upd.channel,
-               'ricevuto_il', to_char(upd.received_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
-               'id_ordine', upd.reserved_order_id))
-           FROM upd, unnest($10::text[], $11::jsonb[]) WITH ORDINALITY AS t(id, data, i) ORDER BY t.i
-         )
-         SELECT id FROM upd`,
-        values: [id, state, JSON.stringify(outcome), at, attempts.map((a) => a.idx), attempts.map((a) => a.riferimento),
-          attempts.map((a) => a.esito), attempts.map((a) => a.json), attempts.map((a) => a.customer ?? null),
-          refused.map(() => uuidv7()), refused.map((r) => JSON.stringify(r))],
-      });
-      if (rows.length === 0) throw new IntakeError('NOT_FOUND', `submission ${id} not found`);
+      // With the outcomes of other requests in flight, in one statement and one durable commit (complete-batch.ts).
+      if (!(await completes.complete({ id, state, outcome, processedAt }))) {
+        throw new IntakeError('NOT_FOUND', `submission ${id} not found`);
+      }
     },
 
     async resetSubmission(id) {
@@ -430,19 +507,10 @@ export async function openPostgresStore(url: string, opts: PostgresStoreOptions 
         if (items.length === 1) return [await registerAlone(items[0]!, opts)];
         return await tx(async (c) => {
           if (opts?.durable === false) await c.query(`SET LOCAL synchronous_commit = off`);
-          const results: RegisterResult[] = [];
-          const events: NewEvent[] = [];
-          for (const item of items) results.push(await registerOne(c, item, events));
-          // The outbox: one statement for the events of every order created, in the same transaction.
-          if (events.length > 0) await c.query(...insertEventsQuery(events));
-          return results;
+          return registerEach(c, items);
         });
       } catch (e) {
-        if (pgCode(e) === '23503') {
-          throw new Error('registerOrders: an item names a customer or submission that is not stored', { cause: e });
-        }
-        if (pgCode(e) === '23505') throw new Error('registerOrders: an order id is already taken', { cause: e });
-        throw e;
+        throw registrationError(e);
       }
     },
 

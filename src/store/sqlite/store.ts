@@ -45,6 +45,25 @@ function constraint(e: unknown, kind: 'UNIQUE' | 'PRIMARYKEY' | 'FOREIGNKEY'): b
   return (e as { code?: unknown }).code === `SQLITE_CONSTRAINT_${kind}`;
 }
 
+/** A submissions row's values in the order of the write thread's insert (write-ops.ts SUBMISSION_INSERT). */
+function submissionValues(r: ReturnType<typeof newSubmissionRow>): unknown[] {
+  return [r.id, r.customer_id, r.customer_code, r.channel, r.file_name, r.media_type, r.charset, r.raw, r.meta,
+    r.single_order ? 1 : 0, r.site, r.sites, r.connector_id, r.reserved_order_id, r.sha256, r.received_at];
+}
+
+/** A registration's result, its constraint failures named for the caller (a bug of the caller's, never input). */
+async function registering<T>(run: Promise<T>): Promise<T> {
+  try {
+    return await run;
+  } catch (e) {
+    if (constraint(e, 'FOREIGNKEY')) {
+      throw new Error('registerOrders: an item names a customer or submission that is not stored', { cause: e });
+    }
+    if (constraint(e, 'PRIMARYKEY')) throw new Error('registerOrders: an order id is already taken', { cause: e });
+    throw e;
+  }
+}
+
 /** Options of the embedded store; `outbox: false` (INTAKE_OUTBOX=off) writes no order events: benchmarks only. */
 export interface SqliteStoreOptions {
   outbox?: boolean;
@@ -101,7 +120,7 @@ function sqliteStoreOn(
     db.prepare('INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)').run(m.version, m.name, nowIso());
     return true;
   });
-  const { forget, ...work } = sqliteWork(db);
+  const { forget, claimNew, ...work } = sqliteWork(db);
 
   const upsertArticleBatch = db.transaction((rows: readonly Article[]) => {
     const s = q(`INSERT INTO articles (codice_articolo, descrizione, unita_misura) VALUES (?, ?, ?)
@@ -284,11 +303,21 @@ function sqliteStoreOn(
     async saveSubmission(s: NewSubmission, opts?: WriteOptions): Promise<StoredSubmission> {
       const r = newSubmissionRow(s);
       // Resolves after the commit's fsync (unless the caller said a later write will do it).
-      await runner.run('saveSubmission', [[
-        r.id, r.customer_id, r.customer_code, r.channel, r.file_name, r.media_type, r.charset, r.raw, r.meta,
-        r.single_order ? 1 : 0, r.site, r.sites, r.connector_id, r.reserved_order_id, r.sha256, r.received_at,
-      ]], opts?.durable !== false);
+      await runner.run('saveSubmission', [submissionValues(r)], opts?.durable !== false);
       return toSubmission(r);
+    },
+
+    async saveAndRegister(s, items, claim) {
+      items.forEach(checkItem);
+      const r = newSubmissionRow(s);
+      // Claimed before the write is queued: the sweeper never finds it received and free.
+      claimNew(r.id, claim.holder, claim.leaseMs);
+      try {
+        return await registering(runner.run('saveAndRegister', [submissionValues(r), items], false));
+      } catch (e) {
+        forget(r.id);
+        throw e;
+      }
     },
 
     async getSubmission(id) {
@@ -357,16 +386,9 @@ function sqliteStoreOn(
 
     async registerOrders(items, opts) {
       items.forEach(checkItem);
-      try {
-        return await runner.run('registerOrders', [items], opts?.durable !== false);
-      } catch (e) {
-        if (constraint(e, 'FOREIGNKEY')) {
-          throw new Error('registerOrders: an item names a customer or submission that is not stored', { cause: e });
-        }
-        if (constraint(e, 'PRIMARYKEY')) throw new Error('registerOrders: an order id is already taken', { cause: e });
-        throw e;
-      }
+      return registering(runner.run('registerOrders', [items], opts?.durable !== false));
     },
+
 
     async getOrder(customerId, id) {
       const r = q(`SELECT ${ORDER_COLUMNS} FROM orders WHERE customer_id = ? AND id = ?`).get(customerId, id) as OrderRow | undefined;

@@ -55,6 +55,14 @@ function registerOne(c: OpContext, item: RegisterItem): RegisterResult {
   return { status: 'created', id_ordine: item.id, numero_ordine: numero };
 }
 
+function save(c: OpContext, values: SubmissionValues): void {
+  // The bytes go in pieces beside the row, in the same transaction (bodies.ts); the row's own raw is empty. A
+  // Buffer arrives from another thread as a plain Uint8Array: the pieces are views of it, no copy.
+  const raw = values[RAW_AT] as Uint8Array;
+  c.q(SUBMISSION_INSERT).run(...values.map((v, i) => (i === RAW_AT ? EMPTY_BODY : v)));
+  insertSubmissionChunks(c.q, values[0] as string, raw);
+}
+
 function complete(c: OpContext, id: string, state: SubmissionState, outcome: Outcome, processedAt: string): void {
   const { q } = c;
   const sub = q('SELECT customer_id, customer_code, channel, received_at, reserved_order_id FROM submissions WHERE id = ?').get(id) as
@@ -81,12 +89,10 @@ function complete(c: OpContext, id: string, state: SubmissionState, outcome: Out
  * comes back to the caller as the method's error). Lease times (`at`) come from the caller's clock.
  */
 export const WRITE_OPS = {
-  saveSubmission: (c: OpContext, values: SubmissionValues): void => {
-    // The bytes go in pieces beside the row, in the same transaction (bodies.ts); the row's own raw is empty. A
-    // Buffer arrives from another thread as a plain Uint8Array: the pieces are views of it, no copy.
-    const raw = values[RAW_AT] as Uint8Array;
-    c.q(SUBMISSION_INSERT).run(...values.map((v, i) => (i === RAW_AT ? EMPTY_BODY : v)));
-    insertSubmissionChunks(c.q, values[0] as string, raw);
+  saveSubmission: (c: OpContext, values: SubmissionValues): void => save(c, values),
+  saveAndRegister: (c: OpContext, values: SubmissionValues, items: readonly RegisterItem[]): RegisterResult[] => {
+    save(c, values);
+    return items.map((i) => registerOne(c, i));
   },
   registerOrders: (c: OpContext, items: readonly RegisterItem[]): RegisterResult[] => items.map((i) => registerOne(c, i)),
   completeSubmission: (c: OpContext, id: string, state: SubmissionState, outcome: Outcome, processedAt: string): void =>

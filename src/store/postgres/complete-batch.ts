@@ -1,0 +1,102 @@
+/**
+ * Group completion on PostgreSQL: outcomes recorded while others are being recorded go together, as ONE statement
+ * and one durable commit for many submissions (groups.ts), instead of one commit each. On the REST/SOAP path this
+ * is the one durable write per order (saveAndRegister's commit waits for it), so a group here is what spreads one
+ * WAL flush over the requests in flight.
+ *
+ * Same rules as the single statement (store.ts completeSubmission): state, outcome and time recorded, the claim
+ * cleared, the attempts of an earlier judgement replaced (rows past the new count deleted, the others
+ * overwritten), one `ordine.rifiutato` event per refused order, in the outcome's order. The DELETE and the upsert
+ * touch disjoint rows, as two parts of one statement must (they share one snapshot). The same submission twice in
+ * one group would make the upsert touch a row twice: that statement fails and each call is then run alone.
+ */
+import type pg from 'pg';
+import { v7 as uuidv7 } from 'uuid';
+import type { Outcome, SubmissionState } from '../../domain/types.ts';
+import { refusals } from '../common/events.ts';
+import { attemptRows, isoIn } from '../common/rows.ts';
+import { grouped } from './groups.ts';
+
+export interface CompleteCall {
+  id: string;
+  state: SubmissionState;
+  outcome: Outcome;
+  processedAt: string;
+}
+
+/** The refusal events' data is completed from the submission row exactly as the single statement does. */
+function groupSql(): string {
+  return `WITH input AS (
+      SELECT * FROM unnest($1::text[], $2::text[], $3::json[], $4::timestamptz[]) AS t(id, state, outcome, processed_at)
+    ), upd AS (
+      UPDATE submissions s SET state = i.state, outcome = i.outcome, processed_at = i.processed_at,
+        attempts = s.attempts + 1, claimed_by = NULL, lease_until = NULL
+      FROM input i WHERE s.id = i.id
+      RETURNING s.id, s.customer_id, s.customer_code, s.received_at, s.channel, s.reserved_order_id, i.processed_at
+    ), att AS (
+      SELECT * FROM unnest($5::text[], $6::int[], $7::text[], $8::text[], $9::text[], $10::text[])
+        AS a(sid, idx, ref, esito, outcome, customer)
+    ), del AS (
+      DELETE FROM order_attempts d USING input i
+      WHERE d.submission_id = i.id AND NOT EXISTS (SELECT 1 FROM att WHERE att.sid = d.submission_id AND att.idx = d.idx)
+    ), ins AS (
+      INSERT INTO order_attempts (submission_id, idx, customer_id, riferimento_ordine, esito, outcome, received_at, channel)
+      SELECT upd.id, a.idx, COALESCE(a.customer, upd.customer_id), a.ref, a.esito, a.outcome::json, upd.received_at, upd.channel
+      FROM att a JOIN upd ON upd.id = a.sid
+      ON CONFLICT (submission_id, idx) DO UPDATE SET customer_id = excluded.customer_id,
+        riferimento_ordine = excluded.riferimento_ordine, esito = excluded.esito, outcome = excluded.outcome,
+        received_at = excluded.received_at, channel = excluded.channel
+    ), ev AS (
+      INSERT INTO order_events (id, type, time, order_id, customer_id, data)
+      SELECT e.id, 'ordine.rifiutato', upd.processed_at, upd.reserved_order_id, upd.customer_id,
+        jsonb_build_object('codice_cliente', upd.customer_code) || e.data || jsonb_strip_nulls(jsonb_build_object(
+          'canale', upd.channel,
+          'ricevuto_il', to_char(upd.received_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
+          'id_ordine', upd.reserved_order_id))
+      FROM unnest($11::text[], $12::text[], $13::jsonb[]) WITH ORDINALITY AS e(sid, id, data, n) JOIN upd ON upd.id = e.sid
+      ORDER BY e.n
+    )
+    SELECT id FROM upd`;
+}
+
+export interface CompleteGroups {
+  /** Record one outcome with the next group; resolves with false when there is no such submission. */
+  complete(call: CompleteCall): Promise<boolean>;
+}
+
+/** `alone` records one outcome with the single statement: groups of one, and the calls of a group that failed. */
+export function completeGroups(pool: pg.Pool, outbox: boolean, alone: (call: CompleteCall) => Promise<boolean>): CompleteGroups {
+  const text = groupSql();
+  const groups = grouped<CompleteCall, boolean>(alone, async (calls) => {
+    const { rows } = await pool.query<{ id: string }>({ name: 'complete-group', text, values: values(calls, outbox) });
+    const found = new Set(rows.map((r) => r.id));
+    return calls.map((c) => found.has(c.id));
+  });
+  return { complete: (call) => groups.run(call) };
+}
+
+function values(calls: readonly CompleteCall[], outbox: boolean): unknown[][] {
+  const att = { sid: [] as string[], idx: [] as number[], ref: [] as string[], esito: [] as string[], json: [] as string[], customer: [] as (string | null)[] };
+  const ev = { sid: [] as string[], id: [] as string[], data: [] as string[] };
+  for (const c of calls) {
+    for (const a of attemptRows(c.outcome)) {
+      att.sid.push(c.id);
+      att.idx.push(a.idx);
+      att.ref.push(a.riferimento);
+      att.esito.push(a.esito);
+      att.json.push(a.json);
+      att.customer.push(a.customer ?? null);
+    }
+    if (!outbox) continue;
+    for (const r of refusals(c.outcome)) {
+      ev.sid.push(c.id);
+      ev.id.push(uuidv7());
+      ev.data.push(JSON.stringify(r));
+    }
+  }
+  return [
+    calls.map((c) => c.id), calls.map((c) => c.state), calls.map((c) => JSON.stringify(c.outcome)),
+    calls.map((c) => isoIn(c.processedAt, 'processedAt')),
+    att.sid, att.idx, att.ref, att.esito, att.json, att.customer, ev.sid, ev.id, ev.data,
+  ];
+}

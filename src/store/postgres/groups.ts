@@ -1,0 +1,76 @@
+/**
+ * Group commit for PostgreSQL writes that arrive one per request (the REST/SOAP path): calls that come while others
+ * are running are sent together, as ONE statement (one round trip, one transaction, one commit record and one WAL
+ * flush for many), instead of one each. The classic group commit: the busier the store, the larger the groups;
+ * alone, a call goes at once.
+ *
+ * - Up to `maxParallel` statements run at once; calls that arrive meanwhile wait for the next free slot.
+ * - A group of one runs `one` (the single-call statement). A group whose statement fails is not allowed to take the
+ *   others down: each of its calls then runs `one` on its own, and only the faulty one fails.
+ */
+
+/** Statements in flight at once: enough to keep PostgreSQL's cores and the pool busy, few enough to form groups. */
+export const MAX_PARALLEL = 4;
+/** Calls per statement: bounds the statement's arrays (and the transaction) behind a flood. */
+export const MAX_GROUP = 128;
+
+export interface Grouped<T, R> {
+  /** Queue one call for the next group; resolves with its own answer. */
+  run(call: T): Promise<R>;
+}
+
+interface Waiting<T, R> {
+  call: T;
+  resolve: (r: R) => void;
+  reject: (e: unknown) => void;
+}
+
+export function grouped<T, R>(
+  one: (call: T) => Promise<R>,
+  /** The group statement: one answer per call, in order. */
+  many: (calls: readonly T[]) => Promise<R[]>,
+  maxParallel = MAX_PARALLEL,
+  maxGroup = MAX_GROUP,
+): Grouped<T, R> {
+  let queue: Waiting<T, R>[] = [];
+  let running = 0;
+
+  function pump(): void {
+    while (running < maxParallel && queue.length > 0) {
+      const group = queue.slice(0, maxGroup);
+      queue = queue.slice(group.length);
+      running++;
+      void runGroup(group).finally(() => {
+        running--;
+        pump();
+      });
+    }
+  }
+
+  async function runGroup(group: Waiting<T, R>[]): Promise<void> {
+    if (group.length === 1) {
+      const [w] = group as [Waiting<T, R>];
+      await one(w.call).then(w.resolve, w.reject);
+      return;
+    }
+    let answers: R[];
+    try {
+      answers = await many(group.map((w) => w.call));
+    } catch {
+      // One faulty call must not fail the others: each goes alone, and only its own error reaches its caller.
+      await Promise.all(group.map((w) => one(w.call).then(w.resolve, w.reject)));
+      return;
+    }
+    group.forEach((w, i) => w.resolve(answers[i]!));
+  }
+
+  return {
+    run(call) {
+      return new Promise<R>((resolve, reject) => {
+        queue.push({ call, resolve, reject });
+        // On the next turn, so the calls of requests that arrive together go together.
+        if (queue.length === 1) setImmediate(pump);
+      });
+    },
+  };
+}
