@@ -120,8 +120,9 @@ export async function startService(config: Config, log: Logger): Promise<Service
   // Webhooks and hot-folder exports: stopped before the intake, so an attempt under way records its result.
   const handoff = startHandoff({ config, store, events: storeEventReader(store), log });
   stops.push(() => handoff.close());
-  // Registrations committed here are handed off at once rather than at the next poll (other instances' at the poll).
-  intake.onProcessed(() => handoff.kick());
+  // Events committed here (registrations, refusals, production status reports) are handed off at once rather than at
+  // the next poll; the kick also rings the other instances' bell on PostgreSQL.
+  eventSignal.listen(() => handoff.kick());
 
   // Whatever was received and not processed before the last stop (or crash) is processed now, in the
   // background so the channels take new work meanwhile.
