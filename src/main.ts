@@ -118,7 +118,7 @@ export async function startService(config: Config, log: Logger): Promise<Service
   stops.push(() => mail.close());
 
   // Webhooks and hot-folder exports: stopped before the intake, so an attempt under way records its result.
-  const handoff = startHandoff({ config, store, events: storeEventReader(store), log });
+  const handoff = startHandoff({ config, store, events: storeEventReader(store), log, onNotificationQueued: () => mail.kickReplies() });
   stops.push(() => handoff.close());
   // Events committed here (registrations, refusals, production status reports) are handed off at once rather than at
   // the next poll; the kick also rings the other instances' bell on PostgreSQL.

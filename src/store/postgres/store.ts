@@ -26,6 +26,7 @@ import { postgresWeb } from './web.ts';
 import { numberSequence, yearSequences } from './numbering.ts';
 import { registerGroups, type GroupRow } from './register-batch.ts';
 import { postgresCustomerState } from './customer-state.ts';
+import { postgresNotifications } from './notifications.ts';
 import {
   attemptRows, checkItem, chunks, decide, DEFAULT_LIMIT, isoIn, limitOf,
   linesByOrder, MAX_PENDING_BATCH, newSubmissionRow, numeroOrdine, SUBMISSION_COLUMNS, toAttempt,
@@ -255,6 +256,7 @@ export async function openPostgresStore(url: string, opts: PostgresStoreOptions 
     ...postgresStats(pool),
     ...postgresWeb(pool),
     ...postgresCustomerState(pool),
+    ...postgresNotifications(pool),
 
     async migrate() {
       const list = await readMigrations(migrationsDir('postgres'));
