@@ -87,7 +87,7 @@ export async function startService(config: Config, log: Logger): Promise<Service
     if (config.metricsToken && config.metricsPort === 'off') registerMetricsRoute(app, metrics, config.metricsToken);
     registerRestRoutes(app, { intake, store, auth });
     registerIntegrationRoutes(app, { store, reader: storeEventReader(store), signal: eventSignal, auth, pollMs: config.feedPollMs });
-    registerConnectorRoutes(app, { intake, store });
+    registerConnectorRoutes(app, { intake, store, onEvent: () => eventSignal.notify() });
     await registerWeb(app, { store, intake, log, timeZone: config.timeZone, mailDomain: config.mailDomain, maxFileBytes: config.maxFileBytes });
     registerSoapRoutes(app, { intake, store, auth, publicUrl: () => baseUrl(config, ports.http ?? Number(config.httpPort)) });
     // The docs' server URL is only known once bound when the port is ephemeral; the static document is built

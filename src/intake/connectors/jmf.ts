@@ -8,6 +8,7 @@
  */
 import { IntakeError } from '../../domain/errors.ts';
 import type { JmfRequestInfo } from './types.ts';
+import { statusSignalReports } from './jmf-status.ts';
 import { attr, child, children, type XmlRoot, type XNode } from './xml-tree.ts';
 
 export const JMF_MEDIA_TYPE = 'application/vnd.cip4-jmf+xml';
@@ -39,6 +40,17 @@ function info(kind: 'jmf' | 'xjmf', messageType: string, more: {
 
 /** The first message of a JMF/XJMF root, or undefined when the root is neither or holds no message. */
 export function jmfInfo(root: XmlRoot): JmfRequestInfo | undefined {
+  const info = firstMessage(root);
+  // A Status signal is answered apart (channels/connectors/status-signal.ts), whatever else the message holds.
+  const reports = info && statusSignalReports(root);
+  if (info && reports) {
+    info.messageType = root.name === 'JMF' ? 'Status' : 'SignalStatus';
+    info.statusReports = reports;
+  }
+  return info;
+}
+
+function firstMessage(root: XmlRoot): JmfRequestInfo | undefined {
   if (root.name === 'JMF') {
     const first = jmfMessages(root.node)[0];
     const type = attr(first, 'Type');
