@@ -16,24 +16,25 @@ export interface StatusMapping {
   status: string;
   /** The production state it sets; undefined: acknowledged, the order's state does not change. */
   stato?: ProductionState;
+  /** Why, in Italian: the table is shown to customers' integrators (docs/customers/connettori-stato-jmf.md). */
   why: string;
 }
 
 export const JMF_STATUS_MAPPING: readonly StatusMapping[] = [
-  { status: 'Setup', stato: 'in_lavorazione', why: 'the device is being made ready for this job: production has started' },
-  { status: 'InProgress', stato: 'in_lavorazione', why: 'the job is being worked on' },
-  { status: 'Cleanup', stato: 'in_lavorazione', why: 'the job ran; the device is being cleaned up after it' },
-  { status: 'Stopped', stato: 'in_lavorazione', why: 'started, then paused; it may resume' },
-  { status: 'Suspended', stato: 'in_lavorazione', why: 'started, then set aside; it may resume' },
-  { status: 'Aborted', stato: 'annullato', why: 'the job was abandoned and will not be resumed (final, as annullato is)' },
-  { status: 'Completed', why: 'finished on this device, which is not shipped nor delivered: the MIS reports those' },
-  { status: 'Waiting', why: 'queued, not started' },
-  { status: 'Ready', why: 'JDF 1.x: ready to start, not started' },
-  { status: 'TestRunInProgress', why: 'JDF 1.x: a test run, not production' },
-  { status: 'FailedTestRun', why: 'JDF 1.x: a test run failed; nothing started' },
-  { status: 'Spawned', why: 'JDF 1.x: handed on to another process; its own status follows' },
-  { status: 'Pool', why: 'JDF 1.x: the parts have different states; their own status follows' },
-  { status: 'Part', why: 'JDF 1.x: the state is given per part' },
+  { status: 'Setup', stato: 'in_lavorazione', why: 'la macchina viene preparata per il lavoro: la produzione è iniziata' },
+  { status: 'InProgress', stato: 'in_lavorazione', why: 'il lavoro è in corso' },
+  { status: 'Cleanup', stato: 'in_lavorazione', why: 'il lavoro è stato eseguito; la macchina viene pulita' },
+  { status: 'Stopped', stato: 'in_lavorazione', why: 'iniziato e poi fermato; può riprendere' },
+  { status: 'Suspended', stato: 'in_lavorazione', why: 'iniziato e poi sospeso; può riprendere' },
+  { status: 'Aborted', stato: 'annullato', why: 'il lavoro è stato interrotto e non riprenderà (definitivo, come annullato)' },
+  { status: 'Completed', why: 'finito su questa macchina, che non vuol dire spedito né consegnato: li comunica il gestionale' },
+  { status: 'Waiting', why: 'in coda, non iniziato' },
+  { status: 'Ready', why: 'JDF 1.x: pronto, non iniziato' },
+  { status: 'TestRunInProgress', why: 'JDF 1.x: prova, non produzione' },
+  { status: 'FailedTestRun', why: 'JDF 1.x: prova non riuscita; nulla è iniziato' },
+  { status: 'Spawned', why: 'JDF 1.x: passato a un altro processo, che comunica il suo stato' },
+  { status: 'Pool', why: 'JDF 1.x: le parti hanno stati diversi, comunicati per parte' },
+  { status: 'Part', why: 'JDF 1.x: lo stato è dato per parte' },
 ];
 
 /** One JobPhase of the signal. */
