@@ -21,7 +21,7 @@ function print(customer: Customer, s: NotifySettings, json: boolean | undefined)
     ['notifications', s.enabled ? 'on' : 'off'],
     ['orders by e-mail', s.enabled ? 'the address that received the acknowledgement' : '-'],
     ['other orders', s.enabled ? s.address ?? 'not notified (no --address set)' : '-'],
-    ['address', s.address ?? '(none)'],
+    ['address', s.enabled ? undefined : s.address ?? '(none)'],
   ]);
 }
 
