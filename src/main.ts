@@ -21,6 +21,7 @@ import { startMailChannels } from './channels/mail/index.ts';
 import { createIntake, type Intake } from './intake/intake.ts';
 import { defaultHolder } from './intake/claims.ts';
 import { startHandoff } from './handoff/index.ts';
+import { restoreMailSubscriber } from './handoff/notify-settings.ts';
 import { registerMetricsRoute, startMetricsServer } from './metrics/http.ts';
 import { createMetrics, type Metrics } from './metrics/metrics.ts';
 import { timeStoreWrites } from './metrics/store-timing.ts';
@@ -118,6 +119,8 @@ export async function startService(config: Config, log: Logger): Promise<Service
   stops.push(() => mail.close());
 
   // Webhooks and hot-folder exports: stopped before the intake, so an attempt under way records its result.
+  // Customers with status notifications on need their subscriber (not carried by `db copy`): made sure of at start.
+  await restoreMailSubscriber(store).catch((err: unknown) => log.error({ err }, 'could not check the e-mail notification subscriber'));
   const handoff = startHandoff({ config, store, events: storeEventReader(store), log, onNotificationQueued: () => mail.kickReplies() });
   stops.push(() => handoff.close());
   // Events committed here (registrations, refusals, production status reports) are handed off at once rather than at

@@ -46,3 +46,13 @@ Promise<{ customer: Customer; settings: NotifySettings }> {
   const settings = await store.setNotifySettings(customer.id, { enabled: s.enabled, ...(address !== undefined ? { address } : {}) });
   return { customer, settings };
 }
+
+/**
+ * At start: customers with notifications on need the subscriber that produces them. It is not carried by `db copy`
+ * (no hand-off subscriber is), so a store switched from SQLite to PostgreSQL gets it back here.
+ */
+export async function restoreMailSubscriber(store: Pick<Store, 'notificationsInUse' | 'getSubscriber' | 'addSubscriber'>): Promise<boolean> {
+  if (!(await store.notificationsInUse())) return false;
+  await ensureMailSubscriber(store);
+  return true;
+}

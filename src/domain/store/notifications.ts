@@ -57,6 +57,8 @@ export interface NotificationStore {
   setNotifySettings(customerId: string, s: { enabled: boolean; address?: string | null }): Promise<NotifySettings>;
   /** What the notifier needs of an order; undefined when there is no such order. */
   notificationTarget(orderId: string): Promise<NotificationTarget | undefined>;
+  /** Whether any customer has notifications on (the service makes sure their subscriber exists at start). */
+  notificationsInUse(): Promise<boolean>;
   /** Queue a notification in the reply outbox; false when one with this id is already queued (nothing written). */
   queueNotification(n: NewNotification): Promise<boolean>;
 }

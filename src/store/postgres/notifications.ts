@@ -26,6 +26,9 @@ export function postgresNotifications(pool: pg.Pool): NotificationStore {
       const r = rows[0] as TargetRow | undefined;
       return r && toTarget(r);
     },
+    async notificationsInUse() {
+      return (await pool.query('SELECT 1 FROM customer_notifications WHERE enabled LIMIT 1')).rows.length > 0;
+    },
     async queueNotification(n) {
       const res = await pool.query(
         `INSERT INTO mail_replies (id, mail_id, kind, order_id, customer_id, recipient, subject, raw, next_attempt_at, created_at)

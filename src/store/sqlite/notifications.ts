@@ -27,6 +27,9 @@ export function sqliteNotifications(db: Database.Database): NotificationStore {
       const r = q(targetSql(`json_extract(s.meta, '$.mail_id')`, '?')).get(orderId) as TargetRow | undefined;
       return r && toTarget(r);
     },
+    async notificationsInUse() {
+      return q('SELECT 1 FROM customer_notifications WHERE enabled = 1 LIMIT 1').get() !== undefined;
+    },
     async queueNotification(n) {
       const at = nowIso();
       return q(`INSERT INTO mail_replies (id, mail_id, kind, order_id, customer_id, recipient, subject, raw, next_attempt_at, created_at)
