@@ -41,13 +41,20 @@ function info(kind: 'jmf' | 'xjmf', messageType: string, more: {
 /** The first message of a JMF/XJMF root, or undefined when the root is neither or holds no message. */
 export function jmfInfo(root: XmlRoot): JmfRequestInfo | undefined {
   const info = firstMessage(root);
-  // A Status signal is answered apart (channels/connectors/status-signal.ts), whatever else the message holds.
-  const reports = info && statusSignalReports(root);
+  // A Status signal is answered apart (channels/connectors/status-signal.ts) when it is what the message starts with;
+  // a submission that comes first keeps its own path (and answer), so no order is ever dropped for a signal beside it.
+  const reports = info && startsWithSignal(root) ? statusSignalReports(root) : undefined;
   if (info && reports) {
     info.messageType = root.name === 'JMF' ? 'Status' : 'SignalStatus';
     info.statusReports = reports;
   }
   return info;
+}
+
+/** JMF 1.x: no Command nor Query before the signals (jmfMessages puts those first); XJMF: the first message is one. */
+function startsWithSignal(root: XmlRoot): boolean {
+  if (root.name === 'JMF') return children(root.node, 'Command').length === 0 && children(root.node, 'Query').length === 0;
+  return xjmfMessages(root.node)[0]?.name.startsWith('Signal') === true;
 }
 
 function firstMessage(root: XmlRoot): JmfRequestInfo | undefined {

@@ -231,6 +231,9 @@ void describe('JMF/XJMF responses', () => {
     assert.deepEqual(readJmfRequest(x, XJMF)?.statusReports, [{ queueEntryId: 'q2', jobId: 'J', status: 'Aborted' }]);
     const query = Buffer.from('<JMF xmlns="http://www.CIP4.org/JDFSchema_1_1"><Query ID="Q" Type="Status"/></JMF>');
     assert.equal(readJmfRequest(query, JMF)?.statusReports, undefined, 'a Status query is not a report');
+    const both = Buffer.from('<JMF xmlns="http://www.CIP4.org/JDFSchema_1_1"><Command ID="C" Type="SubmitQueueEntry"><QueueSubmissionParams URL="cid:x"/></Command>'
+      + '<Signal ID="S" Type="Status"><DeviceInfo><JobPhase QueueEntryID="q" Status="InProgress"/></DeviceInfo></Signal></JMF>');
+    assert.deepEqual(readJmfRequest(both, JMF), { kind: 'jmf', messageType: 'SubmitQueueEntry', messageId: 'C' }, 'a submission first keeps its path');
   });
 
   void it('answers KnownMessages and SubmissionMethods, and nothing else', () => {
