@@ -21,6 +21,7 @@ import { startMailChannels } from './channels/mail/index.ts';
 import { createIntake, type Intake } from './intake/intake.ts';
 import { defaultHolder } from './intake/claims.ts';
 import { startHandoff } from './handoff/index.ts';
+import { restoreMailSubscriber } from './handoff/notify-settings.ts';
 import { registerMetricsRoute, startMetricsServer } from './metrics/http.ts';
 import { createMetrics, type Metrics } from './metrics/metrics.ts';
 import { timeStoreWrites } from './metrics/store-timing.ts';
@@ -87,7 +88,7 @@ export async function startService(config: Config, log: Logger): Promise<Service
     if (config.metricsToken && config.metricsPort === 'off') registerMetricsRoute(app, metrics, config.metricsToken);
     registerRestRoutes(app, { intake, store, auth });
     registerIntegrationRoutes(app, { store, reader: storeEventReader(store), signal: eventSignal, auth, pollMs: config.feedPollMs });
-    registerConnectorRoutes(app, { intake, store });
+    registerConnectorRoutes(app, { intake, store, onEvent: () => eventSignal.notify() });
     await registerWeb(app, { store, intake, log, timeZone: config.timeZone, mailDomain: config.mailDomain, maxFileBytes: config.maxFileBytes });
     registerSoapRoutes(app, { intake, store, auth, publicUrl: () => baseUrl(config, ports.http ?? Number(config.httpPort)) });
     // The docs' server URL is only known once bound when the port is ephemeral; the static document is built
@@ -118,10 +119,13 @@ export async function startService(config: Config, log: Logger): Promise<Service
   stops.push(() => mail.close());
 
   // Webhooks and hot-folder exports: stopped before the intake, so an attempt under way records its result.
-  const handoff = startHandoff({ config, store, events: storeEventReader(store), log });
+  // Customers with status notifications on need their subscriber (not carried by `db copy`): made sure of at start.
+  await restoreMailSubscriber(store).catch((err: unknown) => log.error({ err }, 'could not check the e-mail notification subscriber'));
+  const handoff = startHandoff({ config, store, events: storeEventReader(store), log, onNotificationQueued: () => mail.kickReplies() });
   stops.push(() => handoff.close());
-  // Registrations committed here are handed off at once rather than at the next poll (other instances' at the poll).
-  intake.onProcessed(() => handoff.kick());
+  // Events committed here (registrations, refusals, production status reports) are handed off at once rather than at
+  // the next poll; the kick also rings the other instances' bell on PostgreSQL.
+  eventSignal.listen(() => handoff.kick());
 
   // Whatever was received and not processed before the last stop (or crash) is processed now, in the
   // background so the channels take new work meanwhile.

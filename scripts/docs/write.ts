@@ -1,7 +1,8 @@
 // `npm run docs`: writes the generated reference pages (see reference.ts).
 import { writeFileSync } from 'node:fs';
-import { CLI_PAGE, SETTINGS_PAGE, cliPage, settingsPage } from './reference.ts';
+import { CLI_PAGE, JMF_STATUS_PAGE, SETTINGS_PAGE, cliPage, jmfStatusPage, settingsPage } from './reference.ts';
 
 writeFileSync(SETTINGS_PAGE, settingsPage());
 writeFileSync(CLI_PAGE, cliPage());
-console.log(`wrote ${SETTINGS_PAGE} and ${CLI_PAGE}`);
+writeFileSync(JMF_STATUS_PAGE, jmfStatusPage());
+console.log(`wrote ${SETTINGS_PAGE}, ${CLI_PAGE} and ${JMF_STATUS_PAGE}`);

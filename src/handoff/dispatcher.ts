@@ -21,6 +21,7 @@
 import type { EventReader } from '../domain/order-events.ts';
 import { deliverExport } from './export-deliver.ts';
 import { fanOut } from './fanout.ts';
+import { deliverNotification, type NotifyOptions } from './notify.ts';
 import { retryDelay, type RetryPolicy } from './retry.ts';
 import { openSigningSecret } from './secret.ts';
 import type { Resolver } from './target.ts';
@@ -43,6 +44,8 @@ export interface HandoffOptions {
   retentionMs?: number;
   /** How often the fan-out holder prunes events past retention (default PRUNE_INTERVAL_MS); shorter in tests. */
   pruneIntervalMs?: number;
+  /** E-mail notifications (the subscriber of kind mail, notify.ts); without it their deliveries wait. */
+  notify?: NotifyOptions;
 }
 
 export interface DispatcherDeps {
@@ -130,6 +133,14 @@ export function startDispatcher(deps: DispatcherDeps): Dispatcher {
   }
 
   async function attempt(d: Delivery, s: Subscriber): Promise<DeliveryResult> {
+    if (s.kind === 'mail') {
+      // Like an export, never given up: what can fail is the store, or an order e-mail not finished yet.
+      if (!options.notify) return { outcome: 'retry', error: 'e-mail notifications are not set up in this process', retryInMs: retryDelay(d.attempts, options.retry) };
+      const r = await deliverNotification(store, options.notify, d.id, d.body);
+      if (r.kind === 'later') return { outcome: 'retry', error: r.reason, retryInMs: retryDelay(d.attempts, options.retry) };
+      log.debug({ delivery: d.id, ...r }, r.kind === 'queued' ? 'status notification queued' : 'no status notification');
+      return { outcome: 'done' };
+    }
     if (s.kind === 'export') {
       try {
         const name = await deliverExport(store, s, d.body, deps.agentVersion);

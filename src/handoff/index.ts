@@ -19,6 +19,8 @@ export interface HandoffDeps {
   log: Logger;
   /** Test hook: e.g. another resolver. */
   options?: Partial<HandoffOptions>;
+  /** A status notification was queued in the reply outbox (the mail channel's sender may send it at once). */
+  onNotificationQueued?: () => void;
 }
 
 /** The service's version, named in the XJDF tickets it writes (src/ and dist/ are both two levels below the root). */
@@ -40,6 +42,7 @@ export function startHandoff(deps: HandoffDeps): Dispatcher {
     options: {
       timeoutMs: config.webhookTimeoutMs, leaseMs: config.handoffLeaseMs, pollMs: config.handoffPollMs, retry: config.handoffRetry,
       retentionMs: config.eventRetentionDays * 24 * 60 * 60_000,
+      notify: { mailDomain: config.mailDomain, timeZone: config.timeZone, onQueued: deps.onNotificationQueued },
       ...deps.options,
     },
   });

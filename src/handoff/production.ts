@@ -56,6 +56,8 @@ export interface ProductionUpdate {
   nota?: string;
   /** Name of the integration reporting it (kept in the history). */
   integration: string;
+  /** Only an order of this customer may change (a connector's report); another's is "not found", as a missing one. */
+  customerId?: string;
 }
 
 export interface ProductionDeps {
@@ -70,7 +72,7 @@ export async function updateProductionState(deps: ProductionDeps, u: ProductionU
   const now = deps.now ?? (() => new Date());
   for (let attempt = 1; ; attempt++) {
     const o = await deps.store.getOrderAnyCustomer(u.orderId);
-    if (!o) throw new IntakeError('NOT_FOUND', `Ordine ${u.orderId} non trovato`);
+    if (!o || (u.customerId !== undefined && o.customerId !== u.customerId)) throw new IntakeError('NOT_FOUND', `Ordine ${u.orderId} non trovato`);
     if (o.productionState === u.stato) return { changed: false, order: registeredView(o) };
     if (!canMove(o.productionState, u.stato)) throw refusal(o, u.stato);
     const at = now().toISOString();

@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
-import { CLI_PAGE, SETTINGS_PAGE, cliPage, readSettings, settingsPage } from '../../scripts/docs/reference.ts';
+import { CLI_PAGE, JMF_STATUS_PAGE, SETTINGS_PAGE, cliPage, jmfStatusPage, readSettings, settingsPage } from '../../scripts/docs/reference.ts';
 
 void describe('generated reference pages', () => {
   it('docs/operators/settings.md is what src/config.ts documents (run `npm run docs`)', () => {
@@ -12,6 +12,10 @@ void describe('generated reference pages', () => {
 
   it('docs/operators/cli.md is what the order-intake program defines (run `npm run docs`)', () => {
     assert.equal(readFileSync(CLI_PAGE, 'utf8'), cliPage());
+  });
+
+  it('docs/customers/connettori-stato-jmf.md is the JMF Status table of src/intake/connectors/jmf-status.ts (run `npm run docs`)', () => {
+    assert.equal(readFileSync(JMF_STATUS_PAGE, 'utf8'), jmfStatusPage());
   });
 
   it('every INTAKE_ variable that loadConfig reads is documented on Config', () => {

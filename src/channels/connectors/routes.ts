@@ -26,10 +26,13 @@ import type { Store } from '../../domain/store/store.ts';
 import { errorBody } from '../../http/server.ts';
 import { renderConnectorOutcome, renderJmfOutcome } from './render.ts';
 import { answerResubmit, isResubmit } from './resubmit.ts';
+import { answerStatusSignal, isStatusSignal } from './status-signal.ts';
 
 export interface ConnectorRouteDeps {
   intake: Intake;
   store: Store;
+  /** A production status was committed (a JMF Status signal): wakes the feed's long polls and the hand-off. */
+  onEvent?: () => void;
 }
 
 export const CONNECTOR_KEY_HEADER = 'service-x-key';
@@ -117,6 +120,10 @@ export function registerConnectorRoutes(app: FastifyInstance, deps: ConnectorRou
     // An unreadable message is answered in the dialect its Content-Type announced.
     const kind = jmf?.kind ?? (/vnd\.cip4-xjmf\+xml/i.test(header ?? '') ? 'xjmf' : 'jmf');
 
+    if (jmf && isStatusSignal(jmf)) {
+      const a = await answerStatusSignal(deps.store, caller.connector, jmf, () => deps.onEvent?.());
+      return reply.code(200).header('content-type', a.contentType).send(a.body);
+    }
     if (jmf && isResubmit(jmf)) {
       const a = await answerResubmit(deps.store, caller.connector, jmf);
       return reply.code(200).header('content-type', a.contentType).send(a.body);

@@ -36,6 +36,8 @@ export interface MailChannels {
   ports: { smtp?: number };
   /** Resolves when no message is being derived (tests). */
   idle(): Promise<void>;
+  /** Something was queued in the reply outbox by another part (a status notification): send it now. */
+  kickReplies(): void;
   close(): Promise<void>;
 }
 
@@ -102,6 +104,7 @@ export async function startMailChannels(deps: MailChannelsDeps): Promise<MailCha
   sweeper.timer = setInterval(sweep, config.sweepIntervalMs);
   return {
     ports,
+    kickReplies: () => outbox.kick(),
     async idle() {
       await sweeping;
       await pipeline.idle();

@@ -124,7 +124,7 @@ function registerImap(program: Command): void {
 }
 
 export function registerMailCommands(program: Command): void {
-  const replies = program.command('replies').description('reply e-mails: queued, sent, or given up');
+  const replies = program.command('replies').description('outgoing e-mails (replies to orders, status notifications): queued, sent, or given up');
 
   replies
     .command('list')
@@ -137,8 +137,8 @@ export function registerMailCommands(program: Command): void {
         const list = await store.listReplies({ state: opts.state, limit: opts.limit });
         if (opts.json) printJson(list);
         else if (list.length === 0) println('no replies');
-        else printTable(['ID', 'CREATED', 'TO', 'STATE', 'ATTEMPTS', 'SUBJECT', 'LAST ERROR'],
-          list.map((r) => [r.id, r.createdAt, r.recipient, r.state, r.attempts, r.subject, r.lastError]));
+        else printTable(['ID', 'KIND', 'CREATED', 'TO', 'STATE', 'ATTEMPTS', 'SUBJECT', 'LAST ERROR'],
+          list.map((r) => [r.id, r.kind, r.createdAt, r.recipient, r.state, r.attempts, r.subject, r.lastError]));
       });
     });
 
@@ -154,7 +154,7 @@ export function registerMailCommands(program: Command): void {
           await new Promise<void>((resolve, reject) => process.stdout.write(r.raw, (err) => (err ? reject(err) : resolve())));
           return;
         }
-        printFields([['id', r.id], ['message', r.mailId], ['to', r.recipient], ['state', r.state], ['attempts', r.attempts],
+        printFields([['id', r.id], ['kind', r.kind], ['message', r.mailId], ['order', r.orderId], ['to', r.recipient], ['state', r.state], ['attempts', r.attempts],
           ['created at', r.createdAt], ['next attempt', r.state === 'pending' ? r.nextAttemptAt : undefined], ['sent at', r.sentAt],
           ['last error', r.lastError]]);
         println();

@@ -15,7 +15,8 @@
  */
 import type { OrderEventType } from '../order-events.ts';
 
-export type SubscriberKind = 'webhook' | 'export';
+/** mail: the one subscriber that turns status changes into e-mail notifications (src/handoff/notify.ts). */
+export type SubscriberKind = 'webhook' | 'export' | 'mail';
 export type ExportFormat = 'json' | 'xml' | 'xjdf';
 export type SubscriberState = 'active' | 'disabled';
 export type DeliveryState = 'pending' | 'done' | 'failed';

@@ -87,7 +87,15 @@ export interface NewMailReply {
   raw: Buffer;
 }
 
-export interface MailReply extends NewMailReply {
+/** A reply answers one received message; a notification tells of an order's production status (notifications.ts). */
+export type OutgoingKind = 'reply' | 'notification';
+
+export interface MailReply extends Omit<NewMailReply, 'mailId'> {
+  /** The message answered; absent for a notification. */
+  mailId?: string;
+  kind: OutgoingKind;
+  /** The order a notification is about. */
+  orderId?: string;
   createdAt: string;
   state: ReplyState;
   attempts: number;

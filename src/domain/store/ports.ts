@@ -39,7 +39,7 @@ export type MailChannelStore = MailStore & Pick<Store,
 
 /** The hand-off (src/handoff/): the event stream, subscribers and deliveries, integrations, production reports. */
 export type HandoffPort = HandoffStore & EventStore & Pick<Store,
-  'acquireLease' | 'releaseLease' | 'getCustomerByCode' | 'listConnectors' | 'connectorLookup'>;
+  'acquireLease' | 'releaseLease' | 'getCustomerByCode' | 'listConnectors' | 'connectorLookup' | 'notificationTarget' | 'queueNotification'>;
 
 /** The console's sessions (src/channels/web/sessions.ts). */
 export type SessionStore = Pick<WebStore, 'createWebSession' | 'getWebSession' | 'extendWebSession' | 'deleteWebSession'>;

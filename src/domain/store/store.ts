@@ -20,6 +20,7 @@ import type { ConnectorStore } from './connectors.ts';
 import type { CustomerStateStore } from './customer-state.ts';
 import type { EventStore } from './events.ts';
 import type { MailStore } from './mail.ts';
+import type { NotificationStore } from './notifications.ts';
 import type { InstanceStore } from './instances.ts';
 import type { HandoffStore } from './handoff.ts';
 import type { QueueName } from './stats.ts';
@@ -97,7 +98,7 @@ export interface WriteOptions {
 
 /** The e-mail channel's methods (messages, parts, reply outbox, IMAP mailboxes) are declared in mail.ts; webhook and
  * export subscribers and their deliveries in handoff.ts; instances and their liveness in instances.ts; operators, sessions and the audit log in web.ts. */
-export interface Store extends MailStore, ConnectorStore, EventStore, HandoffStore, InstanceStore, WebStore, CustomerStateStore {
+export interface Store extends MailStore, ConnectorStore, EventStore, HandoffStore, InstanceStore, WebStore, CustomerStateStore, NotificationStore {
   /** Which engine, for logs and /healthz. */
   readonly kind: 'sqlite' | 'postgres';
   /**

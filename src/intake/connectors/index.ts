@@ -22,7 +22,8 @@ import type { ArticleLookup, JmfRequestInfo } from './types.ts';
 import { attr, readPlain, readTree, type XmlRoot } from './xml-tree.ts';
 
 export { compileMapping } from './mapping.ts';
-export { answerJmfQuery, JMF_RETURN_CODES, renderJmfResponse, type JmfResult } from './jmf-response.ts';
+export { answerJmfQuery, escapeXml, jmfDocument, JMF_RETURN_CODES, renderJmfResponse, xjmfDocument, type JmfResult } from './jmf-response.ts';
+export { JMF_STATUS_MAPPING, MAX_JOB_PHASES, statusMapping, type JobStatusReport, type StatusMapping } from './jmf-status.ts';
 export { normaliseProductKey, DEFAULT_UNIT } from './product-key.ts';
 
 /** How a connector's payloads are read (defined with the Connector in src/domain/store/connectors.ts). */

@@ -106,13 +106,15 @@ export function renderJmfResponse(
 }
 
 /**
- * What this service answers: SubmitQueueEntry, and the queries a controller sends to learn that. ResubmitQueueEntry
+ * What this service answers: SubmitQueueEntry, Status signals, and the queries a controller sends to learn that. ResubmitQueueEntry
  * is answered (channels/connectors/resubmit.ts) but not carried out, so it is not announced.
  */
 const SUPPORTED = [
   { type: 'SubmitQueueEntry', family: 'Command' },
   { type: 'KnownMessages', family: 'Query' },
   { type: 'SubmissionMethods', family: 'Query' },
+  // Production status of submitted jobs (jmf-status.ts): a controller learns here that it may send it.
+  { type: 'Status', family: 'Signal' },
 ] as const;
 
 /**

@@ -8,6 +8,7 @@
  */
 import { IntakeError } from '../../domain/errors.ts';
 import type { JmfRequestInfo } from './types.ts';
+import { statusSignalReports } from './jmf-status.ts';
 import { attr, child, children, type XmlRoot, type XNode } from './xml-tree.ts';
 
 export const JMF_MEDIA_TYPE = 'application/vnd.cip4-jmf+xml';
@@ -39,6 +40,24 @@ function info(kind: 'jmf' | 'xjmf', messageType: string, more: {
 
 /** The first message of a JMF/XJMF root, or undefined when the root is neither or holds no message. */
 export function jmfInfo(root: XmlRoot): JmfRequestInfo | undefined {
+  const info = firstMessage(root);
+  // A Status signal is answered apart (channels/connectors/status-signal.ts) when it is what the message starts with;
+  // a submission that comes first keeps its own path (and answer), so no order is ever dropped for a signal beside it.
+  const reports = info && startsWithSignal(root) ? statusSignalReports(root) : undefined;
+  if (info && reports) {
+    info.messageType = root.name === 'JMF' ? 'Status' : 'SignalStatus';
+    info.statusReports = reports;
+  }
+  return info;
+}
+
+/** JMF 1.x: no Command nor Query before the signals (jmfMessages puts those first); XJMF: the first message is one. */
+function startsWithSignal(root: XmlRoot): boolean {
+  if (root.name === 'JMF') return children(root.node, 'Command').length === 0 && children(root.node, 'Query').length === 0;
+  return xjmfMessages(root.node)[0]?.name.startsWith('Signal') === true;
+}
+
+function firstMessage(root: XmlRoot): JmfRequestInfo | undefined {
   if (root.name === 'JMF') {
     const first = jmfMessages(root.node)[0];
     const type = attr(first, 'Type');

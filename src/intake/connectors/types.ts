@@ -3,6 +3,8 @@
  * from index.ts so that they need not import the module that imports them.
  */
 
+import type { JobStatusReport } from './jmf-status.ts';
+
 /** What a connector's lookup table gives for one product key. */
 export interface ArticleLookup { codice_articolo: string; unita_misura?: string }
 
@@ -17,4 +19,6 @@ export interface JmfRequestInfo {
   version?: string;
   /** ResubmitQueueEntry / CommandResubmitQueueEntry: ResubmissionParams/@QueueEntryID, the order to replace. */
   queueEntryId?: string;
+  /** A Status signal (jmf-status.ts): its JobPhases, each naming an order by QueueEntryID. */
+  statusReports?: JobStatusReport[];
 }

@@ -13,7 +13,7 @@ export const MAIL_COLUMNS = `id, customer_id, source, envelope_from, recipients,
   imap_uidvalidity, imap_uid, received_at, state, done_at, result, attempts`;
 
 export const REPLY_COLUMNS = `id, mail_id, customer_id, recipient, subject, state, attempts, next_attempt_at, last_error,
-  created_at, sent_at`;
+  created_at, sent_at, kind, order_id`;
 
 /** IMAP UIDs and UIDVALIDITY are unsigned 32-bit numbers (RFC 3501 2.3.1.1). */
 const MAX_UID = 2 ** 32 - 1;
@@ -94,14 +94,17 @@ export function toMailSummary(r: MailRow): MailMessageSummary {
 }
 
 export interface ReplyRow {
-  id: string; mail_id: string; customer_id: string; recipient: string; subject: string; state: string; attempts: unknown;
-  next_attempt_at: unknown; last_error: string | null; created_at: unknown; sent_at: unknown; raw?: Buffer;
+  id: string; mail_id: string | null; customer_id: string; recipient: string; subject: string; state: string; attempts: unknown;
+  next_attempt_at: unknown; last_error: string | null; created_at: unknown; sent_at: unknown; kind: string; order_id: string | null;
+  raw?: Buffer;
 }
 
 export function toReplySummary(r: ReplyRow): MailReplySummary {
   return withoutUndefined<MailReplySummary>({
     id: r.id,
-    mailId: r.mail_id,
+    mailId: opt(r.mail_id),
+    kind: r.kind === 'notification' ? 'notification' : 'reply',
+    orderId: opt(r.order_id),
     customerId: r.customer_id,
     recipient: r.recipient,
     subject: r.subject,

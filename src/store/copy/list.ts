@@ -38,7 +38,7 @@ export const MAIL_TABLES: readonly TableSpec[] = [
     what: 'reply (same id, another message or recipient)',
     key: ['id'],
     columns: ['id', 'mail_id', 'customer_id', 'recipient', 'subject', 'raw', 'state', 'attempts', 'next_attempt_at', 'last_error',
-      'created_at', 'sent_at'],
+      'created_at', 'sent_at', 'kind', 'order_id'],
     same: ['mail_id', 'customer_id', 'recipient', 'subject'],
     // The sender holding it: no instance of the target holds anything yet.
     targetOnly: ['claimed_by'],
@@ -213,4 +213,21 @@ export const WEB_TABLES: readonly TableSpec[] = [
   },
 ];
 
-export const SPEC_TABLES: readonly TableSpec[] = [...MAIL_TABLES, ...CONNECTOR_TABLES, ...CIP4_TABLES, ...OUTBOX_TABLES, ...WEB_TABLES];
+/** Migration 018: e-mail notifications of production status, per customer (the notifications themselves are mail_replies). */
+export const NOTIFICATION_TABLES: readonly TableSpec[] = [
+  {
+    table: 'customer_notifications',
+    what: 'notification setting',
+    key: ['customer_id'],
+    columns: ['customer_id', 'enabled', 'address', 'updated_at'],
+    bool: ['enabled'],
+    same: [],
+    update: {
+      set: 'enabled = excluded.enabled, address = excluded.address, updated_at = excluded.updated_at',
+      where: `(customer_notifications.enabled, customer_notifications.address) IS DISTINCT FROM (excluded.enabled, excluded.address)`,
+    },
+  },
+];
+
+export const SPEC_TABLES: readonly TableSpec[] = [...MAIL_TABLES, ...CONNECTOR_TABLES, ...CIP4_TABLES, ...OUTBOX_TABLES, ...WEB_TABLES,
+  ...NOTIFICATION_TABLES];

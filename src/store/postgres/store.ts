@@ -28,6 +28,7 @@ import { numberSequence, yearSequences } from './numbering.ts';
 import { registerGroups, type GroupRow } from './register-batch.ts';
 import { completeGroups, type CompleteCall } from './complete-batch.ts';
 import { postgresCustomerState } from './customer-state.ts';
+import { postgresNotifications } from './notifications.ts';
 import {
   attemptRows, checkItem, chunks, decide, DEFAULT_LIMIT, isoIn, limitOf,
   linesByOrder, MAX_PENDING_BATCH, newSubmissionRow, numeroOrdine, SUBMISSION_COLUMNS, toAttempt,
@@ -349,6 +350,7 @@ export async function openPostgresStore(url: string, opts: PostgresStoreOptions 
     ...postgresStats(pool),
     ...postgresWeb(pool),
     ...postgresCustomerState(pool),
+    ...postgresNotifications(pool),
 
     async migrate() {
       const list = await readMigrations(migrationsDir('postgres'));

@@ -23,6 +23,7 @@ import { sqliteEvents, sqliteProductionHistory } from './events.ts';
 import { inThreadRunner, threadRunner, type WriteRunner } from './offload.ts';
 import { lockedConnection, newWriteLock } from './write-lock.ts';
 import { sqliteCustomerState } from './customer-state.ts';
+import { sqliteNotifications } from './notifications.ts';
 import {
   checkCatalog, checkItem, chunks, isoIn, lastWins, limitOf, linesByOrder, lowerMailbox, nowIso,
   newSubmissionRow, DEFAULT_LIMIT, MAX_PENDING_BATCH, SUBMISSION_COLUMNS, toAttempt, toCredential, toCustomer, toOrder, toSubmission,
@@ -76,6 +77,9 @@ export interface SqliteStoreOptions {
   writeThreadProbe?: { module: string; buffer: SharedArrayBuffer };
 }
 
+/** First line of a migration that must run with foreign keys off (see applyMigration). */
+const FOREIGN_KEYS_OFF = /^-- sqlite:foreign_keys=off[ \t]*\r?\n/;
+
 export async function openSqliteStore(file: string, opts: SqliteStoreOptions = {}): Promise<Store> {
   const outbox = opts.outbox !== false;
   const memory = file === ':memory:' || file === '';
@@ -114,12 +118,31 @@ function sqliteStoreOn(
     ? threadRunner({ file, outbox, lock: lock.buffer, ...(probe ? { probe } : {}) })
     : inThreadRunner({ q, outbox }, writer);
 
-  const applyMigration = db.transaction((m: Migration): boolean => {
+  const applyInTransaction = db.transaction((m: Migration): boolean => {
     if (db.prepare('SELECT 1 FROM schema_migrations WHERE version = ?').get(m.version)) return false;
     db.exec(m.sql);
+    if (FOREIGN_KEYS_OFF.test(m.sql)) {
+      const broken = db.pragma('foreign_key_check') as unknown[];
+      if (broken.length > 0) throw new Error(`migration ${m.name} leaves ${broken.length} rows whose foreign keys point nowhere: not applied`);
+    }
     db.prepare('INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)').run(m.version, m.name, nowIso());
     return true;
   });
+  /**
+   * A migration that rebuilds a table others reference (SQLite changes a CHECK or a NOT NULL only so) says so on its
+   * first line: foreign keys are off while it runs (dropping the old table would otherwise cascade into the rows that
+   * reference it) and checked before it commits — the procedure of https://sqlite.org/lang_altertable.html#otheralter.
+   * The pragma has no effect inside a transaction, hence around it.
+   */
+  const applyMigration = { immediate(m: Migration): boolean {
+    if (!FOREIGN_KEYS_OFF.test(m.sql)) return applyInTransaction.immediate(m);
+    db.pragma('foreign_keys = OFF');
+    try {
+      return applyInTransaction.immediate(m);
+    } finally {
+      db.pragma('foreign_keys = ON');
+    }
+  } };
   const { forget, claimNew, ...work } = sqliteWork(db);
 
   const upsertArticleBatch = db.transaction((rows: readonly Article[]) => {
@@ -177,6 +200,7 @@ function sqliteStoreOn(
     ...sqliteStats(db),
     ...sqliteWeb(db),
     ...sqliteCustomerState(db),
+    ...sqliteNotifications(db),
 
     async migrate() {
       const list = await readMigrations(migrationsDir('sqlite'));

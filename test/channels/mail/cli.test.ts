@@ -30,7 +30,8 @@ void describe('order-intake e-mail commands', () => {
     assert.equal(replies[0]!.recipient, 'mario@cliente.it');
     assert.match(replies[0]!.subject, /^Re: Per la CLI \[esito: OK/);
     const table = await runCli(h.t.dataDir, ['replies', 'list']);
-    assert.match(table.stdout, /^ID +CREATED +TO +STATE/);
+    assert.match(table.stdout, /^ID +KIND +CREATED +TO +STATE/);
+    assert.match(table.stdout, /\sreply +\S+ +mario@cliente\.it/, 'an acknowledgement is of kind reply (notifications: notification)');
     assert.match(table.stdout, /mario@cliente\.it +pending +0 +Re: Per la CLI/);
 
     const raw = await runCli(h.t.dataDir, ['replies', 'show', replies[0]!.id, '--raw']);

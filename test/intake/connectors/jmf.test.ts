@@ -218,15 +218,33 @@ void describe('JMF/XJMF responses', () => {
     assert.equal(x.XJMF.ResponseSubmitQueueEntry['@ReturnCode'], '3');
   });
 
+  void it('reads the JobPhases of a Status signal (JMF 1.x and XJMF 2.x), and only of one', () => {
+    const jmf = Buffer.from('<JMF xmlns="http://www.CIP4.org/JDFSchema_1_1" SenderID="P" Version="1.4"><Signal ID="S1" Type="Status">'
+      + '<DeviceInfo DeviceStatus="Running"><JobPhase JobID="J1" QueueEntryID="q1" Status="InProgress"/><JobPhase JobID="J2" Status="Waiting"/></DeviceInfo>'
+      + '</Signal></JMF>');
+    assert.deepEqual(readJmfRequest(jmf, JMF), {
+      kind: 'jmf', messageType: 'Status', messageId: 'S1', senderId: 'P', version: '1.4',
+      statusReports: [{ queueEntryId: 'q1', jobId: 'J1', status: 'InProgress' }, { jobId: 'J2', status: 'Waiting' }],
+    });
+    const x = Buffer.from('<XJMF xmlns="http://www.CIP4.org/JDFSchema_2_0"><Header DeviceID="d" ID="H1" Time="2026-11-21T10:00:00Z"/>'
+      + '<SignalStatus><Header ID="S7" DeviceID="d" Time="2026-11-21T10:00:00Z"/><DeviceInfo Status="Production"><JobPhase JobID="J" QueueEntryID="q2" Status="Aborted"/></DeviceInfo></SignalStatus></XJMF>');
+    assert.deepEqual(readJmfRequest(x, XJMF)?.statusReports, [{ queueEntryId: 'q2', jobId: 'J', status: 'Aborted' }]);
+    const query = Buffer.from('<JMF xmlns="http://www.CIP4.org/JDFSchema_1_1"><Query ID="Q" Type="Status"/></JMF>');
+    assert.equal(readJmfRequest(query, JMF)?.statusReports, undefined, 'a Status query is not a report');
+    const both = Buffer.from('<JMF xmlns="http://www.CIP4.org/JDFSchema_1_1"><Command ID="C" Type="SubmitQueueEntry"><QueueSubmissionParams URL="cid:x"/></Command>'
+      + '<Signal ID="S" Type="Status"><DeviceInfo><JobPhase QueueEntryID="q" Status="InProgress"/></DeviceInfo></Signal></JMF>');
+    assert.deepEqual(readJmfRequest(both, JMF), { kind: 'jmf', messageType: 'SubmitQueueEntry', messageId: 'C' }, 'a submission first keeps its path');
+  });
+
   void it('answers KnownMessages and SubmissionMethods, and nothing else', () => {
     const known = parseResponse(answerJmfQuery({ kind: 'jmf', messageType: 'KnownMessages', messageId: 'Q1' })!.body).JMF.Response;
     assert.equal(known['@refID'], 'Q1');
     assert.equal(known['@ReturnCode'], '0');
-    assert.deepEqual(known.MessageService.map((m: Record<string, string>) => m['@Type']), ['SubmitQueueEntry', 'KnownMessages', 'SubmissionMethods']);
+    assert.deepEqual(known.MessageService.map((m: Record<string, string>) => m['@Type']), ['SubmitQueueEntry', 'KnownMessages', 'SubmissionMethods', 'Status']);
     const xknown = parseResponse(answerJmfQuery({ kind: 'xjmf', messageType: 'QueryKnownMessages', messageId: 'Q2' })!.body).XJMF;
     assert.equal(xknown.ResponseKnownMessages.Header['@refID'], 'Q2');
     assert.deepEqual(xknown.ResponseKnownMessages.MessageService.map((m: Record<string, string>) => m['@Type']),
-      ['CommandSubmitQueueEntry', 'QueryKnownMessages']);
+      ['CommandSubmitQueueEntry', 'QueryKnownMessages', 'SignalStatus']);
     const methods = parseResponse(answerJmfQuery({ kind: 'jmf', messageType: 'SubmissionMethods' })!.body).JMF.Response;
     assert.equal(methods.SubmissionMethods['@URLSchemes'], 'cid');
     assert.equal(answerJmfQuery({ kind: 'jmf', messageType: 'QueueStatus' }), undefined);

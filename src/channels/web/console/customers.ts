@@ -1,12 +1,15 @@
 /**
  * One customer in the console: its mailbox, state and activity (per channel over the last days, the latest
- * submissions and orders, links to the lists filtered by it), and deactivating / reactivating it through the same
- * function as `order-intake customer deactivate|reactivate` (src/customers/deactivate.ts).
+ * submissions and orders, links to the lists filtered by it), deactivating / reactivating it through the same
+ * function as `order-intake customer deactivate|reactivate` (src/customers/deactivate.ts), and its e-mail
+ * notifications of production status as `order-intake customer notify set` sets them (src/handoff/notify-settings.ts).
  */
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { findCustomerByCode } from '../../../customers/find.ts';
 import { setCustomerActive } from '../../../customers/deactivate.ts';
-import { IntakeError } from '../../../domain/errors.ts';
+import { IntakeError, isIntakeError } from '../../../domain/errors.ts';
+import { setNotifications } from '../../../handoff/notify-settings.ts';
+import { str } from '../render.ts';
 import type { WebContext } from '../index.ts';
 import { actor, consolePage, record } from './routes.ts';
 
@@ -16,16 +19,16 @@ export const ACTIVITY_DAYS = 7;
 const RECENT = 10;
 
 export function registerCustomerRoutes(app: FastifyInstance, ctx: WebContext): void {
-  app.get('/clienti/:code', async (req, reply) => {
-    const code = String((req.params as { code: string }).code);
+  async function customerPage(req: FastifyRequest, reply: FastifyReply, code: string, extra: Record<string, unknown> = {}) {
     const customer = await findCustomerByCode(ctx.store, code);
     if (!customer) throw new IntakeError('NOT_FOUND');
     const since = new Date(Date.now() - ACTIVITY_DAYS * 86_400_000).toISOString();
-    const [activity, submissions, orders, imap] = await Promise.all([
+    const [activity, submissions, orders, imap, notify] = await Promise.all([
       ctx.store.customerActivity(customer.id, since),
       ctx.store.searchSubmissions({ customerId: customer.id, limit: RECENT }),
       ctx.store.searchOrders({ customerId: customer.id, limit: RECENT }),
       ctx.store.getImapAccount(customer.id),
+      ctx.store.getNotifySettings(customer.id),
     ]);
     const totals = activity.reduce((t, a) => ({ submissions: t.submissions + a.submissions, refused: t.refused + a.refused, orders: t.orders + a.orders }),
       { submissions: 0, refused: 0, orders: 0 });
@@ -34,7 +37,31 @@ export function registerCustomerRoutes(app: FastifyInstance, ctx: WebContext): v
       title: `Cliente ${customer.code}`, nav: 'customers', customer, done: (req.query as Record<string, unknown>).fatto, activity, totals, days: ACTIVITY_DAYS, submissions, orders,
       imap: imap && { user: imap.username, host: imap.host, folder: imap.folder },
       links: { submissions: `/console/invii?${q}`, refused: `/console/invii?${q}&esito=errore`, orders: `/console/ordini?${q}` },
+      notify, ...extra,
     });
+  }
+
+  app.get('/clienti/:code', async (req, reply) => customerPage(req, reply, String((req.params as { code: string }).code)));
+
+  // E-mail notifications of production status (docs/operators/notifications.md), as `customer notify set` does.
+  app.post('/clienti/:code/notifiche', async (req, reply) => {
+    actor(req);
+    const code = String((req.params as { code: string }).code);
+    const b = (req.body ?? {}) as Record<string, unknown>;
+    const enabled = b.attive === 'on';
+    // 254: the longest forward path (RFC 5321); a longer value is refused below, not cut.
+    const address = str(b.indirizzo, 300) ?? null;
+    try {
+      const { customer, settings } = await setNotifications(ctx.store, code, { enabled, address });
+      await record(ctx, req, settings.enabled ? 'cliente.notifiche_attive' : 'cliente.notifiche_spente', 'cliente', customer.code, { address: settings.address ?? null });
+      return reply.redirect(`/console/clienti/${encodeURIComponent(customer.code)}?fatto=notifiche`, 303);
+    } catch (e) {
+      if (!isIntakeError(e) || e.code !== 'VALIDATION') throw e;
+      return customerPage(req, reply.code(400), code, {
+        notifyError: 'Indirizzo non valido: scrivete un solo indirizzo e-mail (per esempio produzione@cliente.it), oppure lasciate il campo vuoto.',
+        notifyForm: { enabled, address: address ?? '' },
+      });
+    }
   });
 
   for (const [path, active] of [['disattiva', false], ['riattiva', true]] as const) {

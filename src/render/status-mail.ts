@@ -1,0 +1,92 @@
+/**
+ * The e-mail that tells a customer an order's production status changed (issue 17): Italian plain text, from the
+ * customer's order mailbox, threaded under the order e-mail when the order came by e-mail. Composed once into RFC 5322
+ * bytes and queued in the reply outbox, so every attempt sends the same Message-ID and content.
+ *
+ * What reaches a header comes from senders (the order reference) or integrations (the note goes only in the body):
+ * control characters, CR and LF among them, are replaced by spaces before anything is written, so no value can end a
+ * header line and start another (nodemailer encodes headers too; this does not rely on it alone).
+ */
+import MailComposer from 'nodemailer/lib/mail-composer';
+import type { ProductionState } from '../domain/types.ts';
+import { localTime } from './local-time.ts';
+
+/** The order reference shown in the subject: a reference is a few dozen characters; a longer one is cut. */
+const MAX_SUBJECT_REF = 80;
+/** The note as written in the body: production notes are a line or two (MAX_NOTE_LENGTH, 500, at the API). */
+const MAX_NOTE = 500;
+
+/** What the new state means, as the sentence "L'ordine … <phrase>." says it. */
+export const STATE_PHRASES: Readonly<Record<ProductionState, string>> = {
+  in_lavorazione: 'è in lavorazione',
+  spedito: 'è stato spedito',
+  consegnato: 'è stato consegnato',
+  annullato: 'è stato annullato',
+};
+
+const STATE_LABELS: Readonly<Record<ProductionState, string>> = {
+  in_lavorazione: 'in lavorazione', spedito: 'spedito', consegnato: 'consegnato', annullato: 'annullato',
+};
+
+export interface StatusMailInput {
+  /** Unique per notification: its Message-ID is built from it. */
+  id: string;
+  to: string;
+  /** The customer's order mailbox: the sender, as for the acknowledgements. */
+  mailbox: string;
+  mailDomain: string;
+  timeZone: string;
+  numeroOrdine: string;
+  riferimentoOrdine?: string;
+  stato: ProductionState;
+  nota?: string;
+  /** When production reported it (ISO 8601). */
+  at: string;
+  /** The order e-mail's Message-ID: the notification is shown in its thread. */
+  inReplyTo?: string;
+  now: Date;
+}
+
+/** One line of text: every control character (CR and LF included) becomes a space, runs of space one. */
+export function oneLine(s: string, max: number): string {
+  // eslint-disable-next-line no-control-regex
+  const flat = s.replace(/[\x00-\x1f\x7f\u0085\u2028\u2029]+/g, ' ').replace(/ {2,}/g, ' ').trim();
+  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
+}
+
+export function statusMailSubject(i: Pick<StatusMailInput, 'numeroOrdine' | 'riferimentoOrdine' | 'stato'>): string {
+  const ref = i.riferimentoOrdine ? ` (rif. ${oneLine(i.riferimentoOrdine, MAX_SUBJECT_REF)})` : '';
+  return `Ordine ${oneLine(i.numeroOrdine, 40)}${ref}: ${STATE_LABELS[i.stato]}`;
+}
+
+export function statusMailText(i: StatusMailInput): string {
+  const ref = i.riferimentoOrdine ? ` (Suo riferimento ${oneLine(i.riferimentoOrdine, MAX_SUBJECT_REF)})` : '';
+  const lines = [
+    'Gentile cliente,',
+    '',
+    `L'ordine ${oneLine(i.numeroOrdine, 40)}${ref} ${STATE_PHRASES[i.stato]}.`,
+    '',
+    `Aggiornamento del ${localTime(i.at, i.timeZone)} (ora di ${i.timeZone === 'Europe/Rome' ? 'Roma' : i.timeZone}).`,
+  ];
+  const nota = i.nota ? oneLine(i.nota, MAX_NOTE) : '';
+  if (nota) lines.push(`Nota: ${nota}`);
+  lines.push('', 'Questo è un messaggio automatico del servizio ordini: le risposte a questo indirizzo non sono lette da una persona.');
+  return `${lines.join('\n')}\n`;
+}
+
+export async function composeStatusMail(i: StatusMailInput): Promise<{ subject: string; raw: Buffer }> {
+  const subject = statusMailSubject(i);
+  const inReplyTo = i.inReplyTo ? oneLine(i.inReplyTo, 998) : undefined;
+  const mail = new MailComposer({
+    from: { name: 'Servizio ordini', address: i.mailbox },
+    to: i.to,
+    subject,
+    date: i.now,
+    messageId: `<${i.id}@${i.mailDomain}>`,
+    ...(inReplyTo ? { inReplyTo, references: [inReplyTo] } : {}),
+    // A notification, not a reply (RFC 3834 3.1.7): robots must not answer it.
+    headers: { 'Auto-Submitted': 'auto-generated', 'X-Auto-Response-Suppress': 'All' },
+    text: statusMailText(i),
+  });
+  return { subject, raw: await mail.compile().build() };
+}
