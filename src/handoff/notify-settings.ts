@@ -4,9 +4,9 @@
  * (notify.ts), so an installation that never uses notifications queues nothing for them.
  */
 import { IntakeError } from '../domain/errors.ts';
-import type { Customer } from '../domain/store/store.ts';
 import type { NotifySettings } from '../domain/store/notifications.ts';
-import type { Store } from '../domain/store/store.ts';
+import type { NotifyStore } from '../domain/store/ports.ts';
+import type { Customer, Store } from '../domain/store/store.ts';
 import { ensureMailSubscriber } from './notify.ts';
 
 /** RFC 5321's limit on a forward path; no real mailbox comes near it. */
@@ -22,8 +22,6 @@ export function checkNotifyAddress(address: string): string {
   }
   return a.toLowerCase();
 }
-
-type NotifyStore = Pick<Store, 'getCustomerByCode' | 'getNotifySettings' | 'setNotifySettings' | 'getSubscriber' | 'addSubscriber'>;
 
 async function customerOf(store: NotifyStore, code: string): Promise<Customer> {
   const c = await store.getCustomerByCode(code.trim());

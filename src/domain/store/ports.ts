@@ -59,6 +59,9 @@ export type ConnectorAdminStore = CustomerLookup & Pick<Store,
 /** An article catalog import (src/catalog/import-articles.ts). */
 export type CatalogImportStore = Pick<Store, 'upsertArticles'>;
 
+/** A customer's e-mail notifications of production status (src/handoff/notify-settings.ts). */
+export type NotifyStore = Pick<Store, 'getCustomerByCode' | 'getNotifySettings' | 'setNotifySettings' | 'getSubscriber' | 'addSubscriber'>;
+
 /** The operators' audit log, written (src/operators/audit.ts). */
 export type AuditStore = Pick<Store, 'addAudit'>;
 
@@ -66,7 +69,7 @@ export type AuditStore = Pick<Store, 'addAudit'>;
  * The web channel (src/channels/web/): the console's and the portal's pages read the lists and records they show,
  * and change customers, connectors and the catalog only through the functions above, as the CLI does.
  */
-export type WebChannelStore = SessionStore & CustomerAdminStore & ConnectorAdminStore & CatalogImportStore & AuditStore & Pick<Store,
+export type WebChannelStore = SessionStore & CustomerAdminStore & ConnectorAdminStore & CatalogImportStore & AuditStore & NotifyStore & Pick<Store,
   | 'webKey' | 'getOperator' | 'getOperatorByEmail' | 'listAudit'
   | 'searchSubmissions' | 'searchOrders' | 'searchArticles' | 'countArticles' | 'countRefused' | 'orderCounts' | 'customerActivity'
   | 'getSubmission' | 'getOrder' | 'listCustomers' | 'listUnits' | 'listSites' | 'listConnectors'
