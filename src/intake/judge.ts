@@ -8,7 +8,7 @@ import { IntakeError, isIntakeError } from '../domain/errors.ts';
 import { explainLines } from './connectors/lines.ts';
 import { decodeConnectorSubmission, type ConnectorOrder } from './connectors/submission.ts';
 import { serialiseDetails } from './connectors/ticket-details.ts';
-import { arraySource, openOrdersYielding, type OrderSource } from './formats/index.ts';
+import { arraySource, fileBytes, openOrdersYielding, type OrderSource } from './formats/index.ts';
 import { contentHash, yearIn } from './register.ts';
 import { validateBusiness, validateStructure, type Catalog } from './validate.ts';
 import type { Order, OrderOutcome, Outcome, Principal, StoredSubmission } from '../domain/types.ts';
@@ -58,7 +58,10 @@ async function decode(store: JudgeStore, s: StoredSubmission, timeZone: string):
   const { source, site, connector } = s.connectorId === undefined
     ? {
       source: await openOrdersYielding(
-        { raw: s.raw, mediaType: s.mediaType, fileName: s.fileName, charset: s.charset },
+        // An upload in a local file (rawFile, as just saved) is read from it in pieces: never whole in memory.
+        s.rawFile
+          ? { bytes: fileBytes(s.rawFile.path, s.rawFile.size), mediaType: s.mediaType, fileName: s.fileName, charset: s.charset }
+          : { raw: s.raw, mediaType: s.mediaType, fileName: s.fileName, charset: s.charset },
         { maxOrders: MAX_ORDERS_PER_FILE, yieldNow: yieldToEventLoop },
       ),
       site: s.site,

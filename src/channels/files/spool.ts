@@ -11,6 +11,7 @@
  * The spool is per instance: a temporary file exists on the instance that received it. Stored files are not here.
  */
 import { createHash, randomUUID } from 'node:crypto';
+import { createReadStream } from 'node:fs';
 import { mkdir, open, readdir, readFile, rename, rm, stat, unlink, writeFile, type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 import type { Logger } from '../../log.ts';
@@ -20,6 +21,13 @@ export class TooLargeError extends Error {
   constructor(readonly max: number) {
     super(`file troppo grande: il massimo è ${max} byte`);
   }
+}
+
+/** Hex SHA-256 of a file, read in pieces (an upload may be as large as maxFileBytes). */
+export async function hashFile(file: string): Promise<string> {
+  const hash = createHash('sha256');
+  for await (const piece of createReadStream(file, { highWaterMark: SPOOL_BUFFER_BYTES })) hash.update(piece as Buffer);
+  return hash.digest('hex');
 }
 
 export interface TempFile {

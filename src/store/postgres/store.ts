@@ -34,6 +34,7 @@ import {
   type SubmissionRow,
 } from '../common/rows.ts';
 import { jsonOut } from '../common/rows.ts';
+import { readRawFile } from '../common/raw-file.ts';
 import type {
   NewSubmission, RegisterItem, RegisterResult, Store, SubmissionSummary, WriteOptions,
 } from '../../domain/store/store.ts';
@@ -294,7 +295,9 @@ export async function openPostgresStore(url: string, opts: PostgresStoreOptions 
       // Committed with synchronous_commit on (PostgreSQL's default): durable when this resolves, unless the caller
       // said a later durable write will make it so (WriteOptions). Answered from what was inserted: reading the
       // row back (RETURNING) would send the raw body back over the socket.
-      const r = newSubmissionRow(s);
+      // A file channel's upload (Submission.rawFile) is read whole here: PostgreSQL keeps the bytes as one bytea
+      // (judging still reads the local file in pieces; bench/README.md says what this costs).
+      const r = newSubmissionRow(s.rawFile ? { ...s, raw: await readRawFile(s.rawFile) } : s);
       await pool.query({
         name: `save-submission-${opts?.durable === false ? 'lazy' : 'durable'}`,
         text: `INSERT INTO submissions (id, customer_id, customer_code, channel, file_name, media_type, charset, raw, meta,
@@ -303,7 +306,7 @@ export async function openPostgresStore(url: string, opts: PostgresStoreOptions 
         values: [r.id, r.customer_id, r.customer_code, r.channel, r.file_name, r.media_type, r.charset, r.raw, r.meta,
           r.single_order, r.site, r.sites, r.connector_id, r.reserved_order_id, r.sha256, r.received_at],
       });
-      return toSubmission(r);
+      return s.rawFile ? { ...toSubmission({ ...r, raw: Buffer.alloc(0) }), rawFile: s.rawFile } : toSubmission(r);
     },
 
     async getSubmission(id) {

@@ -283,12 +283,13 @@ function sqliteStoreOn(
 
     async saveSubmission(s: NewSubmission, opts?: WriteOptions): Promise<StoredSubmission> {
       const r = newSubmissionRow(s);
+      const raw = s.rawFile ? { file: s.rawFile.path, size: s.rawFile.size } : r.raw;
       // Resolves after the commit's fsync (unless the caller said a later write will do it).
       await runner.run('saveSubmission', [[
-        r.id, r.customer_id, r.customer_code, r.channel, r.file_name, r.media_type, r.charset, r.raw, r.meta,
+        r.id, r.customer_id, r.customer_code, r.channel, r.file_name, r.media_type, r.charset, raw, r.meta,
         r.single_order ? 1 : 0, r.site, r.sites, r.connector_id, r.reserved_order_id, r.sha256, r.received_at,
       ]], opts?.durable !== false);
-      return toSubmission(r);
+      return s.rawFile ? { ...toSubmission(r), rawFile: s.rawFile } : toSubmission(r);
     },
 
     async getSubmission(id) {
