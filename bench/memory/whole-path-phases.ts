@@ -10,8 +10,6 @@
  * The file must hold orders of the demo customer (DEMO) and catalogue, e.g. the decoders benchmark's 1,000,000-line
  * CSV (bench/lib/orders.ts csvRows). --root runs another checkout's src/ (the code before a change, same machine).
  */
-import { createHash } from 'node:crypto';
-import { createReadStream } from 'node:fs';
 import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -24,6 +22,10 @@ const { createIntake } = await import(path.join(ROOT, 'src/intake/intake.ts')) a
 const { createLogger } = await import(path.join(ROOT, 'src/log.ts')) as typeof import('../../src/log.ts');
 const { seedDemoIfEmpty } = await import(path.join(ROOT, 'src/seed/demo.ts')) as typeof import('../../src/seed/demo.ts');
 const { openStore } = await import(path.join(ROOT, 'src/store/open.ts')) as typeof import('../../src/store/open.ts');
+
+// The heap growth the service sets (src/heap-growth.ts), when the checkout has it.
+const heap = await import(path.join(ROOT, 'src/heap-growth.ts')).catch(() => undefined) as typeof import('../../src/heap-growth.ts') | undefined;
+heap?.limitHeapGrowth();
 
 const mib = (n: number) => Math.round(n / 2 ** 20);
 let phase = 'start';
@@ -48,9 +50,9 @@ try {
   const raw = values.buffer ? await readFile(values.file) : Buffer.alloc(0);
   let rawFile: { path: string; size: number; sha256: string } | undefined;
   if (!values.buffer) {
-    const hash = createHash('sha256');
-    for await (const piece of createReadStream(values.file, { highWaterMark: 1 << 20 })) hash.update(piece as Buffer);
-    rawFile = { path: values.file, size: (await stat(values.file)).size, sha256: hash.digest('hex') };
+    // As the file channels hash an upload: in pieces, into one buffer.
+    const { hashFile } = await import(path.join(ROOT, 'src/channels/files/spool.ts')) as typeof import('../../src/channels/files/spool.ts');
+    rawFile = { path: values.file, size: (await stat(values.file)).size, sha256: await hashFile(values.file) };
   }
   mark(values.buffer ? 'file read' : 'file hashed');
   phase = 'save';

@@ -70,16 +70,21 @@ export const UPLOAD_MEMORY = {
    */
   wholeFileFactor: 8,
   /**
-   * A CSV file is stored and read in pieces (64 KiB to the parser, 1 MiB to the store): what it costs beyond its
-   * orders does not grow with its size. Read buffers, the parser, one batch of 1,000 orders being registered.
+   * A CSV file is stored and read in pieces (64 KiB to the parser, 1 MiB to the store, batches of at most 10,000
+   * lines): what it costs beyond its orders is a little fixed (buffers, the parser, one batch)...
    */
-  csvFixedBytes: 32 * 1024 * 1024,
+  csvFixedBytes: 2 * 1024 * 1024,
   /**
-   * Per order while a CSV file is judged: its outcome (~260 B, test/intake/memory-per-order.test.ts), its entry in
-   * the reader's plan and in the file's identity check, and the garbage made on the way (measured peak growth over
-   * the orders of the 1,000,000-line file).
+   * ...plus garbage made in proportion to the bytes read (pieces, records, batches) that the collector finds only
+   * later: twice the size covers what whole-path-phases.ts measured beyond the orders (+100-120 MiB for 48-52 MiB).
    */
-  csvPerOrderBytes: 1024,
+  csvSizeFactor: 2,
+  /**
+   * Per order while a CSV file is judged: its outcome (~260 B kept, test/intake/memory-per-order.test.ts), its entry
+   * in the reader's plan and the file's identity check, its outcome's copies when the outcome is recorded (JSON text,
+   * the write thread's copy): the 1,000,000-line CSV's 100,000 orders peaked ~200 MiB above the rest.
+   */
+  csvPerOrderBytes: 2048,
   /** The smallest CSV order: one row of seven short fields (`C;R;2024-01-01;;A;1;PZ`). */
   csvMinOrderBytes: 24,
 } as const;

@@ -11,7 +11,6 @@
  * The spool is per instance: a temporary file exists on the instance that received it. Stored files are not here.
  */
 import { createHash, randomUUID } from 'node:crypto';
-import { createReadStream } from 'node:fs';
 import { mkdir, open, readdir, readFile, rename, rm, stat, unlink, writeFile, type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 import type { Logger } from '../../log.ts';
@@ -23,10 +22,23 @@ export class TooLargeError extends Error {
   }
 }
 
-/** Hex SHA-256 of a file, read in pieces (an upload may be as large as maxFileBytes). */
+/**
+ * Hex SHA-256 of a file, read in pieces into one buffer (an upload may be as large as maxFileBytes; a stream's
+ * fresh buffer per piece left ~50 MiB for the collector to find after a 50 MiB file).
+ */
 export async function hashFile(file: string): Promise<string> {
   const hash = createHash('sha256');
-  for await (const piece of createReadStream(file, { highWaterMark: SPOOL_BUFFER_BYTES })) hash.update(piece as Buffer);
+  const buf = Buffer.allocUnsafe(SPOOL_BUFFER_BYTES);
+  const h = await open(file, 'r');
+  try {
+    for (;;) {
+      const { bytesRead } = await h.read(buf, 0, buf.length, null);
+      if (bytesRead === 0) break;
+      hash.update(buf.subarray(0, bytesRead));
+    }
+  } finally {
+    await h.close();
+  }
   return hash.digest('hex');
 }
 

@@ -22,13 +22,14 @@ async function head(file: string): Promise<Buffer> {
 }
 
 /**
- * A CSV file is stored and read in pieces (src/intake/formats/csv-stream.ts): it costs a constant plus its orders'
- * outcomes, and a file holds at most MAX_ORDERS_PER_FILE orders of at least csvMinOrderBytes each. Any other
- * file (JSON, XML) is decoded whole: a multiple of its size.
+ * A CSV file is stored and read in pieces (src/intake/formats/csv-stream.ts): it costs a little fixed, twice its
+ * size in garbage, and its orders (at most MAX_ORDERS_PER_FILE, of at least csvMinOrderBytes each: the count is
+ * not known before the file is read, so the most it can hold counts). Any other file (JSON, XML) is decoded whole:
+ * a multiple of its size.
  */
 export async function uploadMemoryCost(file: string, name: string, size: number): Promise<number> {
   const format = detectFormat({ raw: await head(file), fileName: name });
   if (format !== 'csv') return size * UPLOAD_MEMORY.wholeFileFactor;
   const orders = Math.min(MAX_ORDERS_PER_FILE, Math.ceil(size / UPLOAD_MEMORY.csvMinOrderBytes));
-  return UPLOAD_MEMORY.csvFixedBytes + orders * UPLOAD_MEMORY.csvPerOrderBytes;
+  return UPLOAD_MEMORY.csvFixedBytes + size * UPLOAD_MEMORY.csvSizeFactor + orders * UPLOAD_MEMORY.csvPerOrderBytes;
 }
