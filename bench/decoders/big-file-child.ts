@@ -1,14 +1,18 @@
 /**
  * One pass of a large order file through the intake, in a process of its own so its peak RSS is the pass's own.
- * mode `decode`: the bytes as the file channel holds them (one Buffer), read as judge() reads them (openOrders:
- * a first pass over the whole file, then orders one at a time) and stage A on every order, none of them kept.
- * mode `intake`: the whole file channel path after the upload: a fresh SQLite store, intake.submit (raw file
- * committed, decoded, validated, every order registered, outcome recorded).
+ * mode `decode`: the bytes as the file channel hands them over (a local file, read in pieces: fileBytes), read as
+ * judge() reads them (a first pass over the whole file, then orders one at a time) and stage A on every order,
+ * none of them kept.
+ * mode `intake`: the whole file channel path after the upload: a fresh SQLite store, intake.submit with the file as
+ * Submission.rawFile (hashed in pieces, committed in pieces, decoded, validated, every order registered, outcome
+ * recorded). Both set the heap growth the service sets (src/heap-growth.ts).
  * Forked by the decoders benchmark: it sends {file, mode, dataDir}, gets a BigFileResult back.
  */
-import { readFile } from 'node:fs/promises';
+import { stat } from 'node:fs/promises';
 import { performance } from 'node:perf_hooks';
-import { openOrders } from '../../src/intake/formats/index.ts';
+import { hashFile } from '../../src/channels/files/spool.ts';
+import { limitHeapGrowth } from '../../src/heap-growth.ts';
+import { CsvOrderReader, fileBytes } from '../../src/intake/formats/index.ts';
 import { createIntake } from '../../src/intake/intake.ts';
 import { validateStructure } from '../../src/intake/validate.ts';
 import { createLogger } from '../../src/log.ts';
@@ -51,10 +55,10 @@ function retainedMiB(): number {
 }
 
 /** Decode + stage A, timed without the collections made to measure what each step keeps. */
-async function decodePass(raw: Buffer): Promise<{ orders: number; accepted: number; lines: number; seconds: number; retainedMiB: BigFileResult['retainedMiB'] }> {
+async function decodePass(path: string, size: number): Promise<{ orders: number; accepted: number; lines: number; seconds: number; retainedMiB: BigFileResult['retainedMiB'] }> {
   const file = retainedMiB();
   const t0 = performance.now();
-  const source = openOrders({ raw, fileName: 'ordini.csv' });
+  const source = CsvOrderReader.open({ bytes: fileBytes(path, size), fileName: 'ordini.csv' });
   const t1 = performance.now();
   const planned = retainedMiB();
   const t2 = performance.now();
@@ -62,7 +66,7 @@ async function decodePass(raw: Buffer): Promise<{ orders: number; accepted: numb
   let orders = 0;
   let accepted = 0;
   // As judge() does, orders are validated as they come and not kept beyond their batch.
-  for (const c of source.candidates()) {
+  for (const c of source.orders()) {
     orders++;
     const a = validateStructure(c);
     if (a.ok) {
@@ -75,7 +79,7 @@ async function decodePass(raw: Buffer): Promise<{ orders: number; accepted: numb
   return { orders, accepted, lines, seconds: (t1 - t0 + t3 - t2) / 1000, retainedMiB: { file, planned, validated } };
 }
 
-async function intakePass(raw: Buffer, dataDir: string): Promise<{ orders: number; accepted: number }> {
+async function intakePass(file: string, size: number, dataDir: string): Promise<{ orders: number; accepted: number }> {
   const store = await openStore({ dataDir });
   try {
     const demo = await seedDemoIfEmpty(store, 'ordini.localhost');
@@ -83,7 +87,8 @@ async function intakePass(raw: Buffer, dataDir: string): Promise<{ orders: numbe
     const intake = createIntake({ store, timeZone: 'Europe/Rome', log: createLogger('warn') });
     const { outcome } = await intake.submit({
       principal: { customerId: demo.customer.id, customerCode: demo.customer.code },
-      channel: 'sftp', fileName: 'ordini.csv', raw, meta: {}, singleOrder: false,
+      channel: 'sftp', fileName: 'ordini.csv', raw: Buffer.alloc(0), rawFile: { path: file, size, sha256: await hashFile(file) },
+      meta: {}, singleOrder: false,
     });
     if (outcome.fileError) throw new Error(`the file was refused: ${outcome.fileError.message.join('; ')}`);
     const accepted = outcome.orders.filter((o) => o.esito === 'ok').length;
@@ -100,15 +105,15 @@ async function intakePass(raw: Buffer, dataDir: string): Promise<{ orders: numbe
 async function run(spec: BigFileSpec): Promise<BigFileResult> {
   const baselineRssMiB = process.memoryUsage().rss / 2 ** 20;
   const t0 = performance.now();
-  const raw = await readFile(spec.file);
+  const size = (await stat(spec.file)).size;
   const readSeconds = (performance.now() - t0) / 1000;
   let counts: { orders: number; accepted: number; lines?: number; seconds?: number; retainedMiB?: BigFileResult['retainedMiB'] };
-  if (spec.mode === 'decode') counts = await decodePass(raw);
-  else counts = await intakePass(raw, spec.dataDir);
+  if (spec.mode === 'decode') counts = await decodePass(spec.file, size);
+  else counts = await intakePass(spec.file, size, spec.dataDir);
   const seconds = counts.seconds !== undefined ? readSeconds + counts.seconds : (performance.now() - t0) / 1000;
   return {
     mode: spec.mode,
-    bytes: raw.length,
+    bytes: size,
     ...counts,
     seconds,
     peakRssMiB: process.resourceUsage().maxRSS / 1024,
@@ -116,6 +121,7 @@ async function run(spec: BigFileSpec): Promise<BigFileResult> {
   };
 }
 
+limitHeapGrowth();
 process.once('message', (spec: BigFileSpec) => {
   run(spec).then(
     (result) => process.send!(result, () => process.exit(0)),

@@ -1,25 +1,31 @@
 /**
- * Where the memory of one large file goes on the whole intake path (issue 19 item 11): the file read as one Buffer,
- * intake.submit on a fresh SQLite store (or PostgreSQL with --pg URL), and the process's peak RSS read after each
+ * Where the memory of one large file goes on the whole intake path (issue 19 item 11): the file handed over as the
+ * file channels do (Submission.rawFile: a local file the store and judging read in pieces; with --buffer read as
+ * one Buffer, as before, and as a --root checkout older than rawFile needs), intake.submit on a fresh SQLite store
+ * (or PostgreSQL with --pg URL), and the process's peak RSS read after each
  * store step (`process.resourceUsage().maxRSS`), plus RSS and heap sampled every 20 ms per phase. Not a timed test.
  *
- *   node --import tsx bench/memory/whole-path-phases.ts --file big.csv [--root OTHER_CHECKOUT] [--pg URL]
+ *   node --import tsx bench/memory/whole-path-phases.ts --file big.csv [--root OTHER_CHECKOUT] [--pg URL] [--buffer]
  *
  * The file must hold orders of the demo customer (DEMO) and catalogue, e.g. the decoders benchmark's 1,000,000-line
  * CSV (bench/lib/orders.ts csvRows). --root runs another checkout's src/ (the code before a change, same machine).
  */
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 
-const { values } = parseArgs({ options: { file: { type: 'string' }, root: { type: 'string' }, pg: { type: 'string' } } });
+const { values } = parseArgs({ options: { file: { type: 'string' }, root: { type: 'string' }, pg: { type: 'string' }, buffer: { type: 'boolean' } } });
 if (!values.file) throw new Error('--file FILE');
 const ROOT = path.resolve(values.root ?? path.join(import.meta.dirname, '../..'));
 const { createIntake } = await import(path.join(ROOT, 'src/intake/intake.ts')) as typeof import('../../src/intake/intake.ts');
 const { createLogger } = await import(path.join(ROOT, 'src/log.ts')) as typeof import('../../src/log.ts');
 const { seedDemoIfEmpty } = await import(path.join(ROOT, 'src/seed/demo.ts')) as typeof import('../../src/seed/demo.ts');
 const { openStore } = await import(path.join(ROOT, 'src/store/open.ts')) as typeof import('../../src/store/open.ts');
+
+// The heap growth the service sets (src/heap-growth.ts), when the checkout has it.
+const heap = await import(path.join(ROOT, 'src/heap-growth.ts')).catch(() => undefined) as typeof import('../../src/heap-growth.ts') | undefined;
+heap?.limitHeapGrowth();
 
 const mib = (n: number) => Math.round(n / 2 ** 20);
 let phase = 'start';
@@ -41,8 +47,14 @@ try {
   if (!demo) throw new Error('the store was not fresh');
   mark('at rest');
   phase = 'read';
-  const raw = await readFile(values.file);
-  mark('file read');
+  const raw = values.buffer ? await readFile(values.file) : Buffer.alloc(0);
+  let rawFile: { path: string; size: number; sha256: string } | undefined;
+  if (!values.buffer) {
+    // As the file channels hash an upload: in pieces, into one buffer.
+    const { hashFile } = await import(path.join(ROOT, 'src/channels/files/spool.ts')) as typeof import('../../src/channels/files/spool.ts');
+    rawFile = { path: values.file, size: (await stat(values.file)).size, sha256: await hashFile(values.file) };
+  }
+  mark(values.buffer ? 'file read' : 'file hashed');
   phase = 'save';
   const save = store.saveSubmission.bind(store);
   store.saveSubmission = async (...args) => {
@@ -68,12 +80,12 @@ try {
   const t0 = performance.now();
   const { outcome } = await intake.submit({
     principal: { customerId: demo.customer.id, customerCode: demo.customer.code },
-    channel: 'sftp', fileName: path.basename(values.file), raw, meta: {}, singleOrder: false,
+    channel: 'sftp', fileName: path.basename(values.file), raw, ...(rawFile ? { rawFile } : {}), meta: {}, singleOrder: false,
   });
   sample();
   clearInterval(timer);
   console.log(JSON.stringify({
-    root: ROOT, bytes: raw.length, orders: outcome.orders.length, esito: outcome.esito,
+    root: ROOT, bytes: rawFile?.size ?? raw.length, orders: outcome.orders.length, esito: outcome.esito,
     seconds: Number(((performance.now() - t0) / 1000).toFixed(1)), peakRssMiB: mib(process.resourceUsage().maxRSS * 1024),
     peakAfter: highWater, sampledPerPhase: peaks,
   }, null, 1));

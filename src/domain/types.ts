@@ -52,12 +52,26 @@ export interface Submission {
   /** The declared charset parameter, if any (e.g. `windows-1252`). */
   charset?: string;
   raw: Buffer;
+  /**
+   * The raw bytes in a local file instead of `raw` (left empty): an FTP/SFTP upload in the spool, fsynced, that
+   * nobody changes or deletes until the submission is judged. The store copies it in pieces and judging reads it in
+   * pieces, so a large upload is never held whole in memory (issue 19 item 11).
+   */
+  rawFile?: RawFile;
   /** Channel-specific facts worth keeping (remote address, Message-ID, SFTP path, site, …). */
   meta?: Record<string, string>;
   /** REST and SOAP take exactly one order per call; file channels take any number. */
   singleOrder?: boolean;
   /** Production site the order belongs to (connectors). */
   site?: string;
+}
+
+/** Raw bytes of a submission kept in a local file (see Submission.rawFile). */
+export interface RawFile {
+  path: string;
+  size: number;
+  /** Hex SHA-256 of the file, computed by the channel while it read it. */
+  sha256: string;
 }
 
 export type SubmissionState = 'received' | 'processed' | 'failed';
@@ -72,6 +86,11 @@ export interface StoredSubmission {
   mediaType?: string;
   charset?: string;
   raw: Buffer;
+  /**
+   * Set on the submission as just saved from Submission.rawFile (`raw` then empty; never read back from the store):
+   * judging reads the bytes from that local file. A submission read from the store has its bytes in `raw`.
+   */
+  rawFile?: RawFile;
   meta: Record<string, string>;
   singleOrder: boolean;
   site?: string;

@@ -82,6 +82,8 @@ export interface IntakeDeps {
   metrics?: Pick<Metrics, 'decided'>;
 }
 
+const EMPTY = Buffer.alloc(0);
+
 export function createIntake(deps: IntakeDeps): Intake {
   const { store, log } = deps;
   const now = deps.now ?? (() => new Date());
@@ -110,14 +112,15 @@ export function createIntake(deps: IntakeDeps): Intake {
       fileName: sub.fileName,
       mediaType: sub.mediaType,
       charset: sub.charset,
-      raw: sub.raw,
+      raw: sub.rawFile ? EMPTY : sub.raw,
+      ...(sub.rawFile ? { rawFile: sub.rawFile } : {}),
       meta: sub.meta ?? {},
       singleOrder: sub.singleOrder ?? false,
       site: sub.site,
       sites: sub.principal.sites,
       connectorId: sub.principal.connectorId,
       reservedOrderId: sub.singleOrder ? uuidv7() : undefined,
-      sha256: createHash('sha256').update(sub.raw).digest('hex'),
+      sha256: sub.rawFile?.sha256 ?? createHash('sha256').update(sub.raw).digest('hex'),
       receivedAt: now().toISOString(),
     };
   }

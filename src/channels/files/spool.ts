@@ -22,6 +22,26 @@ export class TooLargeError extends Error {
   }
 }
 
+/**
+ * Hex SHA-256 of a file, read in pieces into one buffer (an upload may be as large as maxFileBytes; a stream's
+ * fresh buffer per piece left ~50 MiB for the collector to find after a 50 MiB file).
+ */
+export async function hashFile(file: string): Promise<string> {
+  const hash = createHash('sha256');
+  const buf = Buffer.allocUnsafe(SPOOL_BUFFER_BYTES);
+  const h = await open(file, 'r');
+  try {
+    for (;;) {
+      const { bytesRead } = await h.read(buf, 0, buf.length, null);
+      if (bytesRead === 0) break;
+      hash.update(buf.subarray(0, bytesRead));
+    }
+  } finally {
+    await h.close();
+  }
+  return hash.digest('hex');
+}
+
 export interface TempFile {
   name: string;
   size: number;

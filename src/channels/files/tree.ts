@@ -12,8 +12,7 @@
  * Stored files are never deleted or renamed (every receipt is kept); only temporary uploads can be.
  * Every path a client sends has already been through resolveClientPath (paths.ts).
  */
-import { createHash } from 'node:crypto';
-import { readFile, rm, stat } from 'node:fs/promises';
+import { link, readFile, rm, stat } from 'node:fs/promises';
 import type { StoredSubmission } from '../../domain/types.ts';
 import type { SubmissionSummary } from '../../domain/store/store.ts';
 import { childLogger } from '../../log.ts';
@@ -21,7 +20,8 @@ import { LIMITS } from './limits.ts';
 import { displayNames, isTemporaryName } from './names.ts';
 import { OUTCOME_JSON_SUFFIX, OUTCOME_TEXT_SUFFIX } from '../../render/outcome-file.ts';
 import { outcomeInput, outcomeSizeKey, outcomeSizes, renderOutcomeFile, type OutcomeFileRef } from './listing-sizes.ts';
-import { SpoolWriter, TooLargeError } from './spool.ts';
+import { hashFile, SpoolWriter, TooLargeError } from './spool.ts';
+import { uploadMemoryCost } from './upload-memory.ts';
 import {
   INBOX, locate, MESSAGES, segmentsOf, SUBFOLDERS, TreeError, writeError,
   type Entry, type FilesDeps, type Located, type SessionInfo, type Upload, type UploadOptions,
@@ -34,6 +34,8 @@ interface Snapshot {
   scartati: Map<string, SubmissionSummary>;
   esiti: Map<string, OutcomeFileRef>;
 }
+
+const EMPTY = Buffer.alloc(0);
 
 /** Folders are views: their time is the time they are looked at. */
 const dir = (name: string, writable = false): Entry => ({ name, type: 'dir', size: 0, mtime: new Date(), writable });
@@ -127,21 +129,31 @@ export function createTree(deps: FilesDeps, session: SessionInfo): FileTree {
     return loc.at === 'root' || loc.at === 'dir' || (await find(loc)) !== undefined;
   }
 
+  /**
+   * Store and judge the upload in `file` (a file of spool/uploads/, fsynced), which this takes over: it is read in
+   * pieces by the store and by judging, never held whole (issue 19 item 11), and deleted once the file is judged
+   * or could not be stored. A crash leaves it in uploads/, emptied at start; the store has the bytes by then.
+   */
   async function commit(file: string, name: string, clientPath: string): Promise<StoredSubmission> {
     let release: (() => void) | undefined;
+    let owned = true;
+    const discard = () => {
+      // Not awaited: the acknowledgement must not wait for I/O that judging a large file could hold up.
+      rm(file, { force: true }).catch((err: unknown) => log.warn({ err, file: name }, 'could not delete a spool file'));
+    };
     try {
       const size = (await stat(file)).size;
       if (size > deps.maxFileBytes) throw new TreeError('failure', new TooLargeError(deps.maxFileBytes).message);
       if (deps.budget) {
-        // Read, stored and judged in memory: wait for room in the budget all customers share (memory-budget.ts).
-        release = await deps.budget.acquire(size * LIMITS.uploadMemoryFactor, LIMITS.budgetWaitMs);
+        // Stored and judged: wait for room in the budget all customers share (memory-budget.ts).
+        const cost = await uploadMemoryCost(file, name, size);
+        release = await deps.budget.acquire(cost, LIMITS.budgetWaitMs);
         if (!release) {
-          log.warn({ file: name, bytes: size, inUse: deps.budget.inUse(), waiting: deps.budget.waiting() }, 'upload refused: memory budget full');
+          log.warn({ file: name, bytes: size, cost, inUse: deps.budget.inUse(), waiting: deps.budget.waiting() }, 'upload refused: memory budget full');
           throw new TreeError('failure', MESSAGES.memoryBusy);
         }
       }
-      const raw = await readFile(file);
-      const sha256 = createHash('sha256').update(raw).digest('hex');
+      const sha256 = await hashFile(file);
       // Looked up before receiving, or it would find itself.
       const earlier = await store.findSubmissionBySha(customerId, sha256);
       const meta: Record<string, string> = { remote: session.remote, path: clientPath, user: session.user };
@@ -151,11 +163,19 @@ export function createTree(deps: FilesDeps, session: SessionInfo): FileTree {
       }
       const held = release;
       release = undefined;
-      // The budget is given back once the file is judged (or its save failed), not when it is acknowledged.
+      owned = false;
+      // The budget is given back, and the file deleted, once the file is judged (or its save failed), not when it
+      // is acknowledged: judging reads the file.
       const s = await intake.submitInBackground({
-        principal: session.principal, channel: session.channel, fileName: name, mediaType: undefined, raw, meta, singleOrder: false,
-      }, { onSettled: held });
-      log.info({ submission: s.id, file: name, bytes: raw.length, sameAs: earlier?.id }, 'file received');
+        principal: session.principal, channel: session.channel, fileName: name, mediaType: undefined, raw: EMPTY,
+        rawFile: { path: file, size, sha256 }, meta, singleOrder: false,
+      }, {
+        onSettled: () => {
+          held?.();
+          discard();
+        },
+      });
+      log.info({ submission: s.id, file: name, bytes: size, sameAs: earlier?.id }, 'file received');
       return s;
     } catch (err) {
       if (err instanceof TreeError) throw err;
@@ -163,6 +183,7 @@ export function createTree(deps: FilesDeps, session: SessionInfo): FileTree {
       throw new TreeError('failure', MESSAGES.notStored);
     } finally {
       release?.();
+      if (owned) discard();
     }
   }
 
@@ -233,12 +254,12 @@ export function createTree(deps: FilesDeps, session: SessionInfo): FileTree {
         ended = true;
         try {
           await writer.close();
-          return await commit(writer.file, name, path);
-        } finally {
-          // Not awaited: the acknowledgement must not wait for I/O that the judging of a large file (started
-          // meanwhile) could hold up. A file left by a crash is in uploads/, which is emptied at start.
-          rm(writer.file, { force: true }).catch((err: unknown) => log.warn({ err, file: name }, 'could not delete a spool file'));
+        } catch (err) {
+          await rm(writer.file, { force: true }).catch(() => undefined);
+          throw err;
         }
+        // commit owns the file from here, and deletes it once it is judged.
+        return commit(writer.file, name, path);
       },
       async abort(reason) {
         if (ended) return;
@@ -323,7 +344,14 @@ export function createTree(deps: FilesDeps, session: SessionInfo): FileTree {
         }
         if (uploads >= LIMITS.filesPerSession) throw new TreeError('failure', MESSAGES.tooManyFiles);
         uploads++;
-        await commit(spool.tempDataFile(customerId, from.name), to, toPath);
+        // A second name for the same bytes in uploads/, which commit takes over (and deletes once judged), so that
+        // the temporary file can go now. No copy: a hard link within the spool.
+        const upload = spool.newUploadFile();
+        await link(spool.tempDataFile(customerId, from.name), upload).catch((err: unknown) => {
+          log.error({ err, file: from.name }, 'cannot link a temporary upload into the spool');
+          throw new TreeError('failure', MESSAGES.notStored);
+        });
+        await commit(upload, to, toPath);
         // Committed: the temporary file must go, or a second rename would register it again.
         await spool.removeTemp(customerId, from.name).catch((err: unknown) => log.error({ err, file: from.name }, 'could not delete a committed temporary file'));
       } finally {

@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { loadConfig } from '../../config.ts';
 import { createLogger } from '../../log.ts';
+import { limitHeapGrowth } from '../../heap-growth.ts';
 import { demoBanner } from '../../seed/banner.ts';
 
 export function registerServeCommand(program: Command): void {
@@ -9,6 +10,7 @@ export function registerServeCommand(program: Command): void {
     .description('start every channel (REST, SOAP, FTP, SFTP, SMTP, …) until SIGINT or SIGTERM; SIGHUP reloads the TLS certificate')
     .action(async () => {
       const config = loadConfig();
+      limitHeapGrowth();
       const log = createLogger(config.logLevel, { format: config.logFormat });
       // Loaded here, not at the top: the other commands then do not load every channel's libraries.
       const { startService } = await import('../../main.ts');

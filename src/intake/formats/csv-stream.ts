@@ -14,7 +14,6 @@
  * A file of one chunk (most files) goes through that synchronous API in one call, and its records are kept for
  * the second pass: reading small files costs what it did before.
  */
-import { isUtf8 } from 'node:buffer';
 import { CsvError, Parser, type Options } from 'csv-parse';
 import { parse as parseSync } from 'csv-parse/sync';
 import iconv from 'iconv-lite';
@@ -24,7 +23,8 @@ import { declaredCharset } from './detect.ts';
 import { ORDER_FIELDS, OPTIONAL_ORDER_FIELDS, spreadsheetNumber } from './fields.ts';
 import { columnsOf, detectDelimiter, findHeaderLine, MAX_COLUMNS, MAX_RECORD_CHARS, type Columns, type HeaderLine } from './csv-header.ts';
 import { ShapeScanner } from './csv-shape.ts';
-import { byteOrderMark, decodeText, normalizeCharset } from './text.ts';
+import { bufferBytes, firstInvalidUtf8, type Bytes } from './bytes.ts';
+import { byteOrderMark, decodeText, invalidUtf8Message, normalizeCharset } from './text.ts';
 
 /** Bytes handed to the parser at a time: large enough that per-chunk costs vanish, small next to any limit. */
 export const CSV_CHUNK_BYTES = 64 * 1024;
@@ -42,13 +42,13 @@ export interface CsvReadOptions {
 /** Where the text comes from: a function so that each pass reads it afresh. Yields UTF-8 bytes. */
 type Utf8Source = () => Iterable<Uint8Array>;
 
-function* slices(raw: Uint8Array, size: number): Generator<Uint8Array> {
-  for (let at = 0; at < raw.length; at += size) yield raw.subarray(at, at + size);
-}
+/** What the reader takes: DecodeInput with the bytes in memory or in a local file (bytes.ts). */
+export type CsvInput = Omit<DecodeInput, 'raw'> & { bytes: Bytes };
 
-function* transcoded(raw: Uint8Array, encoding: string, size: number): Generator<Uint8Array> {
+function* transcoded(raw: Bytes, from: number, encoding: string, size: number): Generator<Uint8Array> {
   const decoder = iconv.getDecoder(encoding);
-  for (const piece of slices(raw, size)) {
+  for (const piece of raw.pieces(size, from)) {
+    // iconv-lite's decoders keep a character cut by the end of a piece for the next one.
     const text = decoder.write(Buffer.from(piece.buffer, piece.byteOffset, piece.byteLength));
     if (text) yield Buffer.from(text, 'utf8');
   }
@@ -59,30 +59,27 @@ function* transcoded(raw: Uint8Array, encoding: string, size: number): Generator
 /**
  * The file as UTF-8, by the rules of decodeText (text.ts): a BOM, then a declared charset, then UTF-8, and
  * Windows-1252 (what Italian Excel writes) for a file that is not valid UTF-8 and declares nothing. Valid UTF-8
- * is handed on as it is, without a copy. Errors are decodeText's own, with its messages.
+ * is handed on as it is, without a copy. Errors are decodeText's own, with its messages. The encoding is decided
+ * by a first read of the whole file in pieces (firstInvalidUtf8), never by holding it whole.
  */
-function utf8Source(input: DecodeInput, size: number): Utf8Source {
-  const raw = input.raw;
+function utf8Source(input: CsvInput, size: number): Utf8Source {
+  const raw = input.bytes;
   const opts = { charset: declaredCharset(input), fallback: 'windows-1252', label: 'CSV' };
-  const strict = (body: Uint8Array): Utf8Source => {
-    if (!isUtf8(body)) {
-      decodeText(raw, opts); // throws, naming the first bad byte
-      throw new IntakeError('NOT_PARSEABLE', 'CSV must be encoded in UTF-8');
-    }
-    return () => slices(body, size);
+  const strict = (from: number, bad = firstInvalidUtf8(raw, from)): Utf8Source => {
+    if (bad) throw new IntakeError('NOT_PARSEABLE', invalidUtf8Message(bad.piece, bad.pieceAt, 'CSV', bad.linesBefore));
+    return () => raw.pieces(size, from);
   };
-  const bom = byteOrderMark(raw);
-  if (bom) {
-    const body = raw.subarray(bom.length);
-    return bom.encoding === 'utf-8' ? strict(body) : () => transcoded(body, bom.encoding, size);
-  }
+  const first = raw.head(4);
+  const bom = byteOrderMark(first);
+  if (bom) return bom.encoding === 'utf-8' ? strict(bom.length) : () => transcoded(raw, bom.length, bom.encoding, size);
   const declared = normalizeCharset(opts.charset);
   if (declared !== undefined && declared !== 'utf-8' && declared !== 'utf8') {
-    if (!iconv.encodingExists(declared)) decodeText(raw, opts); // throws: charset not supported
-    return () => transcoded(raw, declared, size);
+    if (!iconv.encodingExists(declared)) decodeText(first, opts); // throws: charset not supported
+    return () => transcoded(raw, 0, declared, size);
   }
-  if (declared === undefined && !isUtf8(raw)) return () => transcoded(raw, opts.fallback, size);
-  return strict(raw);
+  const bad = firstInvalidUtf8(raw);
+  if (declared === undefined && bad !== undefined) return () => transcoded(raw, 0, opts.fallback, size);
+  return strict(0, bad);
 }
 
 /** csv-parse's incremental parser: what its stream and its synchronous API both drive. */
@@ -143,46 +140,51 @@ function readHeader(chunks: Iterator<Uint8Array>): { header: HeaderLine; head: U
  */
 function* records(source: Utf8Source, checkShape: boolean): Generator<string[][], void, undefined> {
   const chunks = source()[Symbol.iterator]();
-  const { header, head } = readHeader(chunks);
-  const delimiter = detectDelimiter(header);
-  const shape = checkShape ? new ShapeScanner(delimiter, { maxColumns: MAX_COLUMNS, maxQuotedChars: MAX_RECORD_CHARS }) : undefined;
-  const pending = head.values();
-  const nextChunk = (): Uint8Array | undefined => {
-    const n = pending.next();
-    return n.done ? chunks.next().value ?? undefined : n.value;
-  };
-  const asBuffer = (c: Uint8Array) => Buffer.from(c.buffer, c.byteOffset, c.byteLength);
-  let chunk = nextChunk();
-  let following = chunk && nextChunk();
-  if (following === undefined) {
-    // A file of one piece (most files): csv-parse's synchronous API over it, as when every file was read whole.
-    shape?.feed(chunk ?? new Uint8Array(0), true);
-    try {
-      const all = chunk ? parseSync(asBuffer(chunk), parserOptions(delimiter)) as string[][] : [];
-      if (all.length > 0) yield all;
-    } catch (e) {
-      throw new IntakeError('NOT_PARSEABLE', csvErrorMessage(e));
+  try {
+    const { header, head } = readHeader(chunks);
+    const delimiter = detectDelimiter(header);
+    const shape = checkShape ? new ShapeScanner(delimiter, { maxColumns: MAX_COLUMNS, maxQuotedChars: MAX_RECORD_CHARS }) : undefined;
+    const pending = head.values();
+    const nextChunk = (): Uint8Array | undefined => {
+      const n = pending.next();
+      return n.done ? chunks.next().value ?? undefined : n.value;
+    };
+    const asBuffer = (c: Uint8Array) => Buffer.from(c.buffer, c.byteOffset, c.byteLength);
+    let chunk = nextChunk();
+    let following = chunk && nextChunk();
+    if (following === undefined) {
+      // A file of one piece (most files): csv-parse's synchronous API over it, as when every file was read whole.
+      shape?.feed(chunk ?? new Uint8Array(0), true);
+      try {
+        const all = chunk ? parseSync(asBuffer(chunk), parserOptions(delimiter)) as string[][] : [];
+        if (all.length > 0) yield all;
+      } catch (e) {
+        throw new IntakeError('NOT_PARSEABLE', csvErrorMessage(e));
+      }
+      return;
     }
-    return;
-  }
-  const parser = recordParser(delimiter);
-  let out: string[][] = [];
-  const push = (r: string[]) => void out.push(r);
-  const close = () => undefined;
-  let parseError: Error | undefined;
-  while (chunk !== undefined) {
-    // Each piece is fed knowing whether it is the last: csv-parse then closes the file in the same call.
-    const last = following === undefined;
-    shape?.feed(chunk, last);
-    if (!parseError) parseError = parser.parse(asBuffer(chunk), last, push, close);
-    if (out.length > 0) {
-      yield out;
-      out = [];
+    const parser = recordParser(delimiter);
+    let out: string[][] = [];
+    const push = (r: string[]) => void out.push(r);
+    const close = () => undefined;
+    let parseError: Error | undefined;
+    while (chunk !== undefined) {
+      // Each piece is fed knowing whether it is the last: csv-parse then closes the file in the same call.
+      const last = following === undefined;
+      shape?.feed(chunk, last);
+      if (!parseError) parseError = parser.parse(asBuffer(chunk), last, push, close);
+      if (out.length > 0) {
+        yield out;
+        out = [];
+      }
+      chunk = following;
+      following = chunk && nextChunk();
     }
-    chunk = following;
-    following = chunk && nextChunk();
+    if (parseError) throw new IntakeError('NOT_PARSEABLE', csvErrorMessage(parseError));
+  } finally {
+    // A pass left early (an error, the reader abandoned) closes the file it was reading.
+    chunks.return?.();
   }
-  if (parseError) throw new IntakeError('NOT_PARSEABLE', csvErrorMessage(parseError));
 }
 
 interface Planned {
@@ -236,7 +238,7 @@ class Planner {
   #kept: string[][] | undefined;
   #batches = 0;
 
-  constructor(input: DecodeInput, opts: CsvReadOptions) {
+  constructor(input: CsvInput, opts: CsvReadOptions) {
     this.#maxOrders = opts.maxOrders ?? Infinity;
     this.source = utf8Source(input, opts.chunkBytes ?? CSV_CHUNK_BYTES);
     this.batches = records(this.source, true);
@@ -275,6 +277,12 @@ class Planner {
   }
 }
 
+function csvInput(input: DecodeInput | CsvInput): CsvInput {
+  if ('bytes' in input) return input;
+  const { raw, ...rest } = input;
+  return { ...rest, bytes: bufferBytes(raw) };
+}
+
 export class CsvOrderReader {
   /** Built by the first pass (Planner). */
   static fromPlan(source: Utf8Source | string[][][], layout: Layout, plan: Map<string, Planned>, count: number): CsvOrderReader {
@@ -293,8 +301,8 @@ export class CsvOrderReader {
   #read = false;
 
   /** First pass: checks the whole file and counts its orders. Throws IntakeError for a file that cannot be read. */
-  static open(input: DecodeInput, opts: CsvReadOptions = {}): CsvOrderReader {
-    const planner = new Planner(input, opts);
+  static open(input: DecodeInput | CsvInput, opts: CsvReadOptions = {}): CsvOrderReader {
+    const planner = new Planner(csvInput(input), opts);
     for (const batch of planner.batches) planner.add(batch);
     return planner.reader();
   }
@@ -303,8 +311,8 @@ export class CsvOrderReader {
    * The first pass, giving the event loop a turn every `yieldEveryBytes` of records read (about that much of the
    * file), so that reading a large file does not stop every other channel of the process for its whole length.
    */
-  static async openYielding(input: DecodeInput, opts: CsvReadOptions & { yieldEveryBytes: number; yieldNow: () => Promise<void> }): Promise<CsvOrderReader> {
-    const planner = new Planner(input, opts);
+  static async openYielding(input: DecodeInput | CsvInput, opts: CsvReadOptions & { yieldEveryBytes: number; yieldNow: () => Promise<void> }): Promise<CsvOrderReader> {
+    const planner = new Planner(csvInput(input), opts);
     const chunkBytes = opts.chunkBytes ?? CSV_CHUNK_BYTES;
     let read = 0;
     for (const batch of planner.batches) {

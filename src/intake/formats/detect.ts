@@ -45,7 +45,7 @@ export function baseMediaType(mediaType: string | undefined): string | undefined
 }
 
 /** The charset: declared on its own, or as a parameter of the media type. */
-export function declaredCharset(input: DecodeInput): string | undefined {
+export function declaredCharset(input: Pick<DecodeInput, 'charset' | 'mediaType'>): string | undefined {
   if (input.charset?.trim()) return input.charset;
   return /;\s*charset\s*=\s*"?([^";\s]+)/i.exec(input.mediaType ?? '')?.[1];
 }

@@ -5,7 +5,7 @@
  */
 import { IntakeError } from '../../domain/errors.ts';
 import type { DecodeInput } from './input.ts';
-import { CsvOrderReader } from './csv-stream.ts';
+import { CsvOrderReader, type CsvInput } from './csv-stream.ts';
 import { decodeOrders } from './decode.ts';
 import { binaryKind, detectFormat } from './detect.ts';
 import { isBlank } from './text.ts';
@@ -36,10 +36,31 @@ export function openOrders(input: DecodeInput, opts: { maxOrders?: number } = {}
  */
 export const YIELD_EVERY_BYTES = 2 * 1024 * 1024;
 
-/** openOrders, giving the event loop a turn (`yieldNow`) while a CSV file is read. */
-export async function openOrdersYielding(input: DecodeInput, opts: { maxOrders?: number; yieldNow: () => Promise<void> }): Promise<OrderSource> {
-  if (!isCsv(input)) return arraySource(decodeOrders(input));
+/**
+ * openOrders, giving the event loop a turn (`yieldNow`) while a CSV file is read. The bytes may be in a local
+ * file (CsvInput, bytes.ts): a CSV file is then read from it in pieces, twice, and never held whole; any other
+ * file is read whole and decoded at once (JSON and XML have no streaming parser here: their memory is a multiple
+ * of their size, which the file channels' memory budget counts, src/channels/files/limits.ts).
+ */
+export async function openOrdersYielding(input: DecodeInput | CsvInput, opts: { maxOrders?: number; yieldNow: () => Promise<void> }): Promise<OrderSource> {
+  const csv = 'bytes' in input ? isCsvFile(input) : isCsv(input);
+  if (!csv) return arraySource(decodeOrders('bytes' in input ? wholeInput(input) : input));
   return csvSource(await CsvOrderReader.openYielding(input, { maxOrders: opts.maxOrders, yieldNow: opts.yieldNow, yieldEveryBytes: YIELD_EVERY_BYTES }));
+}
+
+/** Bytes looked at to tell a CSV file held in a file: detect.ts sniffs 8 KiB, binaryKind a few bytes. */
+const HEAD_BYTES = 64 * 1024;
+
+/** isCsv from the first bytes; a file whose first bytes are all blank is read whole (decodeOrders decides). */
+function isCsvFile(input: CsvInput): boolean {
+  const head = Buffer.from(input.bytes.head(HEAD_BYTES));
+  if (isBlank(head)) return false;
+  return isCsv({ ...input, raw: head });
+}
+
+function wholeInput(input: CsvInput): DecodeInput {
+  const { bytes, ...rest } = input;
+  return { ...rest, raw: Buffer.concat([...bytes.pieces(1024 * 1024)]) };
 }
 
 /** Binary and blank files, and every other format, take decodeOrders' own path and messages. */

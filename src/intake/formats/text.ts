@@ -85,9 +85,10 @@ function strictUtf8(raw: Uint8Array, offset: number, label: string): string {
 /**
  * Points the sender at the first byte that is not UTF-8. The lenient decoding turns each bad sequence into
  * U+FFFD; a U+FFFD that the file really holds (bytes EF BF BD) is skipped. Everything before the first bad
- * sequence is valid, so its UTF-8 length is the byte offset.
+ * sequence is valid, so its UTF-8 length is the byte offset. `raw` may be a piece of a file read in pieces: `offset`
+ * is then where the piece starts and `linesBefore` the line breaks before it.
  */
-function invalidUtf8Message(raw: Uint8Array, offset: number, label: string): string {
+export function invalidUtf8Message(raw: Uint8Array, offset: number, label: string, linesBefore = 0): string {
   const text = lenientUtf8.decode(raw);
   let bytePos = 0;
   let charPos = 0;
@@ -95,7 +96,7 @@ function invalidUtf8Message(raw: Uint8Array, offset: number, label: string): str
     bytePos += Buffer.byteLength(text.slice(charPos, i));
     charPos = i;
     if (raw[bytePos] === 0xef && raw[bytePos + 1] === 0xbf && raw[bytePos + 2] === 0xbd) continue;
-    const line = countLines(text, i);
+    const line = linesBefore + countLines(text, i);
     const hex = (raw[bytePos] ?? 0).toString(16).toUpperCase().padStart(2, '0');
     return `${label} must be encoded in UTF-8: invalid byte 0x${hex} on line ${line} (byte ${offset + bytePos + 1})`;
   }

@@ -7,6 +7,7 @@
  * A submission saved before migration 015 has its bytes in submissions.raw and no pieces; one saved since has
  * submissions.raw empty. Readers take the pieces when there are any, else the column (an empty file has neither).
  */
+import { closeSync, openSync, readSync } from 'node:fs';
 import type Database from 'better-sqlite3';
 
 /** Bytes per piece: small next to the memory it saves, large enough that a 100 MiB file is 100 rows. */
@@ -24,6 +25,35 @@ export function insertSubmissionChunks(q: Prepare, id: string, raw: Uint8Array):
   for (let at = 0, seq = 0; at < raw.length; at += SUBMISSION_CHUNK_BYTES, seq++) {
     const piece = raw.subarray(at, at + SUBMISSION_CHUNK_BYTES);
     insert.run(id, seq, Buffer.from(piece.buffer, piece.byteOffset, piece.byteLength));
+  }
+}
+
+/**
+ * Writes the pieces of a submission whose bytes are in a local file (an upload in the spool, Submission.rawFile),
+ * reading one piece at a time: the file is never held whole. One buffer serves every piece (SQLite copies a bound
+ * value when it runs the insert). Fails if the file is not `size` bytes long: what is stored must be what was hashed.
+ */
+export function insertSubmissionChunksFromFile(q: Prepare, id: string, file: string, size: number): void {
+  const insert = q('INSERT INTO submission_chunks (submission_id, seq, data) VALUES (?, ?, ?)');
+  const buf = Buffer.allocUnsafe(SUBMISSION_CHUNK_BYTES);
+  const fd = openSync(file, 'r');
+  try {
+    let at = 0;
+    for (let seq = 0; ; seq++) {
+      let n = 0;
+      while (n < buf.length) {
+        const got = readSync(fd, buf, n, buf.length - n, at + n);
+        if (got === 0) break;
+        n += got;
+      }
+      if (n === 0) break;
+      insert.run(id, seq, buf.subarray(0, n));
+      at += n;
+      if (n < buf.length) break;
+    }
+    if (at !== size) throw new Error(`submission ${id}: its file holds ${at} bytes, ${size} were expected`);
+  } finally {
+    closeSync(fd);
   }
 }
 

@@ -47,8 +47,8 @@ function constraint(e: unknown, kind: 'UNIQUE' | 'PRIMARYKEY' | 'FOREIGNKEY'): b
 }
 
 /** A submissions row's values in the order of the write thread's insert (write-ops.ts SUBMISSION_INSERT). */
-function submissionValues(r: ReturnType<typeof newSubmissionRow>): unknown[] {
-  return [r.id, r.customer_id, r.customer_code, r.channel, r.file_name, r.media_type, r.charset, r.raw, r.meta,
+function submissionValues(r: ReturnType<typeof newSubmissionRow>, raw: unknown = r.raw): unknown[] {
+  return [r.id, r.customer_id, r.customer_code, r.channel, r.file_name, r.media_type, r.charset, raw, r.meta,
     r.single_order ? 1 : 0, r.site, r.sites, r.connector_id, r.reserved_order_id, r.sha256, r.received_at];
 }
 
@@ -326,18 +326,20 @@ function sqliteStoreOn(
 
     async saveSubmission(s: NewSubmission, opts?: WriteOptions): Promise<StoredSubmission> {
       const r = newSubmissionRow(s);
+      const raw = s.rawFile ? { file: s.rawFile.path, size: s.rawFile.size } : r.raw;
       // Resolves after the commit's fsync (unless the caller said a later write will do it).
-      await runner.run('saveSubmission', [submissionValues(r)], opts?.durable !== false);
-      return toSubmission(r);
+      await runner.run('saveSubmission', [submissionValues(r, raw)], opts?.durable !== false);
+      return s.rawFile ? { ...toSubmission(r), rawFile: s.rawFile } : toSubmission(r);
     },
 
     async saveAndRegister(s, items, claim) {
       items.forEach(checkItem);
       const r = newSubmissionRow(s);
+      const raw = s.rawFile ? { file: s.rawFile.path, size: s.rawFile.size } : r.raw;
       // Claimed before the write is queued: the sweeper never finds it received and free.
       claimNew(r.id, claim.holder, claim.leaseMs);
       try {
-        return await registering(runner.run('saveAndRegister', [submissionValues(r), items], false));
+        return await registering(runner.run('saveAndRegister', [submissionValues(r, raw), items], false));
       } catch (e) {
         forget(r.id);
         throw e;

@@ -11,7 +11,7 @@ import type { Channel, Outcome, SubmissionState } from '../../domain/types.ts';
 import { refusalEvents, registeredEvent } from '../common/events.ts';
 import { eachAttemptRow, decide, isoIn, numeroOrdine, type ExistingOrder } from '../common/rows.ts';
 import { insertEvents } from './events.ts';
-import { insertSubmissionChunks } from './bodies.ts';
+import { insertSubmissionChunks, insertSubmissionChunksFromFile } from './bodies.ts';
 import type { RegisterItem, RegisterResult } from '../../domain/store/store.ts';
 
 export interface OpContext {
@@ -58,9 +58,11 @@ function registerOne(c: OpContext, item: RegisterItem): RegisterResult {
 function save(c: OpContext, values: SubmissionValues): void {
   // The bytes go in pieces beside the row, in the same transaction (bodies.ts); the row's own raw is empty. A
   // Buffer arrives from another thread as a plain Uint8Array: the pieces are views of it, no copy.
-  const raw = values[RAW_AT] as Uint8Array;
+  // A file channel's upload comes as its spool file's name and size ({file, size}): read here in pieces.
+  const raw = values[RAW_AT] as Uint8Array | { file: string; size: number };
   c.q(SUBMISSION_INSERT).run(...values.map((v, i) => (i === RAW_AT ? EMPTY_BODY : v)));
-  insertSubmissionChunks(c.q, values[0] as string, raw);
+  if (raw instanceof Uint8Array) insertSubmissionChunks(c.q, values[0] as string, raw);
+  else insertSubmissionChunksFromFile(c.q, values[0] as string, raw.file, raw.size);
 }
 
 function complete(c: OpContext, id: string, state: SubmissionState, outcome: Outcome, processedAt: string): void {
