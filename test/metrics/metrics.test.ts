@@ -89,7 +89,9 @@ void describe('GET /metrics', () => {
     assert.equal(d('intake_ack_seconds_count', { channel: 'sftp' }), 1);
     assert.ok(d('intake_ack_seconds_sum', { channel: 'rest' }) > 0);
     assert.equal(d('intake_ack_seconds_bucket', { channel: 'ftp', le: '+Inf' }), 1);
-    assert.equal(d('intake_store_write_seconds_count', { operation: 'saveSubmission' }), 5);
+    // REST orders are saved with their registration (saveAndRegister); the files are saved first, then judged.
+    assert.equal(d('intake_store_write_seconds_count', { operation: 'saveAndRegister' }), 3);
+    assert.equal(d('intake_store_write_seconds_count', { operation: 'saveSubmission' }), 2);
     assert.equal(d('intake_store_write_seconds_count', { operation: 'completeSubmission' }), 5);
   });
 

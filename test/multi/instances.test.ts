@@ -11,6 +11,7 @@
 import assert from 'node:assert/strict';
 import { rmSync } from 'node:fs';
 import { describe, it } from 'node:test';
+import pg from 'pg';
 import type { ProvisionedCustomer } from '../../src/customers/provision.ts';
 import { openPostgresStore } from '../../src/store/postgres/store.ts';
 import type { Store } from '../../src/domain/store/store.ts';
@@ -71,6 +72,7 @@ void describe('several instances on one PostgreSQL', { skip: PG_SKIP }, () => {
     const instances: Instance[] = [];
     const dirs: string[] = [];
     let store: Store | undefined;
+    let locker: pg.Client | undefined;
     try {
       await within(200_000, (async () => {
         const c = await prepare(schema.url);
@@ -88,6 +90,13 @@ void describe('several instances on one PostgreSQL', { skip: PG_SKIP }, () => {
 
         // Phase 1, all at once: ordinary traffic over the three, duplicates sent to two instances, and a burst of
         // heavy async orders and heavy messages to the victim, which is killed as soon as it has acknowledged them all.
+        // A SHARE lock on orders, held from before the traffic until the kill, keeps every registration waiting (the
+        // acknowledgements of asynchronous hand-overs do not wait for one), so the victim dies holding work however
+        // quickly this machine judges: a quick store used to finish the burst first, and nothing was taken over.
+        locker = new pg.Client({ connectionString: testDatabaseUrl });
+        await locker.connect();
+        await locker.query('BEGIN');
+        await locker.query(`LOCK TABLE ${schema.name}.orders IN SHARE MODE`);
         const traffic: Promise<Sent>[] = [];
         for (let k = 0; k < 30; k++) traffic.push(rest(instances[k % 3]!, key, order('C001', `S-${k}`), [`S-${k}`]));
         for (let k = 0; k < 15; k++) traffic.push(rest(instances[k % 3]!, key, order('C001', `A-${k}`), [`A-${k}`], true));
@@ -105,6 +114,9 @@ void describe('several instances on one PostgreSQL', { skip: PG_SKIP }, () => {
         await victim.serve.exited;
         const left = await adminQuery<{ n: number }>(testDatabaseUrl!, `SELECT count(*)::int AS n FROM ${schema.name}.submissions WHERE state = 'received'`);
         const leftMail = await adminQuery<{ n: number }>(testDatabaseUrl!, `SELECT count(*)::int AS n FROM ${schema.name}.mail_messages WHERE state = 'received'`);
+        await locker.query('COMMIT');
+        await locker.end();
+        locker = undefined;
         const phase1 = await Promise.all(traffic);
 
         // Phase 2: the survivors keep taking orders.
@@ -172,6 +184,7 @@ void describe('several instances on one PostgreSQL', { skip: PG_SKIP }, () => {
         assert.equal(new Set(parts.map((p) => p.submissionId)).size, parts.length);
       })());
     } finally {
+      await locker?.end().catch(() => undefined);
       await store?.close();
       for (const i of instances) await stopOrKill(i.serve);
       for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
