@@ -117,6 +117,12 @@ export async function startService(config: Config, log: Logger): Promise<Service
   const mail = await startMailChannels({ config, intake, store, log, holder, metrics });
   Object.assign(ports, mail.ports);
   stops.push(() => mail.close());
+  // The same certificate files serve FTP's AUTH TLS and SMTP's STARTTLS: a renewal reaches them on the same SIGHUP.
+  reloaders.push(async () => {
+    await files.reloadTls();
+  }, async () => {
+    await mail.reloadTls();
+  });
 
   // Webhooks and hot-folder exports: stopped before the intake, so an attempt under way records its result.
   // Customers with status notifications on need their subscriber (not carried by `db copy`): made sure of at start.
@@ -137,9 +143,9 @@ export async function startService(config: Config, log: Logger): Promise<Service
   return {
     store, intake, ports, metrics,
     async reloadTls() {
-      if (reloaders.length === 0) return log.info('SIGHUP: no HTTPS certificate to reload');
+      if (!config.tlsCertFile || !config.tlsKeyFile) return log.info('SIGHUP: no TLS certificate to reload');
       for (const reload of reloaders) await reload();
-      log.info({ reloaded: reloaders.length }, 'TLS certificate reloaded');
+      log.info('TLS certificate reloaded (HTTPS, FTP AUTH TLS, SMTP STARTTLS, where on)');
     },
     demo: demo && { customer: demo, baseUrl: ports.http ? baseUrl(config, ports.http) : undefined },
     async stop() {

@@ -14,12 +14,12 @@
  * discarded. Clients that must be exact use a temporary name and rename it, or SFTP.
  */
 import type { EventEmitter } from 'node:events';
-import { readFile } from 'node:fs/promises';
 import type { Server, Socket } from 'node:net';
 import { Readable, Writable } from 'node:stream';
 import { FileSystem, FtpSrv, type FtpConnection } from 'ftp-srv';
 import type { Logger } from '../../log.ts';
 import { adaptFtpConnection } from './ftp-tls.ts';
+import { readTlsFiles } from '../../http/tls.ts';
 import { createConnectionGuard, plainAddress, type Ticket } from '../connection-guard.ts';
 import { installSafePassive } from './ftp-passive.ts';
 import { FILES_GUARD_LIMITS, GUARD_REFUSALS, LIMITS } from './limits.ts';
@@ -219,9 +219,9 @@ function ipv4(address: string | undefined): string | undefined {
 
 export async function startFtpServer(deps: FtpDeps, opts: FtpOptions): Promise<RunningServer> {
   const log = deps.log.child({ channel: 'ftp' });
-  const tls = opts.tls
-    ? { cert: await readFile(opts.tls.certFile), key: await readFile(opts.tls.keyFile) }
-    : false;
+  // One object for the server's lifetime: each connection reads its cert and key when it starts TLS, so replacing
+  // them (reloadTls) reaches every handshake after it.
+  const tls = opts.tls ? await readTlsFiles(opts.tls) : false;
   // The address each client reached us at, for PASV replies when no public address is configured.
   const localAddress = new Map<string, { address: string; n: number }>();
   const pasvUrl = (ip: string): string => {
@@ -339,10 +339,16 @@ export async function startFtpServer(deps: FtpDeps, opts: FtpOptions): Promise<R
   const port = raw as unknown as { address(): { port: number } };
   const bound = port.address().port;
   log.info({ port: bound, tls: Boolean(tls), pasv: `${opts.pasvMin}-${opts.pasvMax}` }, `FTP listening on port ${bound}`);
+  const files = opts.tls;
   return {
     port: bound,
     async close() {
       await server.close();
     },
+    ...(tls && files ? {
+      async reloadTls() {
+        Object.assign(tls, await readTlsFiles(files));
+      },
+    } : {}),
   };
 }

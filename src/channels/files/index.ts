@@ -31,13 +31,15 @@ export interface FileChannelsDeps {
 export interface FileChannels {
   ports: { sftp?: number; ftp?: number };
   close(): Promise<void>;
+  /** Re-read the TLS certificate of the servers that speak TLS (FTP's AUTH TLS); how many did. Throws if unusable. */
+  reloadTls(): Promise<number>;
 }
 
 export async function startFileChannels(deps: FileChannelsDeps): Promise<FileChannels> {
   const { config, log } = deps;
   const ports: FileChannels['ports'] = {};
   const servers: RunningServer[] = [];
-  if (config.sftpPort === 'off' && config.ftpPort === 'off') return { ports, async close() {} };
+  if (config.sftpPort === 'off' && config.ftpPort === 'off') return { ports, async close() {}, reloadTls: async () => 0 };
 
   const spool = new Spool(config.dataDir, log.child({ channel: 'files' }));
   await spool.init();
@@ -71,5 +73,10 @@ export async function startFileChannels(deps: FileChannelsDeps): Promise<FileCha
     await close();
     throw err;
   }
-  return { ports, close };
+  const reloadTls = async () => {
+    const tls = servers.filter((x) => x.reloadTls);
+    for (const x of tls) await x.reloadTls!();
+    return tls.length;
+  };
+  return { ports, close, reloadTls };
 }

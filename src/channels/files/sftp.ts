@@ -27,6 +27,11 @@ export interface SftpDeps extends FilesDeps, LoginDeps {
 export interface RunningServer {
   port: number;
   close(): Promise<void>;
+  /**
+   * Re-read the TLS certificate and key (SIGHUP), for servers that speak TLS (FTP's AUTH TLS): sessions already
+   * secured keep theirs, every handshake from then on gets the new ones. Throws, keeping the old ones, if unusable.
+   */
+  reloadTls?(): Promise<void>;
 }
 
 const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];

@@ -38,6 +38,8 @@ export interface MailChannels {
   idle(): Promise<void>;
   /** Something was queued in the reply outbox by another part (a status notification): send it now. */
   kickReplies(): void;
+  /** Re-read the TLS certificate SMTP offers with STARTTLS; how many servers did (0 or 1). Throws if unusable. */
+  reloadTls(): Promise<number>;
   close(): Promise<void>;
 }
 
@@ -105,6 +107,11 @@ export async function startMailChannels(deps: MailChannelsDeps): Promise<MailCha
   return {
     ports,
     kickReplies: () => outbox.kick(),
+    async reloadTls() {
+      if (!smtp?.reloadTls) return 0;
+      await smtp.reloadTls();
+      return 1;
+    },
     async idle() {
       await sweeping;
       await pipeline.idle();

@@ -10,7 +10,6 @@
  * the data) is refused, so no sequence can mean one thing here and another to a server in front of us.
  */
 import { createHash } from 'node:crypto';
-import { readFile } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
 import { SMTPServer, type SMTPServerSession } from 'smtp-server';
 import { v7 as uuidv7 } from 'uuid';
@@ -25,6 +24,7 @@ import { createConnectionGuard, plainAddress, type GuardLimits, type Ticket } fr
 import { MAIL_LIMITS } from './limits.ts';
 import { createRecipientThrottle, type RecipientLimits } from './recipients.ts';
 import { checkShape } from './shape.ts';
+import { readTlsFiles } from '../../http/tls.ts';
 
 export interface SmtpDeps {
   store: MailChannelStore;
@@ -61,6 +61,8 @@ const REFUSALS = {
 export interface RunningSmtp {
   port: number;
   close(): Promise<void>;
+  /** Re-read the TLS certificate and key (SIGHUP) for STARTTLS from now on; throws, keeping the old ones, if unusable. */
+  reloadTls?(): Promise<void>;
 }
 
 /** An error smtp-server answers with its code (the text carries the enhanced status code, RFC 3463). */
@@ -113,7 +115,7 @@ async function customersOf(store: MailChannelStore, session: SMTPServerSession):
 
 export async function startSmtpServer(deps: SmtpDeps): Promise<RunningSmtp> {
   const { store, log } = deps;
-  const tls = deps.tls ? { key: await readFile(deps.tls.keyFile), cert: await readFile(deps.tls.certFile) } : undefined;
+  const tls = deps.tls ? await readTlsFiles(deps.tls) : undefined;
 
   async function store250(session: SMTPServerSession, raw: Buffer): Promise<string> {
     const customers = await customersOf(store, session);
@@ -250,8 +252,14 @@ export async function startSmtpServer(deps: SmtpDeps): Promise<RunningSmtp> {
     });
   });
   const port = (server.server.address() as AddressInfo).port;
+  const files = deps.tls;
   return {
     port,
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+    ...(files ? {
+      async reloadTls() {
+        server.updateSecureContext(await readTlsFiles(files));
+      },
+    } : {}),
   };
 }
