@@ -9,7 +9,7 @@ import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { call, startConnectorService, xmlAttr, type ConnectorService } from './helpers.ts';
 import {
-  CIP4_ARTICLES, CIP4_SKIP, integratorConnector, SAMPLES_DIR, schemaErrors, todayInRome, XJDF, XJMF,
+  CIP4_ARTICLES, CIP4_SKIP, integratorConnector, SAMPLES_DIR, schemaErrors, submitQueueEntryPackage, todayInRome, XJDF, XJMF,
 } from './cip4.ts';
 
 type Line = [codice_articolo: string, quantita: number];
@@ -104,16 +104,8 @@ void describe('CIP4 samples through an XJDF connector', { skip: CIP4_SKIP }, () 
 
   void it('CommandSubmitQueueEntry registers the ticket it names, packaged with it; ResubmitQueueEntry is answered 105 or 5', async () => {
     const who = await fresh();
-    const jmf = readFileSync(path.join(SAMPLES_DIR, 'command-submitqueueentry.xjmf'));
-    const ticket = readFileSync(path.join(SAMPLES_DIR, 'product.xjdf'));
-    const boundary = 'cip4-sample-boundary';
-    // RFC 2557: the ticket part stands for the URL the sample's QueueSubmissionParams names.
-    const body = Buffer.concat([
-      Buffer.from(`--${boundary}\r\nContent-Type: ${XJMF}\r\n\r\n`), jmf,
-      Buffer.from(`\r\n--${boundary}\r\nContent-Type: ${XJDF}\r\nContent-Location: http://mis.example.org/xjdf/job-1234.xjdf\r\n\r\n`), ticket,
-      Buffer.from(`\r\n--${boundary}--\r\n`),
-    ]);
-    const r = await call(`${svc.url}/api/v1/connettori/ordini`, { key: who.key, body, contentType: `multipart/related; boundary=${boundary}; type="${XJMF}"` });
+    const { body, contentType } = submitQueueEntryPackage();
+    const r = await call(`${svc.url}/api/v1/connettori/ordini`, { key: who.key, body, contentType });
     assert.equal(r.status, 200, r.text);
     assert.equal(await schemaErrors(r.text), '', 'the answer validates against xjdf.xsd');
     assert.match(r.text, /<ResponseSubmitQueueEntry ReturnCode="0">/);

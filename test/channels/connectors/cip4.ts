@@ -4,19 +4,35 @@
  * the same code the CLI runs, and xmllint validation of the XJMF the service writes.
  */
 import { execFile } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { importCustomerTable } from '../../../src/connectors/customers-csv.ts';
 import { importLookup } from '../../../src/connectors/lookup-csv.ts';
 import type { ConnectorService } from './helpers.ts';
-import { XJDF_XSD } from '../../helpers/shared.ts';
+import { CIP4_SAMPLES, XJDF_XSD } from '../../helpers/shared.ts';
 
 export { CIP4_DIR, CIP4_SAMPLES as SAMPLES_DIR, XJDF_XSD, CIP4_SKIP } from '../../helpers/shared.ts';
 
 export const XJDF = 'application/vnd.cip4-xjdf+xml';
 export const XJMF = 'application/vnd.cip4-xjmf+xml';
+
+/**
+ * CIP4's CommandSubmitQueueEntry sample packaged with the ticket it names (product.xjdf), as an MIS sends it:
+ * multipart/related, the ticket part standing for the URL the sample's QueueSubmissionParams names (RFC 2557).
+ */
+export function submitQueueEntryPackage(): { body: Buffer; contentType: string } {
+  const jmf = readFileSync(path.join(CIP4_SAMPLES, 'command-submitqueueentry.xjmf'));
+  const ticket = readFileSync(path.join(CIP4_SAMPLES, 'product.xjdf'));
+  const boundary = 'cip4-sample-boundary';
+  const body = Buffer.concat([
+    Buffer.from(`--${boundary}\r\nContent-Type: ${XJMF}\r\n\r\n`), jmf,
+    Buffer.from(`\r\n--${boundary}\r\nContent-Type: ${XJDF}\r\nContent-Location: http://mis.example.org/xjdf/job-1234.xjdf\r\n\r\n`), ticket,
+    Buffer.from(`\r\n--${boundary}--\r\n`),
+  ]);
+  return { body, contentType: `multipart/related; boundary=${boundary}; type="${XJMF}"` };
+}
 
 /** The catalog an integrator maps CIP4's sample products to. */
 export const CIP4_ARTICLES = [

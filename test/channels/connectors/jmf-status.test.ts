@@ -5,11 +5,9 @@
 // Italian Comment, every XJMF answer validates against CIP4's schema, and another customer's connector cannot touch
 // (nor learn of) the order.
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
-import path from 'node:path';
 import { describe, it } from 'node:test';
 import { call, startConnectorService, xmlAttr, type ConnectorService } from './helpers.ts';
-import { CIP4_ARTICLES, CIP4_SKIP, integratorConnector, SAMPLES_DIR, schemaErrors, XJDF, XJMF } from './cip4.ts';
+import { CIP4_ARTICLES, CIP4_SKIP, integratorConnector, schemaErrors, submitQueueEntryPackage, XJMF } from './cip4.ts';
 import { createSchema, PG_SKIP, testDatabaseUrl } from '../../store/pg-schema.ts';
 import { waitFor } from '../../helpers/service.ts';
 
@@ -36,15 +34,8 @@ function jmfStatus(queueEntryId: string, status: string): string {
 }
 
 async function submitSample(svc: ConnectorService, key: string): Promise<string> {
-  const jmf = readFileSync(path.join(SAMPLES_DIR, 'command-submitqueueentry.xjmf'));
-  const ticket = readFileSync(path.join(SAMPLES_DIR, 'product.xjdf'));
-  const boundary = 'cip4-sample-boundary';
-  const body = Buffer.concat([
-    Buffer.from(`--${boundary}\r\nContent-Type: ${XJMF}\r\n\r\n`), jmf,
-    Buffer.from(`\r\n--${boundary}\r\nContent-Type: ${XJDF}\r\nContent-Location: http://mis.example.org/xjdf/job-1234.xjdf\r\n\r\n`), ticket,
-    Buffer.from(`\r\n--${boundary}--\r\n`),
-  ]);
-  const r = await call(`${svc.url}/api/v1/connettori/ordini`, { key, body, contentType: `multipart/related; boundary=${boundary}; type="${XJMF}"` });
+  const { body, contentType } = submitQueueEntryPackage();
+  const r = await call(`${svc.url}/api/v1/connettori/ordini`, { key, body, contentType });
   assert.match(r.text, /<ResponseSubmitQueueEntry ReturnCode="0">/, r.text);
   return xmlAttr(r.text, 'QueueEntryID')!;
 }
