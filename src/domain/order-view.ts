@@ -7,6 +7,7 @@
  * its numero_ordine), `rifiutato` (judged and refused; the errors say why). Production's own progress is apart, in
  * `stato_produzione` and `storico_produzione`, present once an integration has reported something.
  */
+import { withoutUndefined } from './objects.ts';
 import type { FieldError, OrderLine, OrderOutcome, ProductionState, ProductionStep, RegisteredOrder } from './types.ts';
 
 export type OrderState = 'ricevuto' | 'registrato' | 'rifiutato';
@@ -38,25 +39,20 @@ export const VIEW_KEYS: readonly (keyof OrderStatus)[] = [
   'sito_produzione', 'canale', 'ricevuto_il', 'registrato_il', 'stato_produzione', 'storico_produzione', 'message', 'errori',
 ];
 
-export function prune<T extends object>(v: T): T {
-  for (const k of Object.keys(v) as (keyof T)[]) if (v[k] === undefined) delete v[k];
-  return v;
-}
-
 export function registeredView(o: RegisteredOrder): OrderStatus {
-  return prune<OrderStatus>({
+  return withoutUndefined<OrderStatus>({
     stato: 'registrato', id_ordine: o.id_ordine, numero_ordine: o.numero_ordine,
     codice_cliente: o.codice_cliente, riferimento_ordine: o.riferimento_ordine,
     data_ordine: o.data_ordine, data_consegna: o.data_consegna,
     righe: o.righe.map((r) => ({ codice_articolo: r.codice_articolo, quantita: r.quantita, unita_misura: r.unita_misura })),
     sito_produzione: o.sito_produzione, canale: o.channel, registrato_il: o.registeredAt,
     stato_produzione: o.productionState,
-    storico_produzione: o.productionState === undefined ? undefined : (o.productionHistory ?? []).map((h) => prune({ ...h })),
+    storico_produzione: o.productionState === undefined ? undefined : (o.productionHistory ?? []).map((h) => withoutUndefined({ ...h })),
   });
 }
 
 export function refusedView(o: OrderOutcome | undefined, channel: string, receivedAt: string, fileMessage?: string[]): OrderStatus {
-  return prune<OrderStatus>({
+  return withoutUndefined<OrderStatus>({
     stato: 'rifiutato', codice_cliente: o?.codice_cliente, riferimento_ordine: o?.riferimento_ordine,
     canale: channel, ricevuto_il: receivedAt,
     message: o?.message ?? fileMessage, errori: o?.errori,

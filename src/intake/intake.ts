@@ -8,6 +8,7 @@
  */
 import { createHash } from 'node:crypto';
 import { v7 as uuidv7 } from 'uuid';
+import { withoutUndefined } from '../domain/objects.ts';
 import { rememberKnown } from './known-codes.ts';
 import { createClaims, createSweeper, defaultHolder, DEFAULT_LEASE_MS, DEFAULT_SWEEP_MS } from './claims.ts';
 import { judge } from './judge.ts';
@@ -24,12 +25,6 @@ import type { Outcome, StoredSubmission, Submission } from '../domain/types.ts';
  * hides it from operators. The count is kept in the store (submissions.retries), so a crash loop counts too.
  */
 export const MAX_SUBMISSION_RETRIES = 3;
-
-/** `o` without its undefined properties, as the store answers a submission. */
-function withoutUndefined<T extends object>(o: T): T {
-  for (const k of Object.keys(o) as (keyof T)[]) if (o[k] === undefined) delete o[k];
-  return o;
-}
 
 export type ProcessedListener = (submission: StoredSubmission, outcome: Outcome) => void | Promise<void>;
 

@@ -2,6 +2,7 @@
  * What the SQLite and PostgreSQL mail stores share: rows into the port's objects (either engine's column types),
  * and the guards that make both refuse the same bad input with the same message.
  */
+import { withoutUndefined } from '../../domain/objects.ts';
 import { IntakeError } from '../../domain/errors.ts';
 import { boolOut, isoOut, jsonOut, optIsoOut } from './rows.ts';
 import type {
@@ -20,11 +21,6 @@ const MAX_UID = 2 ** 32 - 1;
 
 function opt<T>(v: T | null | undefined): T | undefined {
   return v === null || v === undefined ? undefined : v;
-}
-
-function withoutUndefined<T extends object>(o: T): T {
-  for (const k of Object.keys(o) as (keyof T)[]) if (o[k] === undefined) delete o[k];
-  return o;
 }
 
 export function checkMailMessage(m: NewMailMessage): void {

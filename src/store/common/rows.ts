@@ -5,6 +5,7 @@
  * Rows arrive with engine-specific types (SQLite: text timestamps, 0/1 booleans, JSON as text; PostgreSQL:
  * Date, boolean, parsed JSON), so the readers below accept either form.
  */
+import { withoutUndefined } from '../../domain/objects.ts';
 import { IntakeError } from '../../domain/errors.ts';
 import type {
   Channel, Order, OrderLine, Outcome, OrderOutcome, ProductionState, RegisteredOrder, StoredSubmission, SubmissionState,
@@ -232,11 +233,6 @@ export interface SubmissionRow {
   esito?: string | null; raw?: Buffer; outcome?: unknown;
   /** Bytes of raw: summaries select length(raw) rather than the bytes. */
   size?: unknown;
-}
-
-function withoutUndefined<T extends object>(o: T): T {
-  for (const k of Object.keys(o) as (keyof T)[]) if (o[k] === undefined) delete o[k];
-  return o;
 }
 
 export function toSummary(r: SubmissionRow): SubmissionSummary {
