@@ -177,6 +177,19 @@ export function eventsContract(makeStore: StoreFactory): void {
       for (const [k, e] of whole.entries()) assert.deepEqual(await store.readEvents(e.cursor, 1000), whole.slice(k + 1));
     }));
 
+    void it('pages in numeric order when one transaction writes ten events or more', () => withStore(makeStore, async (store) => {
+      // Twelve orders in one registration: on PostgreSQL one transaction, so one xid and seq 1..12. Ordered as text
+      // (the bug this guards against: ORDER BY named the text casts of the output), seq 10 came before 9 and a page
+      // ending on 11 made the next read skip 2..9.
+      const c = await addCustomer(store, 'C001');
+      const sub = await addSubmission(store, c);
+      const refs = Array.from({ length: 12 }, (_, k) => `R${k}`);
+      await store.registerOrders(refs.map((r) => item(c, sub, r)));
+      const whole = await settled(store, refs.length);
+      assert.deepEqual(whole.map((e) => e.data.riferimento_ordine), refs, 'the stream in registration order');
+      for (const page of [1, 5, 7]) assert.deepEqual(await readAll(store, page), whole, `pages of ${page}`);
+    }));
+
     void it('records production reports as compare-and-set, with their history and event', () => withStore(makeStore, async (store) => {
       const c = await addCustomer(store, 'C001');
       const sub = await addSubmission(store, c);

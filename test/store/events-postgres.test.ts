@@ -100,4 +100,42 @@ void describe('PostgreSQL event feed: commits out of allocation order', { skip: 
       await schema.drop();
     }
   });
+
+  void it('orders transactions by number across a power of ten (xid 9,999 before 10,000)', async () => {
+    const { schema, store, a } = await setup();
+    try {
+      const c = await addCustomer(store, 'C001');
+      // Four events whose xids straddle the highest power of ten below the server's current xid (so all are below
+      // every snapshot's xmin, and readable): as text, 10000 sorts before 9999. The xid column is the store's to
+      // fill; setting it here only places the events, their visibility is that of this committed INSERT.
+      const now = BigInt((await a.query<{ x: string }>('SELECT pg_current_xact_id()::text AS x')).rows[0]!.x);
+      let ten = 10n;
+      while (ten * 10n + 2n < now) ten *= 10n;
+      const xids = [ten - 2n, ten - 1n, ten, ten + 1n];
+      const ids = xids.map(() => uuidv7());
+      // Inserted highest first, so that seq does not happen to agree with xid order.
+      for (const k of [3, 2, 1, 0]) {
+        await a.query(`INSERT INTO order_events (xid, id, type, time, customer_id, data)
+          VALUES ($1::xid8, $2, 'ordine.registrato', now(), $3, '{}'::jsonb)`, [String(xids[k]), ids[k], c.id]);
+      }
+      const whole = await waitFor(async () => {
+        const got = await store.readEvents(null, 10);
+        return got.length >= 4 ? got : undefined;
+      }, 30_000, 'the four events');
+      assert.deepEqual(whole.map((e) => e.id), ids, 'by xid as a number');
+      for (const page of [1, 3]) {
+        const seen: string[] = [];
+        let cursor: string | null = null;
+        for (let got = await store.readEvents(cursor, page); got.length > 0; got = await store.readEvents(cursor, page)) {
+          seen.push(...got.map((e) => e.id));
+          cursor = got.at(-1)!.cursor;
+        }
+        assert.deepEqual(seen, ids, `pages of ${page}: nothing skipped or repeated`);
+      }
+    } finally {
+      await a.end();
+      await store.close();
+      await schema.drop();
+    }
+  });
 });

@@ -36,6 +36,12 @@ function toIntegration(r: IntegrationRow): Integration {
 }
 
 const EVENT_FIELDS = `xid::text AS xid, seq::text AS seq, id, type, time, data`;
+/**
+ * The stream's order, by the table's columns. Not `ORDER BY xid, seq`: next to EVENT_FIELDS those names are the
+ * output columns, the text casts, and PostgreSQL then sorts as text: seq 10 before 9 in one transaction, xid 10000
+ * before 9999, and a page cut by LIMIT in that order makes its last cursor skip or repeat events.
+ */
+const STREAM_ORDER = 'ORDER BY order_events.xid, order_events.seq';
 /** Below the oldest transaction still running: all finished, nothing can appear among them any more. */
 const VISIBLE = 'xid < pg_snapshot_xmin(pg_current_snapshot())';
 
@@ -75,7 +81,7 @@ export function postgresEvents(pool: pg.Pool, orderById: (id: string) => Promise
       let rows: (EventRow & { ok?: boolean })[];
       if (cursor === null) {
         rows = (await pool.query<EventRow>(
-          `SELECT ${EVENT_FIELDS} FROM order_events WHERE ${VISIBLE} ORDER BY xid, seq LIMIT $1`, [eventLimit(limit)])).rows;
+          `SELECT ${EVENT_FIELDS} FROM order_events WHERE ${VISIBLE} ${STREAM_ORDER} LIMIT $1`, [eventLimit(limit)])).rows;
       } else {
         const m = CURSOR.exec(cursor);
         if (!m) throw invalidCursor(cursor);
@@ -86,7 +92,7 @@ export function postgresEvents(pool: pg.Pool, orderById: (id: string) => Promise
                   EXISTS (SELECT 1 FROM order_events_pruned WHERE ($1::xid8, $2::bigint) <= (through_xid, through_seq)) AS expired)
            SELECT c.ok, c.expired, e.* FROM c LEFT JOIN LATERAL (
              SELECT ${EVENT_FIELDS} FROM order_events
-             WHERE c.ok AND NOT c.expired AND (xid, seq) > ($1::xid8, $2::bigint) AND ${VISIBLE} ORDER BY xid, seq LIMIT $3
+             WHERE c.ok AND NOT c.expired AND (xid, seq) > ($1::xid8, $2::bigint) AND ${VISIBLE} ${STREAM_ORDER} LIMIT $3
            ) AS e ON true`,
           [m[1], m[2], eventLimit(limit)])).rows;
         if ((rows[0] as { expired?: boolean } | undefined)?.expired) throw expiredCursor(cursor);
