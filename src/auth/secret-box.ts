@@ -5,6 +5,7 @@
  * sealed password copied onto another customer's row does not open.
  */
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
+import { ConfigError } from '../config.ts';
 import { IntakeError } from '../domain/errors.ts';
 
 const IV_BYTES = 12;
@@ -12,10 +13,10 @@ const TAG_BYTES = 16;
 
 function keyBytes(key: string | undefined): Buffer {
   if (!key) {
-    throw new IntakeError('INTERNAL', 'INTAKE_SECRET_KEY is not set: it is needed to keep IMAP passwords (generate one with "openssl rand -base64 32")');
+    throw new ConfigError('INTAKE_SECRET_KEY is not set: it is needed to keep IMAP passwords (generate one with "openssl rand -base64 32")');
   }
   const bytes = /^[0-9a-fA-F]{64}$/.test(key) ? Buffer.from(key, 'hex') : Buffer.from(key, 'base64');
-  if (bytes.length !== 32) throw new IntakeError('INTERNAL', 'INTAKE_SECRET_KEY must be 32 bytes (64 hex digits or base64)');
+  if (bytes.length !== 32) throw new ConfigError('INTAKE_SECRET_KEY must be 32 bytes (64 hex digits or base64)');
   return bytes;
 }
 

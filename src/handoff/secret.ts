@@ -10,6 +10,7 @@
  */
 import { createHmac, randomBytes } from 'node:crypto';
 import { openSecret, sealSecret } from '../auth/secret-box.ts';
+import { ConfigError } from '../config.ts';
 import { IntakeError } from '../domain/errors.ts';
 
 const PREFIX = 'whsec_';
@@ -33,7 +34,7 @@ export function signature(secret: string, id: string, timestamp: number, body: s
 
 function requireKey(key: string | undefined): string {
   if (!key) {
-    throw new IntakeError('INTERNAL', 'INTAKE_SECRET_KEY is not set: it is needed to keep webhook signing secrets (generate one with "openssl rand -base64 32")');
+    throw new ConfigError('INTAKE_SECRET_KEY is not set: it is needed to keep webhook signing secrets (generate one with "openssl rand -base64 32")');
   }
   return key;
 }
@@ -46,7 +47,7 @@ export function openSigningSecret(key: string | undefined, sealed: string, webho
   try {
     return openSecret(requireKey(key), sealed, `webhook:${webhookId}`);
   } catch (e) {
-    if (e instanceof IntakeError && /INTAKE_SECRET_KEY is not set/.test(e.message)) throw e;
+    if (e instanceof ConfigError && /INTAKE_SECRET_KEY is not set/.test(e.message)) throw e;
     throw new IntakeError('INTERNAL', `the signing secret of webhook ${webhookId} cannot be opened: INTAKE_SECRET_KEY is not the key it was sealed with`);
   }
 }
