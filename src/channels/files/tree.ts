@@ -134,7 +134,7 @@ export function createTree(deps: FilesDeps, session: SessionInfo): FileTree {
    * pieces by the store and by judging, never held whole (issue 19 item 11), and deleted once the file is judged
    * or could not be stored. A crash leaves it in uploads/, emptied at start; the store has the bytes by then.
    */
-  async function commit(file: string, name: string, clientPath: string): Promise<StoredSubmission> {
+  async function commit(file: string, name: string, clientPath: string, known?: { sha256: string; size: number }): Promise<StoredSubmission> {
     let release: (() => void) | undefined;
     let owned = true;
     const discard = () => {
@@ -153,7 +153,8 @@ export function createTree(deps: FilesDeps, session: SessionInfo): FileTree {
           throw new TreeError('failure', MESSAGES.memoryBusy);
         }
       }
-      const sha256 = await hashFile(file);
+      // Hashed while it arrived when it could be (spool.ts); else read back.
+      const sha256 = known?.size === size ? known.sha256 : await hashFile(file);
       // Looked up before receiving, or it would find itself.
       const earlier = await store.findSubmissionBySha(customerId, sha256);
       const meta: Record<string, string> = { remote: session.remote, path: clientPath, user: session.user };
@@ -253,13 +254,17 @@ export function createTree(deps: FilesDeps, session: SessionInfo): FileTree {
         if (ended) throw new TreeError('failure', 'caricamento già concluso');
         ended = true;
         try {
-          await writer.close();
+          // No fsync: the store's commit of its own copy (made from this file) is what makes the upload durable
+          // and what the acknowledgement waits for; this file is only read back here and by judging, and a crash
+          // empties uploads/ (the sweeper judges from the store). The fsync wrote the file to disk a second time.
+          await writer.close({ sync: false });
         } catch (err) {
           await rm(writer.file, { force: true }).catch(() => undefined);
           throw err;
         }
         // commit owns the file from here, and deletes it once it is judged.
-        return commit(writer.file, name, path);
+        const sha256 = writer.sha256;
+        return commit(writer.file, name, path, sha256 === undefined ? undefined : { sha256, size: writer.size });
       },
       async abort(reason) {
         if (ended) return;

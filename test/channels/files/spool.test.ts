@@ -5,7 +5,7 @@
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import os from 'node:os';
@@ -94,6 +94,45 @@ void describe('SpoolWriter', () => {
     await again.write(Buffer.from('world'));
     await again.close();
     assert.equal(await readFile(file, 'utf8'), 'hello world');
+  });
+
+  void it('hashes the file while in-order writes arrive, and gives that up for any other write', async () => {
+    const data = randomBytes(2 * SPOOL_BUFFER_BYTES + 4321);
+    const sha = (b: Buffer) => createHash('sha256').update(b).digest('hex');
+    const inOrder = await fresh();
+    const writes: Promise<void>[] = [];
+    for (let at = 0; at < data.length; at += 32 * 1024) writes.push(inOrder.write(data.subarray(at, at + 32 * 1024), at));
+    await Promise.all(writes);
+    assert.equal(inOrder.sha256, undefined, 'no digest before close');
+    await inOrder.close({ sync: false });
+    assert.equal(inOrder.sha256, sha(await readFile(inOrder.file)));
+    assert.equal(inOrder.sha256, sha(data));
+
+    // Out of order: the second piece first. The file is right, but no digest is claimed for it.
+    const swapped = await fresh();
+    await swapped.write(data.subarray(1000, 2000), 1000);
+    await swapped.write(data.subarray(0, 1000), 0);
+    await swapped.close();
+    assert.deepEqual(await readFile(swapped.file), data.subarray(0, 2000));
+    assert.equal(swapped.sha256, undefined);
+
+    // A piece written again over earlier bytes: the digest of what came would not be the file's.
+    const rewritten = await fresh();
+    await rewritten.write(data.subarray(0, 2000), 0);
+    await rewritten.write(Buffer.alloc(10), 500);
+    await rewritten.close();
+    assert.equal(rewritten.sha256, undefined);
+
+    // Resumed from byte 6 of a kept file: the bytes before were not seen.
+    const file = path.join(dir, `f${n++}`);
+    const first = await SpoolWriter.open(file, 1 << 20, 'new');
+    await first.write(Buffer.from('hello '));
+    await first.close();
+    assert.equal(first.sha256, sha(Buffer.from('hello ')));
+    const again = await SpoolWriter.open(file, 1 << 20, 'keep', 6);
+    await again.write(Buffer.from('world'));
+    await again.close();
+    assert.equal(again.sha256, undefined);
   });
 
   void it('refuses a write beyond the size limit before taking it', async () => {
