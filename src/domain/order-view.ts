@@ -39,16 +39,31 @@ export const VIEW_KEYS: readonly (keyof OrderStatus)[] = [
   'sito_produzione', 'canale', 'ricevuto_il', 'registrato_il', 'stato_produzione', 'storico_produzione', 'message', 'errori',
 ];
 
+/**
+ * Built key by key in VIEW_KEYS order, an optional key added only when it has a value: every registration builds one
+ * for its outbox event on the SQLite write thread (which bounds REST throughput there), and deleting undefined keys
+ * afterwards made that object slow to build, copy and serialise (issue 17: the outbox's cost).
+ */
+/**
+ * Built key by key in VIEW_KEYS order, an optional key only when it has a value, rather than built whole and its
+ * undefined keys deleted: every registration builds one for its outbox event on the SQLite write thread (which
+ * bounds REST throughput there), and an object with deleted keys is slow to copy and to serialise (issue 17).
+ */
 export function registeredView(o: RegisteredOrder): OrderStatus {
-  return withoutUndefined<OrderStatus>({
+  const v: Partial<OrderStatus> = {
     stato: 'registrato', id_ordine: o.id_ordine, numero_ordine: o.numero_ordine,
-    codice_cliente: o.codice_cliente, riferimento_ordine: o.riferimento_ordine,
-    data_ordine: o.data_ordine, data_consegna: o.data_consegna,
-    righe: o.righe.map((r) => ({ codice_articolo: r.codice_articolo, quantita: r.quantita, unita_misura: r.unita_misura })),
-    sito_produzione: o.sito_produzione, canale: o.channel, registrato_il: o.registeredAt,
-    stato_produzione: o.productionState,
-    storico_produzione: o.productionState === undefined ? undefined : (o.productionHistory ?? []).map((h) => withoutUndefined({ ...h })),
-  });
+    codice_cliente: o.codice_cliente, riferimento_ordine: o.riferimento_ordine, data_ordine: o.data_ordine,
+  };
+  if (o.data_consegna !== undefined) v.data_consegna = o.data_consegna;
+  v.righe = o.righe.map((r) => ({ codice_articolo: r.codice_articolo, quantita: r.quantita, unita_misura: r.unita_misura }));
+  if (o.sito_produzione !== undefined) v.sito_produzione = o.sito_produzione;
+  v.canale = o.channel;
+  v.registrato_il = o.registeredAt;
+  if (o.productionState !== undefined) {
+    v.stato_produzione = o.productionState;
+    v.storico_produzione = (o.productionHistory ?? []).map((h) => withoutUndefined({ ...h }));
+  }
+  return v as OrderStatus;
 }
 
 export function refusedView(o: OrderOutcome | undefined, channel: string, receivedAt: string, fileMessage?: string[]): OrderStatus {

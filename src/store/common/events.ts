@@ -2,25 +2,31 @@
  * What both engines do the same way for the outbox (EventStore, src/domain/store/events.ts): the events registerOrders
  * and completeSubmission write, their data built by the one order view (src/domain/order-view.ts), and the read limits.
  */
-import { v7 as uuidv7 } from 'uuid';
 import { IntakeError } from '../../domain/errors.ts';
 import type { OrderEvent, OrderEventType } from '../../domain/order-events.ts';
 import { inViewOrder, refusedView, registeredView } from '../../domain/order-view.ts';
-import type { Channel, Outcome, RegisteredOrder } from '../../domain/types.ts';
+import type { Channel, Outcome } from '../../domain/types.ts';
 import type { NewEvent } from '../../domain/store/events.ts';
+import { uuidv7 } from '../../domain/uuid7.ts';
 import type { RegisterItem } from '../../domain/store/store.ts';
 
 export function invalidCursor(cursor: string): IntakeError {
   return new IntakeError('INVALID_CURSOR', `Il cursore "${cursor.slice(0, 64)}" non è valido: usa il valore "cursor" di un evento ricevuto, oppure ometti "dopo" per leggere dall'inizio`);
 }
 
-/** The stored order as `registerOrders` just created it, as an `ordine.registrato` event. */
+/**
+ * The stored order as `registerOrders` just created it, as an `ordine.registrato` event. Runs once per registration
+ * inside the write transaction (on SQLite, on the write thread that bounds REST throughput): one object for the view,
+ * no copies of it (issue 17: the outbox's cost).
+ */
 export function registeredEvent(item: RegisterItem, numero: string, at: string): NewEvent {
-  const order: RegisteredOrder = {
-    ...item.order, id_ordine: item.id, numero_ordine: numero, customerId: item.customerId, submissionId: item.submissionId,
+  const o = item.order;
+  const view = registeredView({
+    codice_cliente: o.codice_cliente, riferimento_ordine: o.riferimento_ordine, data_ordine: o.data_ordine, data_consegna: o.data_consegna,
+    righe: o.righe, id_ordine: item.id, numero_ordine: numero, customerId: item.customerId, submissionId: item.submissionId,
     channel: item.channel, sito_produzione: item.site, registeredAt: at,
-  };
-  return { id: uuidv7(), type: 'ordine.registrato', time: at, orderId: item.id, customerId: item.customerId, data: { ...registeredView(order) } };
+  });
+  return { id: uuidv7(), type: 'ordine.registrato', time: at, orderId: item.id, customerId: item.customerId, data: view as unknown as Record<string, unknown> };
 }
 
 /** What the refusal events need to know of the submission judged. */
