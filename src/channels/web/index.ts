@@ -17,32 +17,14 @@ import fastifyView from '@fastify/view';
 import { Eta } from 'eta';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { isIntakeError } from '../../domain/errors.ts';
-import type { Intake } from '../../intake/intake.ts';
 import type { Logger } from '../../log.ts';
-import type { WebChannelStore } from '../../domain/store/ports.ts';
 import type { WebSession } from '../../domain/store/web.ts';
 import { registerConsoleRoutes } from './console/routes.ts';
 import { registerPortalRoutes } from './portal/routes.ts';
 import { securityHeaders } from './security.ts';
-import { createSessions, csrfUserInfo, type Sessions } from './sessions.ts';
-import { createLoginThrottle, type LoginThrottle } from './throttle.ts';
-
-export interface WebDeps {
-  store: WebChannelStore;
-  intake: Intake;
-  log: Logger;
-  timeZone: string;
-  /** Domain of the customers' order mailboxes (customers added in the console get one). */
-  mailDomain: string;
-  /** Largest file one upload may carry (INTAKE_MAX_FILE_BYTES, as for FTP/SFTP and e-mail). */
-  maxFileBytes: number;
-}
-
-/** What the console and portal routes share. */
-export interface WebContext extends WebDeps {
-  sessions: Sessions;
-  throttle: LoginThrottle;
-}
+import { createSessions, csrfUserInfo } from './sessions.ts';
+import { createLoginThrottle } from './throttle.ts';
+import type { WebContext, WebDeps } from './context.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {

@@ -5,7 +5,7 @@
  */
 import type { FastifyRequest } from 'fastify';
 import { decoyPasswordHash, verifyPassword } from '../../auth/secrets.ts';
-import type { WebContext } from './index.ts';
+import type { WebContext } from './context.ts';
 import { sleep, sourceOf } from './render.ts';
 
 /** Longer user names are not ours (e-mail addresses ≤ 254, FTP users ≤ 64); cut before they reach any map. */

@@ -13,11 +13,11 @@ import { IntakeError, isIntakeError } from '../../../domain/errors.ts';
 import { audit } from '../../../operators/audit.ts';
 import { resetCustomerPassword } from '../../../customers/password.ts';
 import { provisionCustomer, rotateApiKey } from '../../../customers/provision.ts';
-import type { WebContext } from '../index.ts';
+import type { WebContext } from '../context.ts';
 import { safeFileName } from '../format.ts';
 import { idParam, str } from '../render.ts';
 import { createImportJobs, jobView } from './import-jobs.ts';
-import { actor, consolePage, record } from './routes.ts';
+import { actor, consolePage, record } from './page.ts';
 
 export function registerCatalogRoutes(app: FastifyInstance, ctx: WebContext): void {
   const jobs = createImportJobs();

@@ -8,9 +8,9 @@ import { addConnector, rotateConnectorKey, type IssuedConnector } from '../../..
 import { addSite } from '../../../connectors/sites.ts';
 import { isIntakeError } from '../../../domain/errors.ts';
 import { CONNECTOR_FORMATS } from '../../../domain/store/connectors.ts';
-import type { WebContext } from '../index.ts';
+import type { WebContext } from '../context.ts';
 import { str } from '../render.ts';
-import { actor, consolePage, record } from './routes.ts';
+import { actor, consolePage, record } from './page.ts';
 
 /** The problem of a refused form, in Italian: the provisioning code's messages are English, for the CLI. */
 function why(e: { code: string; message: string }, what: 'sito' | 'connettore'): string {

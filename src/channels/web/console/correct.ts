@@ -9,10 +9,10 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { IntakeError } from '../../../domain/errors.ts';
 import { openOrders } from '../../../intake/formats/index.ts';
 import type { StoredSubmission } from '../../../domain/types.ts';
-import type { WebContext } from '../index.ts';
+import type { WebContext } from '../context.ts';
 import { idParam } from '../render.ts';
 import { MAX_FORM_LINES, orderFromForm, postedForm, text, type OrderForm } from '../order-form.ts';
-import { actor, consolePage, record } from './routes.ts';
+import { actor, consolePage, record } from './page.ts';
 
 /** Empty lines offered below the decoded ones, so a line can be added without any script. */
 export const SPARE_LINES = 2;

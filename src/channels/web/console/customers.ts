@@ -10,8 +10,8 @@ import { setCustomerActive } from '../../../customers/deactivate.ts';
 import { IntakeError, isIntakeError } from '../../../domain/errors.ts';
 import { setNotifications } from '../../../handoff/notify-settings.ts';
 import { str } from '../render.ts';
-import type { WebContext } from '../index.ts';
-import { actor, consolePage, record } from './routes.ts';
+import type { WebContext } from '../context.ts';
+import { actor, consolePage, record } from './page.ts';
 
 /** Days the activity counts cover: a working week and the weekend around it. */
 export const ACTIVITY_DAYS = 7;

@@ -3,7 +3,7 @@
  * refused submissions of the week, replies not sent, webhooks failing, and a bar chart of the week per channel drawn as inline SVG
  * geometry (no script, no inline style: the CSP forbids both).
  */
-import type { WebContext } from '../index.ts';
+import type { WebContext } from '../context.ts';
 import { channelLabel } from '../format.ts';
 import type { OrderCount } from '../../../domain/store/web.ts';
 import { failingWebhooks } from './webhooks.ts';

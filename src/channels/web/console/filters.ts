@@ -4,7 +4,7 @@
  */
 import { CHANNELS, type Channel } from '../../../domain/types.ts';
 import type { OrderSearch } from '../../../domain/store/web.ts';
-import type { WebContext } from '../index.ts';
+import type { WebContext } from '../context.ts';
 import { parseCursor, str } from '../render.ts';
 import { dayStart } from './dashboard.ts';
 

@@ -5,9 +5,9 @@ import type { FastifyInstance } from 'fastify';
 import { IntakeError } from '../../../domain/errors.ts';
 import { CHANNELS } from '../../../domain/types.ts';
 import type { OrderSummary } from '../../../domain/store/web.ts';
-import type { WebContext } from '../index.ts';
+import type { WebContext } from '../context.ts';
 import { cursorOf, download, idParam } from '../render.ts';
-import { consolePage, record, operatorOf } from './routes.ts';
+import { consolePage, record, operatorOf } from './page.ts';
 import { listFilters, PAGE_SIZE } from './filters.ts';
 
 /** Rows one CSV export may hold: a spreadsheet's worth; narrower filters give the rest. */

@@ -2,13 +2,12 @@
  * The operators' console: login, the guard every other page sits behind, the dashboard and the audit log. The
  * lists and actions are in the files next to this one.
  */
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { IntakeError } from '../../../domain/errors.ts';
+import type { FastifyInstance } from 'fastify';
 import { audit } from '../../../operators/audit.ts';
-import type { Operator } from '../../../domain/store/web.ts';
-import type { WebContext } from '../index.ts';
+import type { WebContext } from '../context.ts';
 import { checkLogin } from '../login.ts';
-import { page, str, type PageData } from '../render.ts';
+import { str, type PageData } from '../render.ts';
+import { consolePage } from './page.ts';
 import { registerCatalogRoutes } from './catalog.ts';
 import { registerConnectorRoutes } from './connectors.ts';
 import { registerCustomerRoutes } from './customers.ts';
@@ -17,38 +16,7 @@ import { dashboardData } from './dashboard.ts';
 import { registerOrderRoutes } from './orders.ts';
 import { registerSubmissionRoutes } from './submissions.ts';
 
-declare module 'fastify' {
-  interface FastifyRequest {
-    operator?: Operator;
-  }
-}
-
 const PUBLIC = new Set(['/console/login']);
-
-/** The logged-in operator (the guard has set it on every page but the login). */
-export function operatorOf(req: FastifyRequest): Operator {
-  if (!req.operator) throw new IntakeError('UNAUTHORIZED');
-  return req.operator;
-}
-
-/** Viewers look; operators and admins act. Checked on the server for every action, whatever the page showed. */
-export function actor(req: FastifyRequest): Operator {
-  const op = operatorOf(req);
-  if (op.role === 'viewer') throw new IntakeError('FORBIDDEN');
-  return op;
-}
-
-export function consolePage(ctx: WebContext, req: FastifyRequest, reply: FastifyReply, template: string, data: PageData) {
-  const op = req.operator;
-  return page(req, reply, 'console', template, ctx.timeZone, {
-    ...data, me: op && `${op.email} (${op.role})`, canAct: op !== undefined && op.role !== 'viewer', isAdmin: op?.role === 'admin',
-  });
-}
-
-/** Writes the audit entry of an operator action. */
-export function record(ctx: WebContext, req: FastifyRequest, action: string, objectType: string, objectId: string, detail: Record<string, unknown> = {}) {
-  return audit(ctx.store, operatorOf(req).email, action, objectType, objectId, detail);
-}
 
 export function registerConsoleRoutes(app: FastifyInstance, ctx: WebContext): void {
   app.addHook('preHandler', async (req, reply) => {

@@ -6,11 +6,11 @@ import type { FastifyInstance } from 'fastify';
 import { IntakeError } from '../../../domain/errors.ts';
 import { CHANNELS } from '../../../domain/types.ts';
 import { SUBMISSION_OUTCOMES, type SubmissionOutcomeFilter, type SubmissionSearch } from '../../../domain/store/web.ts';
-import type { WebContext } from '../index.ts';
+import type { WebContext } from '../context.ts';
 import { rawPreview, safeFileName } from '../format.ts';
 import { cursorOf, download, idParam, str } from '../render.ts';
 import { listFilters, PAGE_SIZE } from './filters.ts';
-import { actor, consolePage, record } from './routes.ts';
+import { actor, consolePage, record } from './page.ts';
 import { registerCorrectRoutes } from './correct.ts';
 
 /** The list's filters from the query string, as given (for the form) and as a store search. */

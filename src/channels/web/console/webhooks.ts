@@ -5,8 +5,8 @@
  */
 import type { FastifyInstance } from 'fastify';
 import type { DeliverySummary, Subscriber } from '../../../domain/store/handoff.ts';
-import type { WebContext } from '../index.ts';
-import { consolePage } from './routes.ts';
+import type { WebContext } from '../context.ts';
+import { consolePage } from './page.ts';
 
 /** Deliveries read per webhook and state: the page is for noticing and acting, the CLI lists the rest. */
 const PER_STATE = 100;

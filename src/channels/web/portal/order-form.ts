@@ -5,9 +5,9 @@
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { orderFromForm, postedForm, type OrderForm } from '../order-form.ts';
-import type { WebContext } from '../index.ts';
+import type { WebContext } from '../context.ts';
 import { sourceOf, str } from '../render.ts';
-import { customerOf, portalPage, principalOf } from './routes.ts';
+import { customerOf, portalPage, principalOf } from './page.ts';
 
 /** Suggestions sent at once: enough to browse a small catalog, few enough to keep the page light. */
 const SUGGESTIONS = 200;

@@ -3,41 +3,19 @@
  * picker), a simple order form, and the customer's own submissions and orders. Every lookup is scoped to the
  * logged-in customer: another customer's id in a URL answers 404, exactly as an id that does not exist.
  */
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { INACTIVE_MESSAGE, isActive } from '../../../customers/active.ts';
 import { IntakeError } from '../../../domain/errors.ts';
-import type { Principal } from '../../../domain/types.ts';
-import type { Customer } from '../../../domain/store/store.ts';
-import type { WebContext } from '../index.ts';
+import type { WebContext } from '../context.ts';
 import { checkLogin } from '../login.ts';
-import { cursorOf, download, idParam, page, parseCursor, str, type PageData } from '../render.ts';
+import { cursorOf, download, idParam, parseCursor, str, type PageData } from '../render.ts';
 import { safeFileName } from '../format.ts';
+import { customerOf, portalPage } from './page.ts';
 import { registerPortalOrderForm } from './order-form.ts';
 import { registerUpload } from './upload.ts';
 
-declare module 'fastify' {
-  interface FastifyRequest {
-    customer?: Customer;
-  }
-}
-
 const PUBLIC = new Set(['/portale/login']);
 const PAGE = 50;
-
-export function customerOf(req: FastifyRequest): Customer {
-  if (!req.customer) throw new IntakeError('UNAUTHORIZED');
-  return req.customer;
-}
-
-export function principalOf(req: FastifyRequest): Principal {
-  const c = customerOf(req);
-  return { customerId: c.id, customerCode: c.code };
-}
-
-export function portalPage(ctx: WebContext, req: FastifyRequest, reply: FastifyReply, template: string, data: PageData) {
-  const c = req.customer;
-  return page(req, reply, 'portale', template, ctx.timeZone, { ...data, me: c && `${c.code} — ${c.name}` });
-}
 
 export function registerPortalRoutes(app: FastifyInstance, ctx: WebContext): void {
   app.addHook('preHandler', async (req, reply) => {

@@ -4,10 +4,10 @@
  */
 import type { FastifyInstance } from 'fastify';
 import type { Outcome, StoredSubmission } from '../../../domain/types.ts';
-import type { WebContext } from '../index.ts';
+import type { WebContext } from '../context.ts';
 import { sizeLabel } from '../format.ts';
 import { sourceOf } from '../render.ts';
-import { portalPage, principalOf } from './routes.ts';
+import { portalPage, principalOf } from './page.ts';
 
 interface FileResult {
   fileName: string;

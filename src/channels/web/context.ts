@@ -1,0 +1,27 @@
+/**
+ * What the web channel's routes are given: the service's parts (WebDeps) and, added by registerWeb, the sessions and
+ * the login throttle (WebContext). In a file of its own so that the console and portal files, which index.ts
+ * registers, do not import index.ts back.
+ */
+import type { Intake } from '../../intake/intake.ts';
+import type { Logger } from '../../log.ts';
+import type { WebChannelStore } from '../../domain/store/ports.ts';
+import type { Sessions } from './sessions.ts';
+import type { LoginThrottle } from './throttle.ts';
+
+export interface WebDeps {
+  store: WebChannelStore;
+  intake: Intake;
+  log: Logger;
+  timeZone: string;
+  /** Domain of the customers' order mailboxes (customers added in the console get one). */
+  mailDomain: string;
+  /** Largest file one upload may carry (INTAKE_MAX_FILE_BYTES, as for FTP/SFTP and e-mail). */
+  maxFileBytes: number;
+}
+
+/** What the console and portal routes share. */
+export interface WebContext extends WebDeps {
+  sessions: Sessions;
+  throttle: LoginThrottle;
+}
