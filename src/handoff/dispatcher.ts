@@ -66,8 +66,20 @@ export interface Dispatcher {
 }
 
 export const FANOUT_LEASE = 'handoff-fanout';
-/** The fan-out lease outlives several rounds; it is taken again (so extended) at every round. */
+/** The fan-out lease outlives many rounds; the holder extends it every FANOUT_RENEW_MS, not at every round. */
 const FANOUT_LEASE_MS = 30_000;
+/**
+ * How long after taking the fan-out lease its holder goes on without asking the store again. Rounds come up to
+ * 40 times a second under load, and taking the lease is a write and a commit on the one lease row every instance
+ * competes for (on an idle instance, 5 a second); a third of the lease leaves two thirds of it as the margin
+ * against a stalled event loop, which asks again as soon as this has passed.
+ */
+const FANOUT_RENEW_MS = FANOUT_LEASE_MS / 3;
+/**
+ * How often an instance that did not get the fan-out lease asks again. The holder gives it up only by stopping
+ * (released at once) or dying (its lease runs out): a few seconds more of waiting is nothing against either.
+ */
+const FANOUT_RETRY_MS = 2_000;
 /**
  * Deliveries one instance holds at once (claimed, being made, or waiting for their result to be recorded). Enough
  * for several endpoints to each have PER_ENDPOINT requests open, small enough that a batch of claims is made well
@@ -313,8 +325,24 @@ export function startDispatcher(deps: DispatcherDeps): Dispatcher {
     if (deleted > 0) log.info({ deleted, before }, 'order events past retention deleted');
   }
 
-  async function round(): Promise<void> {
+  /** When this instance last took the fan-out lease (before asking, so on the safe side), and when to ask next. */
+  let fanoutTakenAt = -Infinity;
+  let fanoutNextTry = 0;
+  async function holdsFanout(): Promise<boolean> {
+    const now = Date.now();
+    if (now - fanoutTakenAt < FANOUT_RENEW_MS) return true;
+    if (now < fanoutNextTry) return false;
     if (await store.acquireLease(FANOUT_LEASE, holder, FANOUT_LEASE_MS)) {
+      fanoutTakenAt = now;
+      return true;
+    }
+    fanoutTakenAt = -Infinity;
+    fanoutNextTry = now + FANOUT_RETRY_MS;
+    return false;
+  }
+
+  async function round(): Promise<void> {
+    if (await holdsFanout()) {
       // Deliveries queued here may be made by any instance: tell the others (they claim what this one has no slot for).
       if ((await fanOut(store, events)) > 0) ring();
       await prune().catch((err: unknown) => log.error({ err }, 'deleting order events past retention failed; tried again later'));
