@@ -7,6 +7,12 @@
  *
  *   node --import tsx bench/memory/whole-path-phases.ts --file big.csv [--root OTHER_CHECKOUT] [--pg URL] [--buffer]
  *
+ * --dist runs the checkout's compiled dist/ (`npm run build`), the code `order-intake serve` runs. Under tsx the
+ * process at rest is some 45 MiB larger than the service's own (tsx's loader thread, and every module compiled by
+ * esbuild with its source map): to leave tsx out, turn this file into JavaScript first, e.g.
+ *   npx esbuild bench/memory/whole-path-phases.ts --outfile=/tmp/phases.mjs --format=esm --platform=node
+ *   node /tmp/phases.mjs --dist --root . --file big.csv
+ *
  * The file must hold orders of the demo customer (DEMO) and catalogue, e.g. the decoders benchmark's 1,000,000-line
  * CSV (bench/lib/orders.ts csvRows). --root runs another checkout's src/ (the code before a change, same machine).
  */
@@ -15,16 +21,20 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 
-const { values } = parseArgs({ options: { file: { type: 'string' }, root: { type: 'string' }, pg: { type: 'string' }, buffer: { type: 'boolean' } } });
+const { values } = parseArgs({
+  options: { file: { type: 'string' }, root: { type: 'string' }, pg: { type: 'string' }, buffer: { type: 'boolean' }, dist: { type: 'boolean' } },
+});
 if (!values.file) throw new Error('--file FILE');
 const ROOT = path.resolve(values.root ?? path.join(import.meta.dirname, '../..'));
-const { createIntake } = await import(path.join(ROOT, 'src/intake/intake.ts')) as typeof import('../../src/intake/intake.ts');
-const { createLogger } = await import(path.join(ROOT, 'src/log.ts')) as typeof import('../../src/log.ts');
-const { seedDemoIfEmpty } = await import(path.join(ROOT, 'src/seed/demo.ts')) as typeof import('../../src/seed/demo.ts');
-const { openStore } = await import(path.join(ROOT, 'src/store/open.ts')) as typeof import('../../src/store/open.ts');
+/** A module of the checkout: its source, or with --dist its compiled form. */
+const module = (name: string) => (values.dist ? path.join(ROOT, 'dist', `${name}.js`) : path.join(ROOT, 'src', `${name}.ts`));
+const { createIntake } = await import(module('intake/intake')) as typeof import('../../src/intake/intake.ts');
+const { createLogger } = await import(module('log')) as typeof import('../../src/log.ts');
+const { seedDemoIfEmpty } = await import(module('seed/demo')) as typeof import('../../src/seed/demo.ts');
+const { openStore } = await import(module('store/open')) as typeof import('../../src/store/open.ts');
 
 // The heap growth the service sets (src/heap-growth.ts), when the checkout has it.
-const heap = await import(path.join(ROOT, 'src/heap-growth.ts')).catch(() => undefined) as typeof import('../../src/heap-growth.ts') | undefined;
+const heap = await import(module('heap-growth')).catch(() => undefined) as typeof import('../../src/heap-growth.ts') | undefined;
 heap?.limitHeapGrowth();
 
 const mib = (n: number) => Math.round(n / 2 ** 20);
@@ -51,7 +61,7 @@ try {
   let rawFile: { path: string; size: number; sha256: string } | undefined;
   if (!values.buffer) {
     // As the file channels hash an upload: in pieces, into one buffer.
-    const { hashFile } = await import(path.join(ROOT, 'src/channels/files/spool.ts')) as typeof import('../../src/channels/files/spool.ts');
+    const { hashFile } = await import(module('channels/files/spool')) as typeof import('../../src/channels/files/spool.ts');
     rawFile = { path: values.file, size: (await stat(values.file)).size, sha256: await hashFile(values.file) };
   }
   mark(values.buffer ? 'file read' : 'file hashed');
@@ -85,7 +95,7 @@ try {
   sample();
   clearInterval(timer);
   console.log(JSON.stringify({
-    root: ROOT, bytes: rawFile?.size ?? raw.length, orders: outcome.orders.length, esito: outcome.esito,
+    root: ROOT, code: values.dist ? 'dist' : 'src', bytes: rawFile?.size ?? raw.length, orders: outcome.orders.length, esito: outcome.esito,
     seconds: Number(((performance.now() - t0) / 1000).toFixed(1)), peakRssMiB: mib(process.resourceUsage().maxRSS * 1024),
     peakAfter: highWater, sampledPerPhase: peaks,
   }, null, 1));

@@ -10,6 +10,7 @@ import { eventsContract } from './contract-events.ts';
 import { handoffContract } from './contract-handoff.ts';
 import { retentionContract } from './contract-retention.ts';
 import { filesContract } from './contract-files.ts';
+import { outcomesContract } from './contract-outcomes.ts';
 import { mailContract } from './contract-mail.ts';
 import { ordersContract } from './contract-orders.ts';
 import { saveAndRegisterContract } from './contract-save-register.ts';
@@ -263,6 +264,7 @@ export function storeContract(name: string, makeStore: StoreFactory): void {
     retentionContract(makeStore);
     customerStateContract(makeStore);
     filesContract(makeStore);
+    outcomesContract(makeStore);
     statsContract(makeStore);
     webContract(makeStore);
   });

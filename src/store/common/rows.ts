@@ -7,6 +7,7 @@
  */
 import { withoutUndefined } from '../../domain/objects.ts';
 import { IntakeError } from '../../domain/errors.ts';
+import { hasAttemptRow } from './outcome-form.ts';
 import type {
   Channel, Order, OrderLine, Outcome, OrderOutcome, ProductionState, RegisteredOrder, StoredSubmission, SubmissionState,
 } from '../../domain/types.ts';
@@ -191,7 +192,7 @@ export function* eachAttemptRow(outcome: Outcome): Generator<AttemptInsert, void
   for (let i = 0; i < orders.length; i++) {
     const o = orders[i];
     // A hole (none in a judged outcome) is skipped, as forEach did.
-    if (o !== undefined && typeof o.riferimento_ordine === 'string' && o.riferimento_ordine !== '') {
+    if (hasAttemptRow(o)) {
       // A multi-customer connector's order is filed under its own customer (OrderOutcome.customerId).
       yield { idx: i, riferimento: o.riferimento_ordine, esito: o.esito, json: JSON.stringify(o), ...(o.customerId ? { customer: o.customerId } : {}) };
     }

@@ -15,6 +15,7 @@ import { v7 as uuidv7 } from 'uuid';
 import type { Outcome, SubmissionState } from '../../domain/types.ts';
 import { refusals } from '../common/events.ts';
 import { attemptRows, isoIn } from '../common/rows.ts';
+import { outcomeJson } from '../common/outcome-form.ts';
 import { grouped } from './groups.ts';
 
 export interface CompleteCall {
@@ -95,7 +96,7 @@ function values(calls: readonly CompleteCall[], outbox: boolean): unknown[][] {
     }
   }
   return [
-    calls.map((c) => c.id), calls.map((c) => c.state), calls.map((c) => JSON.stringify(c.outcome)),
+    calls.map((c) => c.id), calls.map((c) => c.state), calls.map((c) => outcomeJson(c.outcome)),
     calls.map((c) => isoIn(c.processedAt, 'processedAt')),
     att.sid, att.idx, att.ref, att.esito, att.json, att.customer, ev.sid, ev.id, ev.data,
   ];

@@ -10,7 +10,7 @@ import { v7 as uuidv7 } from 'uuid';
 import type { PoolClient } from 'pg';
 import { pgCode, withTransaction } from './tx.ts';
 import { IntakeError } from '../../domain/errors.ts';
-import type { Outcome, RegisteredOrder, StoredSubmission, SubmissionState } from '../../domain/types.ts';
+import type { OrderOutcome, Outcome, RegisteredOrder, StoredSubmission, SubmissionState } from '../../domain/types.ts';
 import { checkKnown, migrationsDir, readMigrations } from '../common/migrate.ts';
 import { checkLabel, checkLeaseMs } from '../common/work.ts';
 import { postgresWork } from './work.ts';
@@ -37,6 +37,7 @@ import {
   type SubmissionRow,
 } from '../common/rows.ts';
 import { jsonOut } from '../common/rows.ts';
+import { expandOutcome, isCompact, outcomeJson } from '../common/outcome-form.ts';
 import { readRawFile } from '../common/raw-file.ts';
 import type {
   NewSubmission, RegisterItem, RegisterResult, Store, SubmissionSummary, WriteOptions,
@@ -154,6 +155,17 @@ export async function openPostgresStore(url: string, opts: PostgresStoreOptions 
     return (await pool.query(sql, params)).rows as R[];
   }
 
+  /** A large file's outcome is kept compact: its orders are read back from its attempts (outcome-form.ts). */
+  async function fullOutcome(id: string, stored: Outcome): Promise<Outcome> {
+    if (!isCompact(stored)) return stored;
+    const rows = await all<{ idx: number; outcome: unknown }>('SELECT idx, outcome FROM order_attempts WHERE submission_id = $1', [id]);
+    return expandOutcome(stored, () => rows.map((r) => ({ idx: r.idx, outcome: jsonOut<OrderOutcome>(r.outcome) })));
+  }
+
+  async function withOrders(s: StoredSubmission): Promise<StoredSubmission> {
+    return s.outcome ? { ...s, outcome: await fullOutcome(s.id, s.outcome) } : s;
+  }
+
   if (schema !== undefined) {
     await tx(async (c) => {
       // Two instances creating the same schema at once would otherwise collide on the catalog's unique key.
@@ -241,7 +253,7 @@ export async function openPostgresStore(url: string, opts: PostgresStoreOptions 
          FROM upd, unnest($10::text[], $11::jsonb[]) WITH ORDINALITY AS t(id, data, i) ORDER BY t.i
        )
        SELECT id FROM upd`,
-      values: [id, state, JSON.stringify(outcome), at, attempts.map((a) => a.idx), attempts.map((a) => a.riferimento),
+      values: [id, state, outcomeJson(outcome), at, attempts.map((a) => a.idx), attempts.map((a) => a.riferimento),
         attempts.map((a) => a.esito), attempts.map((a) => a.json), attempts.map((a) => a.customer ?? null),
         refused.map(() => uuidv7()), refused.map((r) => JSON.stringify(r))],
     });
@@ -429,7 +441,7 @@ export async function openPostgresStore(url: string, opts: PostgresStoreOptions 
 
     async getSubmission(id) {
       const r = await one<SubmissionRow>(`SELECT ${SUBMISSION_COLUMNS}, raw, outcome FROM submissions WHERE id = $1`, [id]);
-      return r && toSubmission(r);
+      return r && withOrders(toSubmission(r));
     },
 
     async listSubmissions({ state, customerId, limit }): Promise<SubmissionSummary[]> {
@@ -463,7 +475,8 @@ export async function openPostgresStore(url: string, opts: PostgresStoreOptions 
         'SELECT id, outcome FROM submissions WHERE customer_id = $1 AND id = ANY($2::text[]) AND outcome IS NOT NULL',
         [customerId, [...ids]],
       );
-      return new Map(rows.map((r) => [r.id, jsonOut<Outcome>(r.outcome)]));
+      const full = await Promise.all(rows.map(async (r) => [r.id, await fullOutcome(r.id, jsonOut<Outcome>(r.outcome))] as const));
+      return new Map(full);
     },
 
     async findSubmissionByReservedOrderId(customerId, orderId) {
@@ -472,7 +485,7 @@ export async function openPostgresStore(url: string, opts: PostgresStoreOptions 
          ORDER BY received_at, id COLLATE "C" LIMIT 1`,
         [customerId, orderId],
       );
-      return r && toSubmission(r);
+      return r && withOrders(toSubmission(r));
     },
 
     async pendingSubmissionIds(limit) {

@@ -8,7 +8,7 @@ import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { IntakeError } from '../../domain/errors.ts';
-import type { Outcome, RegisteredOrder, StoredSubmission } from '../../domain/types.ts';
+import type { OrderOutcome, Outcome, RegisteredOrder, StoredSubmission } from '../../domain/types.ts';
 import { checkKnown, migrationsDir, readMigrations, type Migration } from '../common/migrate.ts';
 import { sqliteWork } from './work.ts';
 import { sqliteMail } from './mail.ts';
@@ -34,6 +34,7 @@ import {
 import { checkLabel, checkLeaseMs } from '../common/work.ts';
 import { readSubmissionBody, SUBMISSION_SIZE_SQL } from './bodies.ts';
 import { jsonOut } from '../common/rows.ts';
+import { expandOutcome, isCompact } from '../common/outcome-form.ts';
 import type {
   Article, Credential, CredentialKind, Customer, NewSubmission, Store, SubmissionSummary,
   Unit, WriteOptions,
@@ -109,6 +110,15 @@ function sqliteStoreOn(
   const locked = lock && lockedConnection(raw, lock);
   const db = locked ? locked.conn : raw;
   const q = statementCache(db);
+
+  /** A large file's outcome is kept compact: its orders are read back from its attempts (outcome-form.ts). */
+  const fullOutcome = (id: string, stored: Outcome): Outcome => (isCompact(stored)
+    ? expandOutcome(stored, function* attempts() {
+      const rows = q('SELECT idx, outcome FROM order_attempts WHERE submission_id = ?').iterate(id) as IterableIterator<{ idx: number; outcome: string }>;
+      for (const r of rows) yield { idx: r.idx, outcome: jsonOut<OrderOutcome>(r.outcome) };
+    })
+    : stored);
+  const withOrders = (s: StoredSubmission): StoredSubmission => (s.outcome ? { ...s, outcome: fullOutcome(s.id, s.outcome) } : s);
   // Writes of this connection (hand-off bookkeeping, production state) are group-committed: each resolves after
   // the fsync of the commit holding it, and one fsync serves every write queued meanwhile.
   const writer = locked ? sqliteWriter(db, locked.scheduleFlush) : sqliteWriter(db);
@@ -348,7 +358,7 @@ function sqliteStoreOn(
 
     async getSubmission(id) {
       const r = q(`SELECT ${SUBMISSION_COLUMNS}, raw, outcome FROM submissions WHERE id = ?`).get(id) as SubmissionRow | undefined;
-      return r && toSubmission({ ...r, raw: readSubmissionBody(q, r.id, r.raw) });
+      return r && withOrders(toSubmission({ ...r, raw: readSubmissionBody(q, r.id, r.raw) }));
     },
 
     async listSubmissions({ state, customerId, limit }): Promise<SubmissionSummary[]> {
@@ -376,7 +386,7 @@ function sqliteStoreOn(
       const rows = q(`SELECT id, outcome FROM submissions
         WHERE customer_id = ? AND outcome IS NOT NULL AND id IN (SELECT value FROM json_each(?))`)
         .all(customerId, JSON.stringify(ids)) as { id: string; outcome: string }[];
-      return new Map(rows.map((r) => [r.id, jsonOut<Outcome>(r.outcome)]));
+      return new Map(rows.map((r) => [r.id, fullOutcome(r.id, jsonOut<Outcome>(r.outcome))]));
     },
 
     async findSubmissionByReservedOrderId(customerId, orderId) {
@@ -384,7 +394,7 @@ function sqliteStoreOn(
         WHERE customer_id = ? AND reserved_order_id = ? ORDER BY received_at, id LIMIT 1`).get(customerId, orderId) as
         | SubmissionRow
         | undefined;
-      return r && toSubmission({ ...r, raw: readSubmissionBody(q, r.id, r.raw) });
+      return r && withOrders(toSubmission({ ...r, raw: readSubmissionBody(q, r.id, r.raw) }));
     },
 
     async pendingSubmissionIds(limit) {

@@ -11,6 +11,7 @@ import type { Channel, Outcome, SubmissionState } from '../../domain/types.ts';
 import { refusalEvents, registeredEvent } from '../common/events.ts';
 import { eachAttemptRow, decide, isoIn, numeroOrdine, type ExistingOrder } from '../common/rows.ts';
 import { insertEvents } from './events.ts';
+import { outcomeJson } from '../common/outcome-form.ts';
 import { insertSubmissionChunks, insertSubmissionChunksFromFile } from './bodies.ts';
 import type { RegisterItem, RegisterResult } from '../../domain/store/store.ts';
 
@@ -72,7 +73,7 @@ function complete(c: OpContext, id: string, state: SubmissionState, outcome: Out
     | undefined;
   if (!sub) throw new IntakeError('NOT_FOUND', `submission ${id} not found`);
   q(`UPDATE submissions SET state = ?, outcome = ?, processed_at = ?, attempts = attempts + 1 WHERE id = ?`)
-    .run(state, JSON.stringify(outcome), isoIn(processedAt, 'processedAt'), id);
+    .run(state, outcomeJson(outcome), isoIn(processedAt, 'processedAt'), id);
   q('DELETE FROM order_attempts WHERE submission_id = ?').run(id);
   const ins = q(`INSERT INTO order_attempts (submission_id, idx, customer_id, riferimento_ordine, esito, outcome,
     received_at, channel) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`);

@@ -61,6 +61,19 @@ void describe('CSV read in pieces', () => {
     ]);
   });
 
+  void it('reads again with csv-parse a file whose only quote is far into it', () => {
+    // The second pass splits a file without quotes itself (csv-unquoted.ts); one quote anywhere sends it to csv-parse.
+    const many = Array.from({ length: 200 }, (_, i) => `C001;PO-${i % 7};2024-05-02;;A${i};1;PZ`);
+    const raw = rows(HEADER, ...many, 'C001;"PO-1";2024-05-02;;"Z;\r\nZ";1;PZ');
+    const orders = sameInEveryChunking({ raw }) as Array<{ riferimento_ordine: string; righe: Array<{ codice_articolo: string }> }>;
+    assert.equal(orders.length, 7);
+    assert.equal(orders[1]!.righe.at(-1)!.codice_articolo, 'Z;\r\nZ');
+    const unquoted = sameInEveryChunking({ raw: utf8(`${HEADER}\n${many.join('\r\n')}\r\n`) }) as Array<{ righe: Array<{ unita_misura: string }> }>;
+    // LF ends the header, so every CR is text (the last cell's): as csv-parse reads it.
+    assert.equal(unquoted.length, 7);
+    assert.equal(unquoted[0]!.righe[0]!.unita_misura, 'PZ\r');
+  });
+
   void it('reads a file that ends without a line break, or with CR only line ends', () => {
     const last = utf8(`${HEADER}\nC001;PO-1;2024-05-02;;A;1;PZ\nC001;PO-1;2024-05-02;;B;2;PZ`);
     assert.equal((sameInEveryChunking({ raw: last })[0] as { righe: unknown[] }).righe.length, 2);

@@ -1,0 +1,57 @@
+// The store contract, outcome part: a large file's outcome is kept compact (its orders only in order_attempts,
+// src/store/common/outcome-form.ts) and every read gives back the whole Outcome, exactly as it was recorded.
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import type { OrderOutcome, Outcome } from '../../src/domain/types.ts';
+import { COMPACT_OUTCOME_ORDERS } from '../../src/store/common/outcome-form.ts';
+import { addCustomer, addSubmission, at, withStore, type StoreFactory } from './fixtures.ts';
+
+/** `n` orders of every kind an outcome holds: registered, duplicate, refused, without a reference, another owner's. */
+function outcomeOf(submissionId: string, n: number, otherCustomer: string): Outcome {
+  const orders: OrderOutcome[] = Array.from({ length: n }, (_, i): OrderOutcome => {
+    if (i % 97 === 5) return { index: i, esito: 'errore', code: 'VALIDATION', message: ['riferimento_ordine must be a string'] };
+    if (i % 89 === 7) return { index: i, codice_cliente: 'A001', riferimento_ordine: '', esito: 'errore', code: 'VALIDATION', message: ['riferimento_ordine should not be empty'] };
+    if (i % 13 === 3) {
+      return {
+        index: i, codice_cliente: 'A001', riferimento_ordine: `R-${i}`, esito: 'errore', code: 'BUSINESS',
+        errori: [{ campo: 'righe[0].codice_articolo', messaggio: 'Articolo "X" non presente in anagrafica' }],
+      };
+    }
+    const ok: OrderOutcome = {
+      index: i, codice_cliente: 'A001', riferimento_ordine: `R-${i}`, esito: 'ok', duplicate: i % 7 === 0,
+      id_ordine: `id-${i}`, numero_ordine: `2026-${String(i).padStart(6, '0')}`,
+    };
+    return i % 501 === 11 ? { ...ok, sito_produzione: 'MI', customerId: otherCustomer } : ok;
+  });
+  return { submissionId, esito: 'errore', orders };
+}
+
+export function outcomesContract(makeStore: StoreFactory): void {
+  void describe('outcomes of large files', () => {
+    void it('reads back a compact outcome whole, in every read, with the keys in their order', () => withStore(makeStore, async (store) => {
+      const a = await addCustomer(store, 'A001');
+      const b = await addCustomer(store, 'B001');
+      const id = await addSubmission(store, a, { receivedAt: at(1), reservedOrderId: 'reserved-1' });
+      const outcome = outcomeOf(id, COMPACT_OUTCOME_ORDERS * 2 + 3, b.id);
+      await store.completeSubmission(id, 'processed', outcome, at(2));
+      const read = (await store.getSubmission(id))!.outcome!;
+      assert.deepEqual(read, outcome);
+      assert.equal(JSON.stringify(read), JSON.stringify(outcome), 'same keys in the same order');
+      assert.equal(JSON.stringify((await store.getSubmissionOutcomes(a.id, [id])).get(id)), JSON.stringify(outcome));
+      assert.equal(JSON.stringify((await store.findSubmissionByReservedOrderId(a.id, 'reserved-1'))!.outcome), JSON.stringify(outcome));
+      assert.equal((await store.listSubmissions({ customerId: a.id }))[0]!.esito, 'errore', 'the verdict is in the stored outcome');
+    }));
+
+    void it('replaces a compact outcome by a later judgement, smaller or whole', () => withStore(makeStore, async (store) => {
+      const a = await addCustomer(store, 'A001');
+      const id = await addSubmission(store, a, { receivedAt: at(1) });
+      await store.completeSubmission(id, 'processed', outcomeOf(id, COMPACT_OUTCOME_ORDERS * 2, a.id), at(2));
+      const fewer = outcomeOf(id, COMPACT_OUTCOME_ORDERS + 1, a.id);
+      await store.completeSubmission(id, 'processed', fewer, at(3));
+      assert.equal(JSON.stringify((await store.getSubmission(id))!.outcome), JSON.stringify(fewer));
+      const whole: Outcome = { submissionId: id, esito: 'ok', orders: outcomeOf(id, 3, a.id).orders.filter((o) => o.esito === 'ok') };
+      await store.completeSubmission(id, 'processed', whole, at(4));
+      assert.deepEqual((await store.getSubmission(id))!.outcome, whole);
+    }));
+  });
+}
