@@ -30,4 +30,9 @@ export interface OrderEvent {
 export interface EventReader {
   /** Up to `limit` events strictly after `cursor` (null: from the start), in stream order. */
   readAfter(cursor: string | null, limit: number): Promise<OrderEvent[]>;
+  /**
+   * Whether events are committed that no read returns yet (PostgreSQL: written by a transaction that got its xid
+   * after one still open, see src/store/postgres/events.ts). Absent where every committed event is readable (SQLite).
+   */
+  hasUnreadable?(): Promise<boolean>;
 }

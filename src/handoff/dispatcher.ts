@@ -107,6 +107,13 @@ const PRUNE_INTERVAL_MS = 60_000;
  * years of history does not hold the store (on SQLite, the event loop) for long; the next passes go on.
  */
 const PRUNE_BATCH = 1000;
+/**
+ * On PostgreSQL an event committed while an older transaction is still open is readable only once that one ends
+ * (src/store/postgres/events.ts), usually milliseconds later; a kicked round that came too early would otherwise
+ * leave it to the next poll (INTAKE_HANDOFF_POLL_MS, up to a minute). The holder looks again after this, doubled
+ * while the events stay unreadable (a long transaction elsewhere), up to the poll interval.
+ */
+const UNREADABLE_FIRST_RETRY_MS = 25;
 const PRUNE_BATCHES_PER_PASS = 10;
 
 interface Lane {
@@ -341,10 +348,14 @@ export function startDispatcher(deps: DispatcherDeps): Dispatcher {
     return false;
   }
 
+  /** Rounds in a row that left committed events unreadable (see UNREADABLE_FIRST_RETRY_MS); 0: none waiting. */
+  let unreadableRounds = 0;
+
   async function round(): Promise<void> {
     if (await holdsFanout()) {
       // Deliveries queued here may be made by any instance: tell the others (they claim what this one has no slot for).
       if ((await fanOut(store, events)) > 0) ring();
+      unreadableRounds = (await events.hasUnreadable?.()) ? unreadableRounds + 1 : 0;
       await prune().catch((err: unknown) => log.error({ err }, 'deleting order events past retention failed; tried again later'));
     }
     await refill();
@@ -393,7 +404,8 @@ export function startDispatcher(deps: DispatcherDeps): Dispatcher {
       if (closed) break;
       await new Promise<void>((resolve) => {
         wake = resolve;
-        timer = setTimeout(resolve, kicked ? kickedDelay() : options.pollMs);
+        const unreadable = unreadableRounds > 0 ? UNREADABLE_FIRST_RETRY_MS * 2 ** Math.min(unreadableRounds - 1, 16) : Infinity;
+        timer = setTimeout(resolve, kicked ? kickedDelay() : Math.min(options.pollMs, unreadable));
       });
       wake = undefined;
     }

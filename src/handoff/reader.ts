@@ -6,8 +6,8 @@
 import type { EventReader } from '../domain/order-events.ts';
 import { eventLimit, type EventStore } from '../domain/store/events.ts';
 
-export function storeEventReader(store: Pick<EventStore, 'readEvents'>): EventReader {
-  return {
-    readAfter: (cursor, limit) => store.readEvents(cursor, eventLimit(limit)),
-  };
+export function storeEventReader(store: Pick<EventStore, 'readEvents' | 'hasUnreadableEvents'>): EventReader {
+  const reader: EventReader = { readAfter: (cursor, limit) => store.readEvents(cursor, eventLimit(limit)) };
+  if (store.hasUnreadableEvents) reader.hasUnreadable = () => store.hasUnreadableEvents!();
+  return reader;
 }

@@ -4,6 +4,7 @@
 // only through the bell (LISTEN/NOTIFY). Before the status report rang the bell, these waited for the poll and failed.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import pg from 'pg';
 import { addIntegration } from '../../src/handoff/integrations.ts';
 import { addWebhook } from '../../src/handoff/subscribers.ts';
 import { order, startTestService, waitFor, type TestService } from '../helpers/service.ts';
@@ -71,6 +72,46 @@ void describe('a production status report wakes the hand-off', () => {
     } finally {
       await b.close();
       await a.close();
+      await schema.drop();
+    }
+  });
+
+  void it('postgres: an event committed behind an older open transaction is delivered once that ends, not at the next poll', { skip: PG_SKIP }, async () => {
+    const schema = await createSchema(testDatabaseUrl!, 'status_wake');
+    const t = await startTestService({ ...SLOW_POLL, INTAKE_DATABASE_URL: schema.url });
+    const older = new pg.Client({ connectionString: schema.url });
+    const receiver = await startReceiver();
+    try {
+      const { secret } = await addWebhook(t.service.store, TEST_SECRET_KEY, { url: receiver.url, allowPrivate: true, events: 'ordine.registrato' });
+      receiver.setSecret(secret);
+      const c = await t.customer('C001');
+      // Another writer's transaction, older than the order's: the order's event is committed but not readable
+      // while it is open, so the round the order's commit kicks finds nothing to deliver.
+      await older.connect();
+      await older.query('BEGIN');
+      await older.query('SELECT pg_current_xact_id()');
+      // The hand-off's own question, watched: the round the order kicks must have found its event waiting before the
+      // older transaction ends, or this test would not tell a look-again-soon from the next poll.
+      const store = t.service.store;
+      const ask = store.hasUnreadableEvents!.bind(store);
+      let sawWaiting = false;
+      store.hasUnreadableEvents = async () => {
+        const waiting = await ask();
+        sawWaiting ||= waiting;
+        return waiting;
+      };
+      const sent = await post(t, '/api/v1/ordini', order('C001', 'BEHIND-1'), c.apiKey);
+      assert.equal(sent.status, 201, JSON.stringify(sent.json));
+      await waitFor(() => (sawWaiting ? true : undefined), WITHIN_MS, 'a hand-off round that found the event waiting');
+      assert.equal(receiver.received.length, 0, 'nothing delivered while the event was not readable');
+      await older.query('COMMIT');
+      const [got] = await waitFor(() => (receiver.received.length > 0 ? receiver.received : undefined), WITHIN_MS,
+        'the webhook once the older transaction ended, well before the one-minute poll');
+      assert.equal((JSON.parse(got!.body) as { data: { id_ordine: string } }).data.id_ordine, sent.json.id_ordine);
+    } finally {
+      await older.end();
+      await receiver.close();
+      await t.close();
       await schema.drop();
     }
   });

@@ -50,6 +50,7 @@ void describe('PostgreSQL event feed: commits out of allocation order', { skip: 
 
       assert.deepEqual(await store.readEvents(first.cursor, 10), [], 'B is not returned while A may still commit before it');
       assert.deepEqual(await store.readEvents(null, 10), [first]);
+      assert.equal(await store.hasUnreadableEvents!(), true, 'B is committed and waits: the hand-off must look again soon');
 
       await a.query('COMMIT');
       const after = await waitFor(async () => {
@@ -58,6 +59,8 @@ void describe('PostgreSQL event feed: commits out of allocation order', { skip: 
       }, 30_000, 'both events once A committed');
       assert.deepEqual(after.map((e) => e.data.n ?? e.data.id_ordine), [1, b!.id_ordine], 'A then B: nothing skipped');
       assert.deepEqual(await store.readEvents(after[1]!.cursor, 10), [], 'nothing repeated');
+      // Other tests' transactions on the server may hold ours back a moment longer: wait for the state.
+      await waitFor(async () => ((await store.hasUnreadableEvents!()) ? undefined : true), 30_000, 'no event left waiting');
       assert.deepEqual((await store.readEvents(after[0]!.cursor, 10)).map((e) => e.id), [after[1]!.id]);
     } finally {
       await a.end();

@@ -61,6 +61,8 @@ export interface EventStore {
    * before the newest event retention deleted is CURSOR_EXPIRED (events after it may be gone; the reader resyncs).
    */
   readEvents(cursor: string | null, limit: number): Promise<OrderEvent[]>;
+  /** Whether committed events wait behind an older transaction still open (EventReader.hasUnreadable); PostgreSQL. */
+  hasUnreadableEvents?(): Promise<boolean>;
   /**
    * Retention: delete up to `limit` of the oldest events whose time is before `before` (ISO 8601), looking at no
    * more than RETENTION_SCAN of the oldest events. Never an event a delivery is still pending for (a webhook that

@@ -102,6 +102,14 @@ export function postgresEvents(pool: pg.Pool, orderById: (id: string) => Promise
       return rows.map((r) => toOrderEvent({ id: r.id, type: r.type, time: isoOut(r.time), data: r.data }, `${r.xid}_${r.seq}`));
     },
 
+    async hasUnreadableEvents() {
+      // Committed (visible to this statement's snapshot) but at or above its xmin: readable once the older
+      // transactions end. A backward scan of the primary key from its end, so cheap even on a long stream.
+      const { rows } = await pool.query<{ waiting: boolean }>(
+        'SELECT EXISTS (SELECT 1 FROM order_events WHERE xid >= pg_snapshot_xmin(pg_current_snapshot())) AS waiting');
+      return rows[0]?.waiting === true;
+    },
+
     async pruneEvents(before, limit) {
       // Subscribers' cursors are "<xid>_<seq>": nothing at or after the lowest is deleted (compared in SQL as rows).
       const { rows: subs } = await pool.query<{ cursor: string }>('SELECT cursor FROM handoff_subscribers WHERE cursor IS NOT NULL');
