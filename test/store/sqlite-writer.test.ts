@@ -10,6 +10,7 @@ import { createInterface } from 'node:readline';
 import { after, before, describe, it } from 'node:test';
 import Database from 'better-sqlite3';
 import { MAX_BATCH, sqliteWriter } from '../../src/store/sqlite/writer.ts';
+import { nodeArgs } from '../helpers/node-args.ts';
 
 let dir: string;
 before(async () => {
@@ -258,7 +259,7 @@ void describe('SQLite group commit', () => {
 
   void it('keeps every acknowledged write when the process is killed mid-stream', async () => {
     const file = path.join(dir, 'crash.sqlite');
-    const child = spawn(process.execPath, ['--import', 'tsx', path.join(import.meta.dirname, 'sqlite-writer-child.ts'), file], {
+    const child = spawn(process.execPath, [...nodeArgs(path.join(import.meta.dirname, 'sqlite-writer-child.ts')), file], {
       stdio: ['ignore', 'pipe', 'inherit'],
     });
     const exited = new Promise<void>((resolve) => child.on('exit', () => resolve()));
