@@ -21,7 +21,7 @@ const engine = (...folders) => ({
 });
 
 export default tseslint.config(
-  { ignores: ['dist/', 'node_modules/', 'data/', 'bench/results/', '.tmp-test/'] },
+  { ignores: ['dist/', 'node_modules/', 'data/', 'bench/results/', '.tmp-test/', '.test-build/'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

@@ -12,6 +12,7 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { runCli as runProgram } from '../../src/cli/program.ts';
+import { nodeArgs } from '../helpers/node-args.ts';
 
 const root = path.resolve(import.meta.dirname, '../..');
 
@@ -31,7 +32,7 @@ function cliEnv(dataDir: string, env: Record<string, string>): Record<string, st
 
 export function spawnCli(dataDir: string, args: readonly string[], env: Record<string, string> = {}): Promise<CliResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', path.join(root, 'src/cli/main.ts'), ...args], {
+    const child = spawn(process.execPath, [...nodeArgs(path.join(root, 'src/cli/main.ts')), ...args], {
       cwd: root,
       env: { ...process.env, ...cliEnv(dataDir, env) },
       stdio: ['ignore', 'pipe', 'pipe'],

@@ -2,6 +2,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import path from 'node:path';
+import { nodeArgs } from './node-args.ts';
 
 export interface ServeProcess {
   proc: ChildProcess;
@@ -19,7 +20,7 @@ const root = path.resolve(import.meta.dirname, '../..');
  * shared with other jobs has been seen to take over 20 s.
  */
 export async function spawnServe(dataDir: string, env: Record<string, string> = {}, timeoutMs = 60_000): Promise<ServeProcess> {
-  const proc = spawn(process.execPath, ['--import', 'tsx', path.join(root, 'src/cli/main.ts'), 'serve'], {
+  const proc = spawn(process.execPath, [...nodeArgs(path.join(root, 'src/cli/main.ts')), 'serve'], {
     cwd: root,
     env: {
       ...process.env, INTAKE_DATA_DIR: dataDir, INTAKE_HOST: '127.0.0.1', INTAKE_HTTP_PORT: '0',

@@ -42,7 +42,8 @@ let principal: Principal;
 before(async () => {
   dir = await mkdtemp(path.join(tmpdir(), 'intake-durability-'));
   const real = await openSqliteStore(path.join(dir, 'intake.sqlite'), {
-    writeThreadProbe: { module: new URL('./durability-probe.ts', import.meta.url).href, buffer },
+    // The probe module beside this file, with this file's own extension: .js when the tests run compiled.
+    writeThreadProbe: { module: new URL(`./durability-probe${path.extname(import.meta.filename)}`, import.meta.url).href, buffer },
   });
   await real.migrate();
   await real.upsertUnits(DEFAULT_UNITS);

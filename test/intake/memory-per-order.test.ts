@@ -13,6 +13,7 @@ import { execFile } from 'node:child_process';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import { promisify } from 'node:util';
+import { nodeArgs } from '../helpers/node-args.ts';
 
 /** Bytes judging may keep per order: measured about 300 here (outcome entry, identity and content hash). */
 const MAX_BYTES_PER_ORDER = 450;
@@ -25,7 +26,7 @@ interface ChildResult {
 void describe('memory of one large upload', () => {
   void it('keeps a bounded amount per order while judging, and holds the raw file once', async () => {
     const { stdout } = await promisify(execFile)(process.execPath,
-      ['--expose-gc', '--import', 'tsx', path.join(import.meta.dirname, 'memory-per-order-child.ts'), '12000'],
+      ['--expose-gc', ...nodeArgs(path.join(import.meta.dirname, 'memory-per-order-child.ts')), '12000'],
       { cwd: path.join(import.meta.dirname, '../..'), timeout: 180_000, maxBuffer: 1024 * 1024 });
     const r = JSON.parse(stdout.trim().split('\n').at(-1)!) as ChildResult;
     assert.equal(r.orders, 12_000);

@@ -7,6 +7,7 @@ import path from 'node:path';
 import { after, test } from 'node:test';
 import { spawnServe, stopServe, waitForLine } from '../helpers/child.ts';
 import { tempDir } from '../helpers/service.ts';
+import { nodeArgs } from '../helpers/node-args.ts';
 
 const root = path.resolve(import.meta.dirname, '../..');
 const dirs: string[] = [];
@@ -17,7 +18,7 @@ const LISTENING = /HTTP \(REST, SOAP, docs\) listening on port \d+/;
 test('on a terminal the log lines are for people', async () => {
   const dir = tempDir();
   dirs.push(dir);
-  const command = `${process.execPath} --import tsx src/cli/main.ts serve`;
+  const command = [process.execPath, ...nodeArgs('src/cli/main.ts'), 'serve'].join(' ');
   const p = spawn('script', ['-qfec', command, '/dev/null'], {
     cwd: root,
     env: {
