@@ -3,9 +3,9 @@
 // child; see that script). INTAKE_TEST_TSX=1 runs the TypeScript through tsx instead, as before.
 // Node 20's --test does not expand globs for .ts files, hence this small finder.
 // Extra arguments are passed on: `node scripts/run-tests.mjs test/intake` runs only that folder.
-// INTAKE_TEST_CONCURRENCY sets how many files run at once (default 2). Every file is independent (ports 0, its
-// own data directories and PostgreSQL schemas), so more is safe; whether it is quicker depends on the machine's
-// cores and on how much of the files' time is waiting (see docs/development/tests.md).
+// INTAKE_TEST_CONCURRENCY sets how many files run at once (default 4, on two cores: most of a file's time is waiting
+// on sockets, children and PostgreSQL, and compiled tests leave the cores idle at 2; see docs/development/tests.md).
+// Every file is independent (ports 0, its own data directories and PostgreSQL schemas).
 // INTAKE_TEST_DURATIONS=1 adds, on stderr, the slowest files at the end (scripts/test-durations.mjs).
 import { readdirSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
@@ -21,7 +21,7 @@ function find(dir) {
 
 function concurrency() {
   const set = process.env.INTAKE_TEST_CONCURRENCY?.trim();
-  if (!set) return 2;
+  if (!set) return 4;
   const n = Number(set);
   if (!Number.isInteger(n) || n < 1 || n > 64) {
     console.error(`INTAKE_TEST_CONCURRENCY must be a whole number from 1 to 64, not "${set}"`);
@@ -48,6 +48,11 @@ if (process.env.INTAKE_TEST_DURATIONS === '1') {
 const res = spawnSync(
   process.execPath,
   [...(fromSource ? ['--import', 'tsx'] : []), '--test', `--test-concurrency=${concurrency()}`, ...reporters, ...files.map(runnable)],
-  { stdio: 'inherit', env: { ...process.env, NODE_ENV: 'test' } },
+  {
+    stdio: 'inherit',
+    // Four files at once may each run three instances on PostgreSQL: at the default pool of 10 connections each
+    // they passed the server's 100 (max_connections) and tests failed with "too many clients". Tests need few.
+    env: { INTAKE_DATABASE_POOL: '4', ...process.env, NODE_ENV: 'test' },
+  },
 );
 process.exit(res.status ?? 1);

@@ -21,6 +21,12 @@ export interface Config {
   readonly dataDir: string;
   /** INTAKE_DATABASE_URL: postgres://… selects PostgreSQL; unset means SQLite in dataDir. */
   readonly databaseUrl?: string;
+  /**
+   * INTAKE_DATABASE_POOL: connections one instance opens to PostgreSQL at most, besides its one for LISTEN. Default
+   * 10: registrations of requests in flight share a statement, so a few connections carry the load. N instances need
+   * N × (this + 1) of the server's max_connections (100 by default), with room for psql and backups.
+   */
+  readonly databasePool: number;
   /** INTAKE_HOST: address every channel binds to. Default 0.0.0.0 */
   readonly host: string;
   /** INTAKE_HTTP_PORT: REST, SOAP, docs. Default 8080 */
@@ -263,6 +269,7 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
   return Object.freeze({
     dataDir: path.resolve(cwd, env.INTAKE_DATA_DIR?.trim() || './data'),
     databaseUrl,
+    databasePool: wholeNumber(env, 'INTAKE_DATABASE_POOL', 'connections', 10, 2, 500),
     host: env.INTAKE_HOST?.trim() || '0.0.0.0',
     httpPort: port(env, 'INTAKE_HTTP_PORT', 8080),
     sftpPort: port(env, 'INTAKE_SFTP_PORT', 2222),

@@ -21,8 +21,10 @@ describe('runLoop', () => {
     });
     assert.equal(peak, 3);
     assert.equal(inFlight, 0);
-    // 3 workers × 300 ms / ~10 ms each: well above 3, well below what an unbounded loop would start.
-    assert.ok(res.sent >= 30 && res.sent <= 95, `sent ${res.sent}`);
+    // Each send lasts at least 10 ms, so 3 workers cannot start more than 3 × (300 / 10 + 1) in 300 ms: an unbounded
+    // loop would. At least two each: a worker goes on after its first send (how many more depends on how busy the
+    // machine is, so no tighter lower bound; the runner starts this file beside the type check and the linter).
+    assert.ok(res.sent >= 6 && res.sent <= 93, `sent ${res.sent}`);
     assert.equal(res.missed, 0);
   });
 

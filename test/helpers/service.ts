@@ -42,6 +42,8 @@ export async function startTestService(env: Record<string, string> = {}, dataDir
   const config = loadConfig({
     INTAKE_DATA_DIR: dataDir, INTAKE_HOST: '127.0.0.1', INTAKE_HTTP_PORT: '0', INTAKE_SFTP_PORT: 'off',
     INTAKE_FTP_PORT: 'off', INTAKE_SMTP_PORT: 'off', INTAKE_LOG_LEVEL: 'silent', INTAKE_MAIL_DOMAIN: 'ordini.test',
+    // The runner's smaller PostgreSQL pool (scripts/run-tests.mjs), as the serve children get it through the environment.
+    ...(process.env.INTAKE_DATABASE_POOL ? { INTAKE_DATABASE_POOL: process.env.INTAKE_DATABASE_POOL } : {}),
     ...env,
   });
   const service = await startService(config, createLogger(config.logLevel));
