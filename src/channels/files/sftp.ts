@@ -96,7 +96,12 @@ function createSessions(deps: SftpDeps) {
   };
 }
 
-export async function startSftpServer(deps: SftpDeps, opts: { host: string; port: number }): Promise<RunningServer> {
+export interface SftpServer extends RunningServer {
+  /** Tests: stop the thread at once, as a crash of it would (it is started again as after a crash). */
+  killThread(): Promise<void>;
+}
+
+export async function startSftpServer(deps: SftpDeps, opts: { host: string; port: number }): Promise<SftpServer> {
   const log = deps.log.child({ channel: 'sftp' });
   const sessions = createSessions(deps);
   // The gauge of open connections listens to an emitter, as it does to a net.Server: the thread's are mirrored here.
@@ -198,6 +203,9 @@ export async function startSftpServer(deps: SftpDeps, opts: { host: string; port
   log.info({ port, fingerprint: deps.hostKey.fingerprint }, `SFTP listening on port ${port}, host key ${deps.hostKey.fingerprint}`);
   return {
     port,
+    async killThread() {
+      await worker?.terminate();
+    },
     close() {
       closing ??= (async () => {
         const w = worker;
