@@ -244,8 +244,10 @@ function serveSftp(sftp: SFTPWrapper, tree: SftpTree, log: SessionLog, touch: ()
   };
 }
 
-function handleConnection(gateway: SftpGateway, client: Connection, remote: string, log: SessionLog, ticket: Ticket | undefined,
-  sessions: Set<Promise<void>>): void {
+/** Serve one SSH connection; resolves once it is closed and its uploads ended (a stop waits for that). */
+function handleConnection(gateway: SftpGateway, client: Connection, remote: string, log: SessionLog, ticket: Ticket | undefined): Promise<void> {
+  let ended!: () => void;
+  const done = new Promise<void>((resolve) => { ended = resolve; });
   let tree: SftpTree | undefined;
   let session: number | undefined;
   let attempts = 0;
@@ -302,13 +304,12 @@ function handleConnection(gateway: SftpGateway, client: Connection, remote: stri
     closed = true;
     clearTimeout(loginTimer);
     if (idleTimer) clearTimeout(idleTimer);
-    // A stop waits for this: the uploads of a closed connection are ended (and reported) before the thread exits.
-    const ended = Promise.all(aborts.map((a) => a())).then(() => undefined, () => undefined).finally(() => {
+    void Promise.allSettled(aborts.map((a) => a())).finally(() => {
       if (session !== undefined) gateway.logout(session);
-      sessions.delete(ended);
+      ended();
     });
-    sessions.add(ended);
   });
+  return done;
 }
 
 export interface SshServer {
@@ -335,7 +336,10 @@ export async function startSshServer(opts: {
     (client as Connection & { setNoDelay(noDelay: boolean): void }).setNoDelay(true);
     client.on('close', () => clients.delete(client));
     // ssh2 keeps the accepted socket as _sock; its typings leave it out.
-    handleConnection(opts.gateway, client, info.ip, log, guard.ticketOf((client as unknown as { _sock?: Socket })._sock), sessions);
+    const served = handleConnection(opts.gateway, client, info.ip, log, guard.ticketOf((client as unknown as { _sock?: Socket })._sock));
+    // A stop waits for these: the uploads of a closed connection are ended (and reported) before the thread exits.
+    sessions.add(served);
+    void served.then(() => sessions.delete(served));
   });
   // The guard decides which connections are served; ssh2's own bound is only a backstop above it.
   server.maxConnections = 2 * LIMITS.connectionsPerServer;
