@@ -4,7 +4,7 @@
  * mark-compact (full) collections of its main thread and of its other threads meanwhile (--trace-gc, told apart by
  * the isolate address each line carries; the main thread's isolate prints first). Counts hold on a loaded machine,
  * where throughput does not. The file is not an order file (the letters A..x), so judging it after the
- * acknowledgement is short and does not run into the next upload's figures.
+ * acknowledgement is short and does not run into the next upload's figures. The service's RSS is printed after start and at the end.
  *
  *   node --import tsx bench/files/sftp-cpu.ts [uploads]        # default 3, one service, sequential uploads
  */
@@ -43,6 +43,12 @@ const split = () => {
   const [main = 0, ...others] = [...fullGcs.values()];
   return { main, others: others.reduce((a, b) => a + b, 0) };
 };
+const rss = (key: string) => /\d+/.exec(new RegExp(`${key}:.*`).exec(readFileSync(`/proc/${svc.proc.pid!}/status`, 'utf8'))![0])![0];
+console.log(`service started: RSS ${rss('VmRSS')} kB`);
+let peak = 0;
+const sampler = setInterval(() => {
+  peak = Math.max(peak, Number(rss('VmRSS')));
+}, 50);
 try {
   for (let i = 0; i < uploads; i++) {
     const cpu0 = cpuSeconds(svc.proc.pid!);
@@ -58,6 +64,8 @@ try {
     // Judging the file (after the acknowledgement) is left to end before the next upload is counted.
     await new Promise((r) => setTimeout(r, 2000));
   }
+  clearInterval(sampler);
+  console.log(`service RSS: peak ${rss('VmHWM')} kB, highest sampled during the uploads ${peak} kB, now ${rss('VmRSS')} kB`);
 } finally {
   await svc.stop();
   rmSync(tmp, { recursive: true, force: true });
