@@ -6,7 +6,8 @@
  * where throughput does not. The file is not an order file (the letters A..x), so judging it after the
  * acknowledgement is short and does not run into the next upload's figures. The service's RSS is printed after start and at the end.
  *
- *   node --import tsx bench/files/sftp-cpu.ts [uploads]        # default 3, one service, sequential uploads
+ *   node --import tsx bench/files/sftp-cpu.ts [uploads] [--compiled]   # default 3 uploads in a row to one service;
+ *                                                                       # --compiled runs dist/ (npm run build first)
  */
 import { closeSync, mkdtempSync, openSync, readFileSync, rmSync, writeSync } from 'node:fs';
 import os from 'node:os';
@@ -22,7 +23,8 @@ const cpuSeconds = (pid: number) => {
   return (Number(f[11]) + Number(f[12])) / 100;
 };
 
-const uploads = Number(process.argv[2] ?? 3);
+const uploads = Number(process.argv.slice(2).find((a) => /^\d+$/.test(a)) ?? 3);
+const compiled = process.argv.includes('--compiled');
 const tmp = mkdtempSync(path.join(os.tmpdir(), 'sftp-cpu-'));
 const file = path.join(tmp, 'upload.bin');
 const fd = openSync(file, 'w');
@@ -31,7 +33,7 @@ closeSync(fd);
 /** Mark-compact collections by isolate address, in the order the isolates first printed. */
 const fullGcs = new Map<string, number>();
 const svc = await startService({
-  dataDir: path.join(tmp, 'data'), env: { INTAKE_SFTP_PORT: '0' }, waitForPorts: ['sftp'], nodeArgs: ['--trace-gc'],
+  dataDir: path.join(tmp, 'data'), compiled, env: { INTAKE_SFTP_PORT: '0' }, waitForPorts: ['sftp'], nodeArgs: ['--trace-gc'],
   onOtherLine(line) {
     const m = /^\[\d+:(0x[0-9a-f]+)\]/.exec(line);
     if (!m) return;

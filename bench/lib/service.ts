@@ -33,6 +33,8 @@ export interface ServiceOptions {
   env?: Record<string, string>;
   /** Folder for `node --cpu-prof` output; unset runs without the profiler. */
   cpuProfDir?: string;
+  /** Run the compiled service (dist/, what `order-intake serve` runs; `npm run build` first) instead of src/ under tsx. */
+  compiled?: boolean;
   /** More node options for the service process (e.g. --trace-gc). */
   nodeArgs?: string[];
   /** Every line of the service's stdout that is not a JSON log line (e.g. --trace-gc's), as it comes. */
@@ -65,7 +67,7 @@ function tryJson(line: string): Record<string, unknown> {
 
 export async function startService(opts: ServiceOptions): Promise<RunningService> {
   const execArgv = [...(opts.cpuProfDir ? ['--cpu-prof', `--cpu-prof-dir=${opts.cpuProfDir}`] : []), ...(opts.nodeArgs ?? [])];
-  const proc = track(spawn(process.execPath, [...execArgv, '--import', 'tsx', path.join(ROOT, 'src/cli/main.ts'), 'serve'], {
+  const proc = track(spawn(process.execPath, [...execArgv, ...(opts.compiled ? [path.join(ROOT, 'dist/cli/main.js')] : ['--import', 'tsx', path.join(ROOT, 'src/cli/main.ts')]), 'serve'], {
     cwd: ROOT,
     env: {
       ...process.env,
