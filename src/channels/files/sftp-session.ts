@@ -12,8 +12,8 @@ import ssh2 from 'ssh2';
 import type { Attributes, Connection, SFTPWrapper } from 'ssh2';
 import { createConnectionGuard, plainAddress, type Ticket } from '../connection-guard.ts';
 import { FILES_GUARD_LIMITS, LIMITS } from './limits.ts';
-import type { LoginResult } from './login.ts';
 import { resolveClientPath } from './paths.ts';
+import type { LoginAnswer } from './sftp-messages.ts';
 import type { FileTree } from './tree.ts';
 import { TreeError, type Entry, type Upload } from './tree-model.ts';
 
@@ -30,7 +30,7 @@ export type SftpTree = Pick<FileTree, 'stat' | 'list' | 'read' | 'upload' | 'ren
 
 /** Login and the tree, answered where the store is (the main thread). */
 export interface SftpGateway {
-  login(user: string, password: string, remote: string): Promise<{ ok: true; session: number } | { ok: false; reason: Extract<LoginResult, { ok: false }>['reason'] }>;
+  login(user: string, password: string, remote: string): Promise<LoginAnswer>;
   tree(session: number): SftpTree;
   /** The session's connection is closed and its uploads ended: its slot in the per-customer limit is given back. */
   logout(session: number): void;
