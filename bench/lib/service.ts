@@ -33,6 +33,12 @@ export interface ServiceOptions {
   env?: Record<string, string>;
   /** Folder for `node --cpu-prof` output; unset runs without the profiler. */
   cpuProfDir?: string;
+  /** Run the compiled service (dist/, what `order-intake serve` runs; `npm run build` first) instead of src/ under tsx. */
+  compiled?: boolean;
+  /** More node options for the service process (e.g. --trace-gc). */
+  nodeArgs?: string[];
+  /** Every line of the service's stdout that is not a JSON log line (e.g. --trace-gc's), as it comes. */
+  onOtherLine?: (line: string) => void;
   /** Ports (by channel name as logged) that must be reported before the service counts as started. */
   waitForPorts?: string[];
   /** Keep the times of `file received` and `submission processed` per file name (file channel benchmarks). */
@@ -60,8 +66,8 @@ function tryJson(line: string): Record<string, unknown> {
 }
 
 export async function startService(opts: ServiceOptions): Promise<RunningService> {
-  const execArgv = opts.cpuProfDir ? ['--cpu-prof', `--cpu-prof-dir=${opts.cpuProfDir}`] : [];
-  const proc = track(spawn(process.execPath, [...execArgv, '--import', 'tsx', path.join(ROOT, 'src/cli/main.ts'), 'serve'], {
+  const execArgv = [...(opts.cpuProfDir ? ['--cpu-prof', `--cpu-prof-dir=${opts.cpuProfDir}`] : []), ...(opts.nodeArgs ?? [])];
+  const proc = track(spawn(process.execPath, [...execArgv, ...(opts.compiled ? [path.join(ROOT, 'dist/cli/main.js')] : ['--import', 'tsx', path.join(ROOT, 'src/cli/main.ts')]), 'serve'], {
     cwd: ROOT,
     env: {
       ...process.env,
@@ -132,6 +138,7 @@ export async function startService(opts: ServiceOptions): Promise<RunningService
         const rec = tryJson(line);
         if (typeof rec.channel === 'string' && typeof rec.port === 'number') ports[rec.channel] = rec.port;
       } else {
+        opts.onOtherLine?.(line);
         keep(line);
         const key = /^\s*API key:\s+(\S+)/.exec(line);
         if (key) apiKey = key[1];

@@ -1,24 +1,26 @@
 /**
- * The SFTP channel: an SSH server (ssh2) that offers only the sftp subsystem, with password login, over the
- * customer's virtual tree (tree.ts). This file only translates SFTP requests into tree calls and tree errors into
- * SFTP status codes.
+ * The SFTP channel, main thread side. The SSH server, the protocol and the spool writes run in the SFTP thread
+ * (sftp-thread.ts, protocol in sftp-session.ts); this side answers what needs the store or state shared with FTP:
+ * password login (the authenticator's lockouts, the per-customer session limit), the tree (listings, reads, renames,
+ * removals) and the commit of a finished upload, whose CLOSE the thread answers only after this side has committed
+ * it (durable before acknowledged). It also writes the thread's log lines and counts its connections.
  *
- * An upload is complete when the client CLOSEs its handle: only then are the bytes committed, and the CLOSE is
- * answered OK only once they are durable. A connection that drops with a file open discards that upload.
+ * If the thread dies (a bug, out of memory), nothing acknowledged is lost: an upload is acknowledged only after this
+ * side committed it. Its connections are gone, as after a network cut; their sessions and unfinished uploads are
+ * released here, and the thread is started again on the same port so that clients can reconnect. A thread that dies
+ * MAX_RESTARTS times within RESTART_WINDOW_MS is not started again: the channel stays down, logged at fatal level,
+ * rather than flapping (an operator must look; the other channels keep working).
  */
-import type { AddressInfo, Server, Socket } from 'node:net';
-import ssh2 from 'ssh2';
-import type { Attributes, Connection, SFTPWrapper } from 'ssh2';
+import { EventEmitter } from 'node:events';
+import { extname } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Worker } from 'node:worker_threads';
 import type { Logger } from '../../log.ts';
-import { createConnectionGuard, plainAddress, type Ticket } from '../connection-guard.ts';
-import { FILES_GUARD_LIMITS, LIMITS } from './limits.ts';
 import { passwordLogin, type LoginDeps } from './login.ts';
-import { resolveClientPath } from './paths.ts';
+import { TREE_METHODS, fromWire, toWire, type Call, type LoginAnswer, type MainToThread, type SftpThreadData, type ThreadToMain } from './sftp-messages.ts';
 import { createTree, type FileTree } from './tree.ts';
-import { TreeError, type Entry, type FilesDeps, type Upload } from './tree-model.ts';
+import type { FilesDeps } from './tree-model.ts';
 import type { HostKey } from './host-key.ts';
-
-const { STATUS_CODE, OPEN_MODE } = ssh2.utils.sftp;
 
 export interface SftpDeps extends FilesDeps, LoginDeps {
   hostKey: HostKey;
@@ -34,316 +36,196 @@ export interface RunningServer {
   reloadTls?(): Promise<void>;
 }
 
-const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
+/** Deaths of the thread tolerated within RESTART_WINDOW_MS before the channel is left down. */
+const MAX_RESTARTS = 3;
+const RESTART_WINDOW_MS = 60_000;
+/** close() waits this long for the thread to end its connections and report their uploads, then stops it. */
+const CLOSE_TIMEOUT_MS = 30_000;
 
-function attrsOf(e: Entry): Attributes {
-  const type = e.type === 'dir' ? 0o040000 : 0o100000;
-  const perm = e.type === 'dir' ? (e.writable ? 0o755 : 0o555) : (e.writable ? 0o644 : 0o444);
-  const t = Math.floor(e.mtime.getTime() / 1000);
-  return { mode: type | perm, uid: 0, gid: 0, size: e.size, atime: t, mtime: t };
+/**
+ * The thread, from its module next to this one with the same extension: .js once built; .ts when the service runs
+ * from source under tsx, whose loader a worker does not inherit in Node 20, so it is registered there first (as the
+ * SQLite write thread does, src/store/sqlite/offload.ts).
+ */
+function startThread(data: SftpThreadData): Worker {
+  const ext = extname(fileURLToPath(import.meta.url));
+  const url = new URL(`./sftp-thread${ext}`, import.meta.url);
+  if (ext !== '.ts') return new Worker(url, { workerData: data });
+  const tsx = import.meta.resolve('tsx/esm/api');
+  return new Worker(`import(${JSON.stringify(tsx)}).then((t) => { t.register(); return import(${JSON.stringify(url.href)}); })`,
+    { eval: true, workerData: data });
 }
 
-/** `ls -l` style line: OpenSSH's `ls -l` and some GUI clients show it as it is. */
-function longname(e: Entry): string {
-  const a = attrsOf(e);
-  const bits = 'rwxrwxrwx'.split('').map((c, i) => ((a.mode >> (8 - i)) & 1 ? c : '-')).join('');
-  const d = e.mtime;
-  const when = `${MONTHS[d.getUTCMonth()]} ${String(d.getUTCDate()).padStart(2)} ${String(d.getUTCHours()).padStart(2, '0')}:${String(d.getUTCMinutes()).padStart(2, '0')}`;
-  return `${e.type === 'dir' ? 'd' : '-'}${bits} 1 ordini ordini ${String(e.size).padStart(10)} ${when} ${e.name}`;
-}
+interface Session { tree: FileTree; release: () => void }
 
-function statusOf(err: unknown): { code: number; message: string } {
-  if (err instanceof TreeError) {
-    const code = err.kind === 'not_found' ? STATUS_CODE.NO_SUCH_FILE : err.kind === 'denied' ? STATUS_CODE.PERMISSION_DENIED : STATUS_CODE.FAILURE;
-    return { code, message: err.message };
-  }
-  return { code: STATUS_CODE.FAILURE, message: 'errore interno' };
-}
-
-type Handle =
-  | { kind: 'dir'; path: string; entries?: Entry[]; pos: number }
-  | { kind: 'read'; data: Buffer }
-  | {
-    kind: 'write'; upload: Upload; pending: Set<Promise<void>>; error?: TreeError;
-    /** Settles once the reply to the latest WRITE on this handle has been sent (see WRITE). */
-    replied: Promise<void>;
-  };
-
-/** Serve one sftp channel of a logged-in connection. Returns the function that aborts what is still open. */
-function serveSftp(sftp: SFTPWrapper, tree: FileTree, log: Logger, touch: () => void): () => Promise<void> {
-  const handles = new Map<number, Handle>();
+/** Login and the tree for the thread's sessions. */
+function createSessions(deps: SftpDeps) {
+  const sessions = new Map<number, Session>();
   let next = 1;
-  const cwd = '/';
 
-  const resolve = (p: string): string => {
-    const r = resolveClientPath(cwd, p);
-    if (!r.ok) throw new TreeError('denied', r.reason);
-    return r.path;
-  };
-
-  const handleOf = (buf: Buffer): [number, Handle] => {
-    const id = buf.length === 4 ? buf.readUInt32BE(0) : -1;
-    const h = handles.get(id);
-    if (!h) throw new TreeError('failure', 'handle non valido');
-    return [id, h];
-  };
-
-  const newHandle = (h: Handle): Buffer => {
-    if (handles.size >= LIMITS.openFilesPerSession) throw new TreeError('failure', `troppi file aperti (massimo ${LIMITS.openFilesPerSession})`);
-    const id = next++;
-    handles.set(id, h);
-    const b = Buffer.alloc(4);
-    b.writeUInt32BE(id);
-    return b;
-  };
-
-  /** Every request: reset the idle timer, run, and turn a refusal into its status. */
-  const on = <A extends unknown[]>(event: string, fn: (reqid: number, ...args: A) => Promise<void>): void => {
-    sftp.on(event, (reqid: number, ...args: A) => {
-      touch();
-      fn(reqid, ...args).catch((err: unknown) => {
-        if (!(err instanceof TreeError)) log.error({ err, event }, 'sftp request failed');
-        const s = statusOf(err);
-        sftp.status(reqid, s.code, s.message);
-      });
-    });
-  };
-
-  on('REALPATH', async (reqid, p: string) => {
-    const path = resolve(p);
-    const e = await tree.stat(path).catch(() => undefined);
-    sftp.name(reqid, [{ filename: path, longname: path, attrs: e ? attrsOf(e) : ({} as Attributes) }]);
-  });
-  for (const ev of ['STAT', 'LSTAT']) {
-    on(ev, async (reqid, p: string) => sftp.attrs(reqid, attrsOf(await tree.stat(resolve(p)))));
+  async function answer(call: Call): Promise<unknown> {
+    if (call.op === 'login') {
+      const r = await passwordLogin(deps, call.user, call.password, call.remote, 'sftp');
+      if (!r.ok) return { ok: false, reason: r.reason } satisfies LoginAnswer;
+      const id = next++;
+      const tree = createTree(deps, { principal: r.principal, channel: 'sftp', remote: call.remote, user: call.user });
+      sessions.set(id, { tree, release: r.release });
+      return { ok: true, session: id } satisfies LoginAnswer;
+    }
+    const s = sessions.get(call.session);
+    if (!s) throw new Error(`no SFTP session ${call.session}`);
+    if (!TREE_METHODS.includes(call.method)) throw new Error(`not a tree call: ${String(call.method)}`);
+    const f = s.tree[call.method] as (...a: unknown[]) => Promise<unknown>;
+    return f(...call.args);
   }
-  on('FSTAT', async (reqid, b: Buffer) => {
-    const [, h] = handleOf(b);
-    const now = new Date();
-    if (h.kind === 'read') sftp.attrs(reqid, attrsOf({ name: '', type: 'file', size: h.data.length, mtime: now, writable: false }));
-    else if (h.kind === 'write') sftp.attrs(reqid, attrsOf({ name: '', type: 'file', size: h.upload.bytes, mtime: now, writable: true }));
-    else sftp.attrs(reqid, attrsOf(await tree.stat(h.path)));
-  });
-  on('OPENDIR', async (reqid, p: string) => {
-    const path = resolve(p);
-    const e = await tree.stat(path);
-    if (e.type !== 'dir') throw new TreeError('failure', 'non è una cartella');
-    sftp.handle(reqid, newHandle({ kind: 'dir', path, pos: 0 }));
-  });
-  on('READDIR', async (reqid, b: Buffer) => {
-    const [, h] = handleOf(b);
-    if (h.kind !== 'dir') throw new TreeError('failure', 'non è una cartella');
-    h.entries ??= await tree.list(h.path);
-    if (h.pos >= h.entries.length) return sftp.status(reqid, STATUS_CODE.EOF);
-    const batch = h.entries.slice(h.pos, h.pos + LIMITS.readdirBatch);
-    h.pos += batch.length;
-    sftp.name(reqid, batch.map((e) => ({ filename: e.name, longname: longname(e), attrs: attrsOf(e) })));
-  });
-  on('OPEN', async (reqid, p: string, flags: number) => {
-    const path = resolve(p);
-    if (flags & OPEN_MODE.WRITE || flags & OPEN_MODE.APPEND) {
-      const upload = await tree.upload(path, { truncate: (flags & OPEN_MODE.TRUNC) !== 0, exclusive: (flags & OPEN_MODE.EXCL) !== 0 });
-      try {
-        sftp.handle(reqid, newHandle({ kind: 'write', upload, pending: new Set(), replied: Promise.resolve() }));
-      } catch (err) {
-        await upload.abort('too many open files');
-        throw err;
-      }
-      return;
-    }
-    const data = await tree.read(path);
-    sftp.handle(reqid, newHandle({ kind: 'read', data }));
-  });
-  on('READ', async (reqid, b: Buffer, offset: number, len: number) => {
-    const [, h] = handleOf(b);
-    if (h.kind !== 'read') throw new TreeError('failure', 'file non aperto in lettura');
-    if (offset >= h.data.length) return sftp.status(reqid, STATUS_CODE.EOF);
-    sftp.data(reqid, h.data.subarray(offset, offset + Math.min(len, LIMITS.maxReadChunk)));
-  });
-  on('WRITE', async (reqid, b: Buffer, offset: number, data: Buffer) => {
-    const [, h] = handleOf(b);
-    if (h.kind !== 'write') throw new TreeError('failure', 'file non aperto in scrittura');
-    const w = h.error ? Promise.reject(h.error) : h.upload.write(data, offset);
-    h.pending.add(w);
-    // Replies leave in request order, as OpenSSH's do. A write that fills the spool buffer waits for the disk while
-    // later ones are only buffered; answered as each settled, paramiko's pipelined put() (which reads replies in
-    // request order and drops one it meets early) waited forever for a reply it had already thrown away.
-    const previous = h.replied;
-    let sent!: () => void;
-    h.replied = new Promise<void>((resolve) => { sent = resolve; });
-    try {
-      const failure = await w.then(() => undefined, (err: unknown) => {
-        // The first failed write spoils the upload: CLOSE will refuse it instead of committing a file with a hole.
-        h.error ??= err instanceof TreeError ? err : new TreeError('failure', 'scrittura non riuscita');
-        return h.error;
-      });
-      h.pending.delete(w);
-      await previous;
-      // Sent here rather than thrown to on(), whose status would leave a turn later, after the next write's.
-      if (failure) sftp.status(reqid, statusOf(failure).code, failure.message);
-      else sftp.status(reqid, STATUS_CODE.OK);
-    } finally {
-      sent();
-    }
-  });
-  on('CLOSE', async (reqid, b: Buffer) => {
-    const [id, h] = handleOf(b);
-    handles.delete(id);
-    if (h.kind === 'write') {
-      await Promise.allSettled([...h.pending]);
-      await h.replied; // the CLOSE reply comes after every WRITE reply, in request order
-      if (h.error) {
-        await h.upload.abort(h.error.message);
-        throw h.error;
-      }
-      await h.upload.finish();
-    }
-    sftp.status(reqid, STATUS_CODE.OK);
-  });
-  on('RENAME', async (reqid, from: string, to: string) => {
-    await tree.rename(resolve(from), resolve(to));
-    sftp.status(reqid, STATUS_CODE.OK);
-  });
-  on('REMOVE', async (reqid, p: string) => {
-    await tree.remove(resolve(p));
-    sftp.status(reqid, STATUS_CODE.OK);
-  });
-  on('MKDIR', async () => tree.mkdir());
-  on('RMDIR', async () => tree.rmdir());
-  on('SETSTAT', async (reqid, p: string) => {
-    await tree.setAttributes(resolve(p));
-    sftp.status(reqid, STATUS_CODE.OK);
-  });
-  on('FSETSTAT', async (reqid, b: Buffer) => {
-    handleOf(b);
-    // Clients set times and modes on the file they just wrote; stored files keep their receive time.
-    sftp.status(reqid, STATUS_CODE.OK);
-  });
-  on('SYMLINK', async () => {
-    throw new TreeError('denied', 'i collegamenti simbolici non sono ammessi');
-  });
-  on('READLINK', async () => {
-    throw new TreeError('not_found', 'non è un collegamento simbolico');
-  });
-  sftp.on('EXTENDED', (reqid: number) => sftp.status(reqid, STATUS_CODE.OP_UNSUPPORTED));
-  // The client is done (its end of the channel is closed): close ours, or OpenSSH's sftp waits forever to exit.
-  sftp.on('end', () => sftp.end());
 
-  return async () => {
-    for (const h of handles.values()) {
-      if (h.kind === 'write') {
-        await Promise.allSettled([...h.pending]);
-        await h.upload.abort('connection closed before the file was closed').catch(() => undefined);
-      }
-    }
-    handles.clear();
+  async function logout(id: number, reason: string): Promise<void> {
+    const s = sessions.get(id);
+    if (!s) return;
+    sessions.delete(id);
+    // The thread ends its uploads before it logs out; what it could not end (it died) is ended here.
+    await s.tree.abandonUploads(reason).finally(() => s.release());
+  }
+
+  return {
+    answer,
+    logout,
+    async logoutAll(reason: string) {
+      await Promise.all([...sessions.keys()].map((id) => logout(id, reason)));
+    },
   };
 }
 
-function handleConnection(deps: SftpDeps, client: Connection, remote: string, log: Logger, ticket: Ticket | undefined): void {
-  let tree: FileTree | undefined;
-  let release: (() => void) | undefined;
-  let attempts = 0;
-  let closed = false;
-  const aborts: (() => Promise<void>)[] = [];
-  const loginTimer = setTimeout(() => client.end(), LIMITS.loginTimeoutMs);
-  let idleTimer: NodeJS.Timeout | undefined;
-  const touch = () => idleTimer?.refresh();
+export interface SftpServer extends RunningServer {
+  /** Tests: stop the thread at once, as a crash of it would (it is started again as after a crash). */
+  killThread(): Promise<void>;
+}
 
-  client.on('authentication', (ctx) => {
-    if (ctx.method !== 'password' || tree) return ctx.reject(['password']);
-    attempts++;
-    const user = ctx.username;
-    void passwordLogin(deps, user, ctx.password, remote, 'sftp').then((r) => {
-      if (!r.ok) {
-        ctx.reject(['password']);
-        // SSH carries no reason with a refusal: a deactivated customer (or one over his session limit) would only
-        // be refused again, so the connection ends.
-        if (attempts >= LIMITS.loginAttemptsPerConnection || r.reason === 'sessions' || r.reason === 'inactive') client.end();
+export async function startSftpServer(deps: SftpDeps, opts: { host: string; port: number }): Promise<SftpServer> {
+  const log = deps.log.child({ channel: 'sftp' });
+  const sessions = createSessions(deps);
+  // The gauge of open connections listens to an emitter, as it does to a net.Server: the thread's are mirrored here.
+  const connections = new EventEmitter();
+  deps.metrics?.trackConnections('sftp', connections);
+  const open = new Map<number, EventEmitter>();
+  const deaths: number[] = [];
+  let worker: Worker | undefined;
+  let closing: Promise<void> | undefined;
+  let boundPort = opts.port;
+
+  function onMessage(w: Worker, m: ThreadToMain): void {
+    switch (m.type) {
+      case 'call': {
+        const reply = (a: MainToThread) => {
+          // Only to the thread that asked: a new thread never sees an answer meant for a dead one.
+          if (worker === w) w.postMessage(a);
+        };
+        sessions.answer(m.call).then(
+          (value) => reply({ type: 'answer', id: m.id, ok: true, value }),
+          (err: unknown) => reply({ type: 'answer', id: m.id, ok: false, error: toWire(err) }),
+        );
         return;
       }
-      if (closed) return r.release(); // the client left while its password was being checked
-      release = r.release;
-      ticket?.trust();
-      tree = createTree(deps, { principal: r.principal, channel: 'sftp', remote, user });
-      ctx.accept();
-    }).catch((err: unknown) => {
-      log.error({ err }, 'sftp login failed');
-      client.end();
+      case 'logout':
+        void sessions.logout(m.session, 'connection closed');
+        return;
+      case 'log':
+        (log as Logger)[m.level](m.obj, m.msg);
+        return;
+      case 'connection': {
+        if (m.open) {
+          const conn = new EventEmitter();
+          open.set(m.id, conn);
+          connections.emit('connection', conn);
+        } else {
+          open.get(m.id)?.emit('close');
+          open.delete(m.id);
+        }
+        return;
+      }
+      default:
+    }
+  }
+
+  /** Start a thread and wait for it to listen; rejects with its start error (the port taken, say). */
+  function spawn(port: number): Promise<Worker> {
+    const w = startThread({ hostKey: deps.hostKey.privateKey, host: opts.host, port, logLevel: log.levelVal });
+    return new Promise<Worker>((resolve, reject) => {
+      let started = false;
+      let reason: Error | undefined;
+      w.on('message', (m: ThreadToMain) => {
+        if (m.type === 'listening') {
+          started = true;
+          boundPort = m.port;
+          resolve(w);
+        } else if (m.type === 'failed') {
+          reject(fromWire(m.error));
+        } else {
+          onMessage(w, m);
+        }
+      });
+      w.on('error', (err) => {
+        reason = err;
+        log.error({ err }, 'the SFTP thread failed');
+      });
+      w.on('exit', (code) => {
+        if (!started) return reject(reason ?? new Error(`the SFTP thread exited (code ${code}) before listening`));
+        if (worker === w) void died(w, code, reason);
+      });
     });
-  });
+  }
 
-  client.on('ready', () => {
-    clearTimeout(loginTimer);
-    idleTimer = setTimeout(() => {
-      log.info({ remote }, 'sftp session idle: closed');
-      client.end();
-    }, LIMITS.idleTimeoutMs);
-  });
+  async function died(w: Worker, code: number, reason: Error | undefined): Promise<void> {
+    worker = undefined;
+    for (const conn of open.values()) conn.emit('close');
+    open.clear();
+    if (closing) return;
+    log.error({ code, err: reason }, 'the SFTP thread stopped: its connections are closed, their unfinished uploads discarded');
+    await sessions.logoutAll('the SFTP thread stopped');
+    const now = Date.now();
+    deaths.push(now);
+    while (deaths.length > 0 && deaths[0]! < now - RESTART_WINDOW_MS) deaths.shift();
+    if (deaths.length >= MAX_RESTARTS) {
+      // Loud on purpose: SFTP is down until the service is restarted.
+      log.fatal({ deaths: deaths.length, windowSeconds: RESTART_WINDOW_MS / 1000 }, 'the SFTP thread keeps dying: SFTP is off until the service is restarted');
+      return;
+    }
+    try {
+      worker = await spawn(boundPort);
+      log.info({ port: boundPort }, 'the SFTP thread was started again');
+    } catch (err) {
+      log.fatal({ err }, 'the SFTP thread could not be started again: SFTP is off until the service is restarted');
+    }
+  }
 
-  client.on('session', (accept) => {
-    const session = accept();
-    // Only the sftp subsystem is offered: ssh2 refuses shell, exec, pty and forwarding requests nobody listens to.
-    session.on('sftp', (acceptSftp, rejectSftp) => {
-      // A few parallel sftp channels are normal (some clients open two); dozens would only multiply open handles.
-      if (!tree || aborts.length >= 4) return rejectSftp();
-      const sftp = acceptSftp();
-      sftp.on('error', (err: Error) => log.debug({ err, remote }, 'sftp channel error'));
-      aborts.push(serveSftp(sftp, tree, log, touch));
-    });
-  });
-
-  client.on('error', (err) => log.debug({ err, remote }, 'sftp connection error'));
-  client.on('close', () => {
-    closed = true;
-    clearTimeout(loginTimer);
-    if (idleTimer) clearTimeout(idleTimer);
-    void Promise.all(aborts.map((a) => a())).finally(() => release?.());
-  });
-}
-
-export async function startSftpServer(deps: SftpDeps, opts: { host: string; port: number }): Promise<RunningServer> {
-  const log = deps.log.child({ channel: 'sftp' });
-  // ssh2's Server keeps no list of its connections; a prompt stop needs one.
-  const clients = new Set<Connection>();
-  const guard = createConnectionGuard(FILES_GUARD_LIMITS, log);
-  const server = new ssh2.Server({ hostKeys: [deps.hostKey.privateKey], ident: 'order-intake' }, (client, info) => {
-    clients.add(client);
-    // Each WRITE is answered by a status packet of a few dozen bytes; with Nagle's algorithm those waited for the
-    // client's ACKs, and a 50 MiB upload sent its data at 29 instead of 38 MiB/s (npm run bench -- sftp).
-    // ssh2's server-side connection has setNoDelay (server.js), but its type declarations leave it out.
-    (client as Connection & { setNoDelay(noDelay: boolean): void }).setNoDelay(true);
-    client.on('close', () => clients.delete(client));
-    // deps keep the service's logger: login and the tree bind `channel` themselves (a second one duplicated the key).
-    // ssh2 keeps the accepted socket as _sock; its typings leave it out.
-    handleConnection(deps, client, info.ip, log, guard.ticketOf((client as unknown as { _sock?: Socket })._sock));
-  });
-  // The guard decides which connections are served; ssh2's own bound is only a backstop above it.
-  server.maxConnections = 2 * LIMITS.connectionsPerServer;
-  deps.metrics?.trackConnections('sftp', server);
-  // Before the SSH identification nothing can be said that a client would show: a refused socket is just closed.
-  guard.gate((server as unknown as { _srv: Server })._srv, {
-    refuse(socket, reason) {
-      log.info({ remote: plainAddress(socket.remoteAddress), reason }, 'sftp connection refused');
-      socket.destroy();
-    },
-  });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(opts.port, opts.host, () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
-  server.on('error', (err: Error) => log.error({ err }, 'sftp server error'));
-  const port = (server.address() as AddressInfo).port;
+  worker = await spawn(opts.port);
+  const port = boundPort;
   log.info({ port, fingerprint: deps.hostKey.fingerprint }, `SFTP listening on port ${port}, host key ${deps.hostKey.fingerprint}`);
   return {
     port,
-    close: () => new Promise<void>((resolve) => {
-      server.close(() => resolve());
-      // Open sessions would keep close() waiting forever; their unfinished uploads are discarded.
-      for (const c of clients) c.end();
-    }),
+    async killThread() {
+      await worker?.terminate();
+    },
+    close() {
+      closing ??= (async () => {
+        const w = worker;
+        if (w) {
+          // The thread ends every connection and reports their uploads (answered here meanwhile), then says so.
+          const exited = new Promise<void>((resolve) => w.once('exit', () => resolve()));
+          const closed = new Promise<void>((resolve) => w.on('message', (m: ThreadToMain) => m.type === 'closed' && resolve()));
+          w.postMessage({ type: 'close' } satisfies MainToThread);
+          const timer = setTimeout(() => {
+            log.warn({ timeoutMs: CLOSE_TIMEOUT_MS }, 'the SFTP thread did not close in time: stopped');
+            void w.terminate();
+          }, CLOSE_TIMEOUT_MS);
+          await Promise.race([closed, exited]);
+          clearTimeout(timer);
+          await w.terminate();
+          await exited;
+        }
+        await sessions.logoutAll('the service is stopping');
+      })();
+      return closing;
+    },
   };
 }

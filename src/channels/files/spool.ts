@@ -289,12 +289,13 @@ export class Spool {
     return out;
   }
 
-  /** Open a temporary file for writing (creating it and its name record when new). */
-  async openTemp(customerId: string, name: string, max: number, mode: 'new' | 'keep' | 'exclusive', start?: number): Promise<SpoolWriter> {
-    await mkdir(this.#dir(customerId), { recursive: true, mode: 0o700 });
-    const writer = await SpoolWriter.open(this.tempDataFile(customerId, name), max, mode, start);
-    await writeFile(`${this.#base(customerId, name)}.name`, name, { encoding: 'utf8', mode: 0o600 });
-    return writer;
+  /**
+   * Where a temporary file's bytes and its name record go. The file is opened by whoever writes it (upload-writer.ts:
+   * the main thread for FTP, the SFTP thread for SFTP), which creates the folder and writes the name once it is open.
+   */
+  tempFiles(customerId: string, name: string): { data: string; nameRecord: { dir: string; file: string } } {
+    const base = this.#base(customerId, name);
+    return { data: `${base}.data`, nameRecord: { dir: this.#dir(customerId), file: `${base}.name` } };
   }
 
   async removeTemp(customerId: string, name: string): Promise<void> {

@@ -3,7 +3,7 @@
  * their Italian texts), and where a path points.
  */
 import type { Intake } from '../../intake/intake.ts';
-import type { Principal, StoredSubmission } from '../../domain/types.ts';
+import type { Principal } from '../../domain/types.ts';
 import type { Logger } from '../../log.ts';
 import type { Metrics } from '../../metrics/metrics.ts';
 import type { Store } from '../../domain/store/store.ts';
@@ -93,10 +93,41 @@ export interface Upload {
   readonly bytes: number;
   write(data: Uint8Array, offset?: number): Promise<void>;
   /** The upload is complete: a final name is committed (resolves once durable); a temporary one is kept. */
-  finish(): Promise<StoredSubmission | undefined>;
+  finish(): Promise<void>;
   /** The upload was cut: a final name is discarded unprocessed; a temporary one is kept for resuming. */
   abort(reason: string): Promise<void>;
 }
+
+/**
+ * An upload the tree has agreed to (checks passed, name claimed) and the writing side must now open and write: the
+ * tree decides, the writing side (upload-writer.ts) only writes where it is told, in whichever thread holds the
+ * connection. Plain data, so that it can travel to the SFTP thread.
+ */
+export interface UploadPlan {
+  name: string;
+  temporary: boolean;
+  /** The spool file the bytes go into. */
+  file: string;
+  /** 'new' creates or empties the file, 'keep' opens it as it is (resume), 'exclusive' fails if it exists. */
+  mode: 'new' | 'keep' | 'exclusive';
+  /** Resume point (temporary files only). */
+  start?: number;
+  /** Bytes allowed (config.maxFileBytes). */
+  max: number;
+  /** A temporary file's name record (spool.ts), written in `dir` once its data file is open. */
+  nameRecord?: { dir: string; file: string };
+}
+
+/** How the writing side ended an upload it was given a plan for (see FileTree.endUpload). */
+export type UploadEnd =
+  /** Every byte written and the file closed: a final name is committed now. */
+  | { kind: 'done'; size: number; sha256?: string }
+  /** Cut by the client or the connection: a final name's file is already deleted, a temporary one kept. */
+  | { kind: 'aborted'; size: number; reason: string }
+  /** Closing the file failed (a disk write failed): nothing is committed; the writing side reports the error. */
+  | { kind: 'failed' }
+  /** The file could not be opened; `message` is why (a resume beyond the file's end says so in Italian). */
+  | { kind: 'unopened'; message: string };
 
 export interface UploadOptions {
   /** Empty the file first (SFTP TRUNC, FTP STOR without REST). */

@@ -20,11 +20,12 @@ import { LIMITS } from './limits.ts';
 import { displayNames, isTemporaryName } from './names.ts';
 import { OUTCOME_JSON_SUFFIX, OUTCOME_TEXT_SUFFIX } from '../../render/outcome-file.ts';
 import { outcomeInput, outcomeSizeKey, outcomeSizes, renderOutcomeFile, type OutcomeFileRef } from './listing-sizes.ts';
-import { hashFile, SpoolWriter, TooLargeError } from './spool.ts';
+import { hashFile, TooLargeError } from './spool.ts';
+import { openUpload } from './upload-writer.ts';
 import { uploadMemoryCost } from './upload-memory.ts';
 import {
-  INBOX, locate, MESSAGES, segmentsOf, SUBFOLDERS, TreeError, writeError,
-  type Entry, type FilesDeps, type Located, type SessionInfo, type Upload, type UploadOptions,
+  INBOX, locate, MESSAGES, segmentsOf, SUBFOLDERS, TreeError,
+  type Entry, type FilesDeps, type Located, type SessionInfo, type Upload, type UploadEnd, type UploadOptions, type UploadPlan,
 } from './tree-model.ts';
 
 
@@ -44,7 +45,14 @@ export interface FileTree {
   stat(path: string): Promise<Entry>;
   list(path: string): Promise<Entry[]>;
   read(path: string): Promise<Buffer>;
+  /** Begin and write an upload here, in this thread (FTP): beginUpload, then upload-writer.ts's openUpload. */
   upload(path: string, opts: UploadOptions): Promise<Upload>;
+  /** Check an upload and claim its name; the writing side opens the planned file and must call endUpload once. */
+  beginUpload(path: string, opts: UploadOptions): Promise<{ id: number; plan: UploadPlan }>;
+  /** How the upload ended: a final name that is done is committed (resolves once durable); throws the refusal. */
+  endUpload(id: number, end: UploadEnd): Promise<void>;
+  /** End every upload begun and not ended, as cut (the writing side went away): claims released, files deleted. */
+  abandonUploads(reason: string): Promise<void>;
   rename(from: string, to: string): Promise<void>;
   remove(path: string): Promise<void>;
   mkdir(): Promise<never>;
@@ -195,84 +203,55 @@ export function createTree(deps: FilesDeps, session: SessionInfo): FileTree {
     return loc.name;
   }
 
-  async function uploadTemp(name: string, opts: UploadOptions): Promise<Upload> {
+  /** Uploads begun and not yet ended, by id: what a writing side that went away leaves to clean up. */
+  const open = new Map<number, { plan: UploadPlan; path: string }>();
+  let nextUpload = 1;
+
+  async function planTemp(name: string, opts: UploadOptions): Promise<UploadPlan> {
     const existing = await spool.statTemp(customerId, name);
     if (!existing && (await spool.listTemp(customerId)).length >= LIMITS.tempFilesPerCustomer) {
       throw new TreeError('failure', MESSAGES.tooManyTemp);
     }
     if (existing && opts.exclusive) throw new TreeError('exists', 'il file esiste già');
     if (!spool.claim(customerId, name)) throw new TreeError('failure', MESSAGES.busy);
-    let writer: SpoolWriter;
-    try {
-      const mode = opts.exclusive ? 'exclusive' : opts.truncate && !opts.append && opts.start === undefined ? 'new' : 'keep';
-      writer = await spool.openTemp(customerId, name, deps.maxFileBytes, mode, opts.start);
-    } catch (err) {
-      spool.release(customerId, name);
-      throw new TreeError('failure', err instanceof Error && /ripresa/.test(err.message) ? err.message : 'impossibile aprire il file');
-    }
-    let ended = false;
-    const end = async () => {
-      if (ended) return;
-      ended = true;
-      try {
-        await writer.close();
-      } finally {
-        spool.release(customerId, name);
-      }
-    };
-    return {
-      name, temporary: true,
-      get bytes() {
-        return writer.size;
-      },
-      write: (data, offset) => writer.write(data, offset).catch(writeError),
-      async finish() {
-        await end();
-        return undefined;
-      },
-      async abort(reason) {
-        log.info({ file: name, bytes: writer.size, reason }, 'temporary upload interrupted; kept for resuming');
-        await end().catch(() => undefined);
-      },
-    };
+    const mode = opts.exclusive ? 'exclusive' : opts.truncate && !opts.append && opts.start === undefined ? 'new' : 'keep';
+    const files = spool.tempFiles(customerId, name);
+    return { name, temporary: true, file: files.data, mode, start: opts.start, max: deps.maxFileBytes, nameRecord: files.nameRecord };
   }
 
-  async function uploadFinal(name: string, path: string, opts: UploadOptions): Promise<Upload> {
+  function planFinal(name: string, opts: UploadOptions): UploadPlan {
     if (opts.append || (opts.start !== undefined && opts.start > 0)) throw new TreeError('denied', MESSAGES.noResume);
-    const writer = await SpoolWriter.open(spool.newUploadFile(), deps.maxFileBytes, 'exclusive').catch((err: unknown) => {
-      log.error({ err }, 'cannot open a spool file');
+    return { name, temporary: false, file: spool.newUploadFile(), mode: 'exclusive', max: deps.maxFileBytes };
+  }
+
+  async function beginUpload(path: string, opts: UploadOptions): Promise<{ id: number; plan: UploadPlan }> {
+    const name = inboxTarget(path);
+    if (uploads >= LIMITS.filesPerSession) throw new TreeError('failure', MESSAGES.tooManyFiles);
+    uploads++;
+    const plan = isTemporaryName(name) ? await planTemp(name, opts) : planFinal(name, opts);
+    const id = nextUpload++;
+    open.set(id, { plan, path });
+    return { id, plan };
+  }
+
+  async function endUpload(id: number, end: UploadEnd): Promise<void> {
+    const u = open.get(id);
+    if (!u) throw new TreeError('failure', 'caricamento già concluso');
+    open.delete(id);
+    const { plan } = u;
+    if (plan.temporary) {
+      spool.release(customerId, plan.name);
+      if (end.kind === 'aborted') log.info({ file: plan.name, bytes: end.size, reason: end.reason }, 'temporary upload interrupted; kept for resuming');
+      if (end.kind === 'unopened') throw new TreeError('failure', /ripresa/.test(end.message) ? end.message : 'impossibile aprire il file');
+      return;
+    }
+    if (end.kind === 'aborted') log.warn({ file: plan.name, bytes: end.size, reason: end.reason }, 'upload interrupted: discarded, not processed');
+    if (end.kind === 'unopened') {
+      log.error({ err: new Error(end.message) }, 'cannot open a spool file');
       throw new TreeError('failure', MESSAGES.notStored);
-    });
-    let ended = false;
-    return {
-      name, temporary: false,
-      get bytes() {
-        return writer.size;
-      },
-      write: (data, offset) => writer.write(data, offset).catch(writeError),
-      async finish() {
-        if (ended) throw new TreeError('failure', 'caricamento già concluso');
-        ended = true;
-        try {
-          // No fsync: the store's commit of its own copy (made from this file) is what makes the upload durable
-          // and what the acknowledgement waits for; this file is only read back here and by judging, and a crash
-          // empties uploads/ (the sweeper judges from the store). The fsync wrote the file to disk a second time.
-          await writer.close({ sync: false });
-        } catch (err) {
-          await rm(writer.file, { force: true }).catch(() => undefined);
-          throw err;
-        }
-        // commit owns the file from here, and deletes it once it is judged.
-        const sha256 = writer.sha256;
-        return commit(writer.file, name, path, sha256 === undefined ? undefined : { sha256, size: writer.size });
-      },
-      async abort(reason) {
-        if (ended) return;
-        ended = true;
-        log.warn({ file: name, bytes: writer.size, reason }, 'upload interrupted: discarded, not processed');
-        await writer.discard();
-      },
-    };
+    }
+    // commit owns the file from here, and deletes it once it is judged.
+    if (end.kind === 'done') await commit(plan.file, plan.name, u.path, end.sha256 === undefined ? undefined : { sha256: end.sha256, size: end.size });
   }
 
   return {
@@ -319,11 +298,20 @@ export function createTree(deps: FilesDeps, session: SessionInfo): FileTree {
       return found.bytes();
     },
 
+    beginUpload,
+    endUpload,
+
     async upload(path, opts) {
-      const name = inboxTarget(path);
-      if (uploads >= LIMITS.filesPerSession) throw new TreeError('failure', MESSAGES.tooManyFiles);
-      uploads++;
-      return isTemporaryName(name) ? uploadTemp(name, opts) : uploadFinal(name, path, opts);
+      const { id, plan } = await beginUpload(path, opts);
+      return openUpload(plan, (end) => endUpload(id, end));
+    },
+
+    async abandonUploads(reason) {
+      for (const [id, { plan }] of [...open]) {
+        // The writing side is gone without ending them: nobody writes these files any more.
+        if (!plan.temporary) await rm(plan.file, { force: true }).catch(() => undefined);
+        await endUpload(id, { kind: 'aborted', size: 0, reason }).catch(() => undefined);
+      }
     },
 
     async rename(fromPath, toPath) {
