@@ -27,6 +27,7 @@ import { postgresWeb } from './web.ts';
 import { numberSequence, yearSequences } from './numbering.ts';
 import { registerGroups, type GroupRow } from './register-batch.ts';
 import { completeGroups, type CompleteCall } from './complete-batch.ts';
+import { pgAttempts } from './attempts.ts';
 import { postgresCustomerState } from './customer-state.ts';
 import { postgresNotifications } from './notifications.ts';
 import {
@@ -37,10 +38,11 @@ import {
   type SubmissionRow,
 } from '../common/rows.ts';
 import { jsonOut } from '../common/rows.ts';
-import { expandOutcome, isCompact, outcomeJson } from '../common/outcome-form.ts';
+import { isCompact, outcomeJson } from '../common/outcome-form.ts';
+import { withoutUndefined } from '../../domain/objects.ts';
 import { readRawFile } from '../common/raw-file.ts';
 import type {
-  NewSubmission, RegisterItem, RegisterResult, Store, SubmissionSummary, WriteOptions,
+  CompleteOptions, NewSubmission, RegisterItem, RegisterResult, Store, SubmissionSummary, WriteOptions,
 } from '../../domain/store/store.ts';
 
 export interface PostgresStoreOptions {
@@ -113,6 +115,7 @@ export async function openPostgresStore(url: string, opts: PostgresStoreOptions 
   const tx = <T>(fn: (c: PoolClient) => Promise<T>): Promise<T> => withTransaction(pool, fn);
   const numbering = yearSequences(pool);
   const completes = completeGroups(pool, outbox, (call) => completeAlone(call));
+  const attempts = pgAttempts(pool, outbox);
   // A group that failed registers its orders one by one; one that came with its submission saves that first, in
   // the same transaction, so that a faulty request leaves neither behind.
   const groups = registerGroups(pool, outbox, (item, sub) => (sub
@@ -155,15 +158,15 @@ export async function openPostgresStore(url: string, opts: PostgresStoreOptions 
     return (await pool.query(sql, params)).rows as R[];
   }
 
-  /** A large file's outcome is kept compact: its orders are read back from its attempts (outcome-form.ts). */
-  async function fullOutcome(id: string, stored: Outcome): Promise<Outcome> {
-    if (!isCompact(stored)) return stored;
-    const rows = await all<{ idx: number; outcome: unknown }>('SELECT idx, outcome FROM order_attempts WHERE submission_id = $1', [id]);
-    return expandOutcome(stored, () => rows.map((r) => ({ idx: r.idx, outcome: jsonOut<OrderOutcome>(r.outcome) })));
-  }
-
+  /**
+   * A large file's outcome is kept compact: its orders are read back from its attempts, in one snapshot with the
+   * verdict and the state (attempts.ts), which a re-judgement may have changed since the first read.
+   */
   async function withOrders(s: StoredSubmission): Promise<StoredSubmission> {
-    return s.outcome ? { ...s, outcome: await fullOutcome(s.id, s.outcome) } : s;
+    if (!s.outcome || !isCompact(s.outcome)) return s;
+    const now = await attempts.readCompact(s.id);
+    const { outcome: _old, processedAt: _at, ...rest } = s;
+    return withoutUndefined({ ...rest, state: now.state, processedAt: now.processedAt, outcome: now.outcome });
   }
 
   if (schema !== undefined) {
@@ -475,8 +478,12 @@ export async function openPostgresStore(url: string, opts: PostgresStoreOptions 
         'SELECT id, outcome FROM submissions WHERE customer_id = $1 AND id = ANY($2::text[]) AND outcome IS NOT NULL',
         [customerId, [...ids]],
       );
-      const full = await Promise.all(rows.map(async (r) => [r.id, await fullOutcome(r.id, jsonOut<Outcome>(r.outcome))] as const));
-      return new Map(full);
+      const full = await Promise.all(rows.map(async (r) => {
+        const stored = jsonOut<Outcome>(r.outcome);
+        return [r.id, isCompact(stored) ? (await attempts.readCompact(r.id)).outcome : stored] as const;
+      }));
+      // One reset for a re-judgement since the first read has no outcome now: left out, as unprocessed ones are.
+      return new Map(full.filter((e): e is [string, Outcome] => e[1] !== undefined));
     },
 
     async findSubmissionByReservedOrderId(customerId, orderId) {
@@ -496,9 +503,11 @@ export async function openPostgresStore(url: string, opts: PostgresStoreOptions 
       return rows.map((r) => r.id);
     },
 
-    async completeSubmission(id: string, state: SubmissionState, outcome: Outcome, processedAt: string) {
-      // With the outcomes of other requests in flight, in one statement and one durable commit (complete-batch.ts).
-      if (!(await completes.complete({ id, state, outcome, processedAt }))) {
+    async completeSubmission(id: string, state: SubmissionState, outcome: Outcome, processedAt: string, opts?: CompleteOptions) {
+      // With the outcomes of other requests in flight, in one statement and one durable commit (complete-batch.ts);
+      // a large file whose attempts are written already, alone (attempts.ts).
+      const call = { id, state, outcome, processedAt };
+      if (!(await (opts?.attemptsRecorded ? attempts.completeRecorded(call) : completes.complete(call)))) {
         throw new IntakeError('NOT_FOUND', `submission ${id} not found`);
       }
     },
@@ -513,6 +522,10 @@ export async function openPostgresStore(url: string, opts: PostgresStoreOptions 
       const { rows } = await pool.query('UPDATE submissions SET retries = retries + 1 WHERE id = $1 RETURNING retries', [id]);
       if (rows.length === 0) throw new IntakeError('NOT_FOUND', `submission ${id} not found`);
       return Number((rows[0] as { retries: number }).retries);
+    },
+
+    async recordAttempts(submissionId, orders, opts) {
+      await attempts.record(submissionId, orders, opts?.durable !== false);
     },
 
     async registerOrders(items, opts) {
