@@ -10,6 +10,7 @@ import { decodeConnectorSubmission, type ConnectorOrder } from './connectors/sub
 import { serialiseDetails } from './connectors/ticket-details.ts';
 import { arraySource, fileBytes, openOrdersYielding, type OrderSource } from './formats/index.ts';
 import { contentHash, yearIn } from './register.ts';
+import { SeenOrders } from './seen-orders.ts';
 import { validateBusiness, validateStructure, type Catalog } from './validate.ts';
 import type { Order, OrderOutcome, Outcome, Principal, StoredSubmission } from '../domain/types.ts';
 import { hasAttemptRow } from '../domain/store/records.ts';
@@ -145,7 +146,7 @@ interface FileState {
    * file itself is checked first; a repeat with other content is a conflict, an identical repeat a duplicate.
    * Kept for the whole file, since a repeat may come batches later.
    */
-  seen: Map<string, { index: number; hash: string }>;
+  seen: SeenOrders;
   repeats: { index: number; of: number }[];
   /** Connector submissions: each order's customer, product keys and ticket details (see connectors/submission.ts). */
   connector?: ConnectorOrder[];
@@ -221,21 +222,21 @@ async function judgeBatch(f: FileState, first: number, candidates: readonly unkn
     }
     const hash = contentHash(order);
     // The identity is (customer, reference): a connector serving several customers may bring the same reference twice.
-    const identity = `${order.codice_cliente}\u0000${order.riferimento_ordine}`;
-    const earlier = f.seen.get(identity);
+    const earlier = f.seen.first(order.codice_cliente, order.riferimento_ordine);
+    const same = earlier !== undefined && f.seen.sameContent(earlier, hash);
     // A repeat whose first occurrence was in an earlier batch of a file whose attempts are recorded has no outcome
     // here to copy: it is registered again and the store gives the first one's answer (same submission: "created"
     // with the same number, which a repeat shows as a duplicate; or the same duplicate or conflict).
-    const again = earlier !== undefined && earlier.hash === hash && earlier.index < first && outcomes[earlier.index] === undefined;
-    if (earlier && !again) {
-      if (earlier.hash === hash) f.repeats.push({ index, of: earlier.index });
+    const again = same && earlier < first && outcomes[earlier] === undefined;
+    if (earlier !== undefined && !again) {
+      if (same) f.repeats.push({ index, of: earlier });
       else outcomes[index] = {
         ...base, esito: 'errore', code: 'CONFLICT',
         errori: [{ campo: 'riferimento_ordine', messaggio: `Il riferimento "${order.riferimento_ordine}" compare più volte nel file con contenuti diversi` }],
       };
       continue;
     }
-    if (!again) f.seen.set(identity, { index, hash });
+    if (!again) f.seen.add(order.codice_cliente, order.riferimento_ordine, index, hash);
     items.push({
       index,
       ...(again ? { repeat: true } : {}),
@@ -330,7 +331,7 @@ export async function judge(deps: JudgeDeps, s: StoredSubmission): Promise<Judge
   const now = deps.now();
   const f: FileState = {
     deps, s, principal: principalOf(s), site, now, year: yearIn(now, deps.timeZone),
-    outcomes: new Array(source.count), seen: new Map(), repeats: [], ...(connector ? { connector } : {}),
+    outcomes: new Array(source.count), seen: new SeenOrders(source.count), repeats: [], ...(connector ? { connector } : {}),
     ...(source.count > JUDGE_BATCH_ORDERS ? { tally: { accepted: 0, duplicate: 0, rejected: 0 } } : {}),
   };
   let batch: unknown[] = [];
