@@ -6,25 +6,43 @@
  * mode `intake`: the whole file channel path after the upload: a fresh SQLite store, intake.submit with the file as
  * Submission.rawFile (hashed in pieces, committed in pieces, decoded, validated, every order registered, outcome
  * recorded). Both set the heap growth the service sets (src/heap-growth.ts).
- * Forked by the decoders benchmark: it sends {file, mode, dataDir}, gets a BigFileResult back.
+ * Forked by the decoders benchmark: it sends {file, mode, dataDir, code}, gets a BigFileResult back.
+ *
+ * The service's modules are imported when the spec arrives, from src/ (this file run under tsx) or, with code
+ * `dist`, from the compiled dist/ that `order-intake serve` runs: then the benchmark runs this file turned into
+ * JavaScript with plain node (see decoders.ts), since tsx alone adds some 45 MiB to a process at rest (its loader
+ * thread, every module compiled by esbuild with its source map) that the service does not have.
  */
 import { stat } from 'node:fs/promises';
+import path from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { hashFile } from '../../src/channels/files/spool.ts';
-import { limitHeapGrowth } from '../../src/heap-growth.ts';
-import { CsvOrderReader, fileBytes } from '../../src/intake/formats/index.ts';
-import { createIntake } from '../../src/intake/intake.ts';
-import { validateStructure } from '../../src/intake/validate.ts';
-import { createLogger } from '../../src/log.ts';
-import { seedDemoIfEmpty } from '../../src/seed/demo.ts';
-import { openStore } from '../../src/store/open.ts';
 
 export interface BigFileSpec {
   file: string;
   mode: 'decode' | 'intake';
   /** Fresh folder for the SQLite store (mode intake). */
   dataDir: string;
+  /** The service's code: src/ under tsx (default), or the compiled dist/ (run this file without tsx then). */
+  code?: 'src' | 'dist';
+  /** The checkout whose src/ or dist/ is run. */
+  root: string;
 }
+
+/** The modules this pass uses, from src/ or dist/ (BigFileSpec.code). */
+async function serviceModules(spec: BigFileSpec) {
+  const at = (name: string) => (spec.code === 'dist' ? path.join(spec.root, 'dist', `${name}.js`) : path.join(spec.root, 'src', `${name}.ts`));
+  return {
+    ...await import(at('channels/files/spool')) as typeof import('../../src/channels/files/spool.ts'),
+    ...await import(at('heap-growth')) as typeof import('../../src/heap-growth.ts'),
+    ...await import(at('intake/formats/index')) as typeof import('../../src/intake/formats/index.ts'),
+    ...await import(at('intake/intake')) as typeof import('../../src/intake/intake.ts'),
+    ...await import(at('intake/validate')) as typeof import('../../src/intake/validate.ts'),
+    ...await import(at('log')) as typeof import('../../src/log.ts'),
+    ...await import(at('seed/demo')) as typeof import('../../src/seed/demo.ts'),
+    ...await import(at('store/open')) as typeof import('../../src/store/open.ts'),
+  };
+}
+type Modules = Awaited<ReturnType<typeof serviceModules>>;
 
 export interface BigFileResult {
   mode: BigFileSpec['mode'];
@@ -55,10 +73,10 @@ function retainedMiB(): number {
 }
 
 /** Decode + stage A, timed without the collections made to measure what each step keeps. */
-async function decodePass(path: string, size: number): Promise<{ orders: number; accepted: number; lines: number; seconds: number; retainedMiB: BigFileResult['retainedMiB'] }> {
+async function decodePass(m: Modules, path: string, size: number): Promise<{ orders: number; accepted: number; lines: number; seconds: number; retainedMiB: BigFileResult['retainedMiB'] }> {
   const file = retainedMiB();
   const t0 = performance.now();
-  const source = CsvOrderReader.open({ bytes: fileBytes(path, size), fileName: 'ordini.csv' });
+  const source = m.CsvOrderReader.open({ bytes: m.fileBytes(path, size), fileName: 'ordini.csv' });
   const t1 = performance.now();
   const planned = retainedMiB();
   const t2 = performance.now();
@@ -68,7 +86,7 @@ async function decodePass(path: string, size: number): Promise<{ orders: number;
   // As judge() does, orders are validated as they come and not kept beyond their batch.
   for (const c of source.orders()) {
     orders++;
-    const a = validateStructure(c);
+    const a = m.validateStructure(c);
     if (a.ok) {
       lines += a.order.righe.length;
       accepted++;
@@ -79,15 +97,15 @@ async function decodePass(path: string, size: number): Promise<{ orders: number;
   return { orders, accepted, lines, seconds: (t1 - t0 + t3 - t2) / 1000, retainedMiB: { file, planned, validated } };
 }
 
-async function intakePass(file: string, size: number, dataDir: string): Promise<{ orders: number; accepted: number }> {
-  const store = await openStore({ dataDir });
+async function intakePass(m: Modules, file: string, size: number, dataDir: string): Promise<{ orders: number; accepted: number }> {
+  const store = await m.openStore({ dataDir });
   try {
-    const demo = await seedDemoIfEmpty(store, 'ordini.localhost');
+    const demo = await m.seedDemoIfEmpty(store, 'ordini.localhost');
     if (!demo) throw new Error('the data folder was not fresh');
-    const intake = createIntake({ store, timeZone: 'Europe/Rome', log: createLogger('warn') });
+    const intake = m.createIntake({ store, timeZone: 'Europe/Rome', log: m.createLogger('warn') });
     const { outcome } = await intake.submit({
       principal: { customerId: demo.customer.id, customerCode: demo.customer.code },
-      channel: 'sftp', fileName: 'ordini.csv', raw: Buffer.alloc(0), rawFile: { path: file, size, sha256: await hashFile(file) },
+      channel: 'sftp', fileName: 'ordini.csv', raw: Buffer.alloc(0), rawFile: { path: file, size, sha256: await m.hashFile(file) },
       meta: {}, singleOrder: false,
     });
     if (outcome.fileError) throw new Error(`the file was refused: ${outcome.fileError.message.join('; ')}`);
@@ -103,13 +121,15 @@ async function intakePass(file: string, size: number, dataDir: string): Promise<
 }
 
 async function run(spec: BigFileSpec): Promise<BigFileResult> {
+  const m = await serviceModules(spec);
+  m.limitHeapGrowth();
   const baselineRssMiB = process.memoryUsage().rss / 2 ** 20;
   const t0 = performance.now();
   const size = (await stat(spec.file)).size;
   const readSeconds = (performance.now() - t0) / 1000;
   let counts: { orders: number; accepted: number; lines?: number; seconds?: number; retainedMiB?: BigFileResult['retainedMiB'] };
-  if (spec.mode === 'decode') counts = await decodePass(spec.file, size);
-  else counts = await intakePass(spec.file, size, spec.dataDir);
+  if (spec.mode === 'decode') counts = await decodePass(m, spec.file, size);
+  else counts = await intakePass(m, spec.file, size, spec.dataDir);
   const seconds = counts.seconds !== undefined ? readSeconds + counts.seconds : (performance.now() - t0) / 1000;
   return {
     mode: spec.mode,
@@ -121,7 +141,6 @@ async function run(spec: BigFileSpec): Promise<BigFileResult> {
   };
 }
 
-limitHeapGrowth();
 process.once('message', (spec: BigFileSpec) => {
   run(spec).then(
     (result) => process.send!(result, () => process.exit(0)),

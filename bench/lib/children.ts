@@ -30,6 +30,11 @@ export function forkTs(file: string, extraExecArgv: string[] = [], env: NodeJS.P
   }));
 }
 
+/** Starts a JavaScript module with plain node (no tsx loader in the process), with an IPC channel; its stderr goes to ours. */
+export function forkPlain(file: string, extraExecArgv: string[] = []): ChildProcess {
+  return track(fork(path.resolve(ROOT, file), [], { cwd: ROOT, execArgv: extraExecArgv, stdio: ['ignore', 'ignore', 'inherit', 'ipc'] }));
+}
+
 /** The first IPC message of a child, or an error if it exits or stays silent longer than timeoutMs. */
 export function nextMessage<T>(child: ChildProcess, timeoutMs: number): Promise<T> {
   return new Promise<T>((resolve, reject) => {
@@ -88,8 +93,8 @@ export async function stopChild(child: ChildProcess, graceMs = 10_000, waitFirst
 }
 
 /** A child that answers once and exits: ask, then let it exit by itself (or stop it if it does not). */
-export async function askOnce<T>(file: string, message: unknown, timeoutMs: number, extraExecArgv: string[] = []): Promise<T> {
-  const child = forkTs(file, extraExecArgv);
+export async function askOnce<T>(file: string, message: unknown, timeoutMs: number, extraExecArgv: string[] = [], opts: { plain?: boolean } = {}): Promise<T> {
+  const child = opts.plain ? forkPlain(file, extraExecArgv) : forkTs(file, extraExecArgv);
   try {
     return await ask<T>(child, message, timeoutMs);
   } finally {

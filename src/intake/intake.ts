@@ -11,7 +11,7 @@ import { v7 as uuidv7 } from 'uuid';
 import { withoutUndefined } from '../domain/objects.ts';
 import { rememberKnown } from './known-codes.ts';
 import { createClaims, createSweeper, defaultHolder, DEFAULT_LEASE_MS, DEFAULT_SWEEP_MS } from './claims.ts';
-import { judge } from './judge.ts';
+import { judge, type Judgement, type Tally } from './judge.ts';
 import type { Logger } from '../log.ts';
 import type { Metrics } from '../metrics/metrics.ts';
 import type { NewSubmission, WriteOptions } from '../domain/store/store.ts';
@@ -26,7 +26,13 @@ import type { Outcome, StoredSubmission, Submission } from '../domain/types.ts';
  */
 export const MAX_SUBMISSION_RETRIES = 3;
 
-export type ProcessedListener = (submission: StoredSubmission, outcome: Outcome) => void | Promise<void>;
+/**
+ * What listeners are told of a recorded outcome: its verdict and how many orders it has, not every order (a large
+ * file's are read from the store when needed: Store.getSubmission).
+ */
+export type ProcessedOutcome = Omit<Outcome, 'orders'> & { orderCount: number };
+
+export type ProcessedListener = (submission: StoredSubmission, outcome: ProcessedOutcome) => void | Promise<void>;
 
 export interface Intake {
   /** Commit the raw submission; resolves once it is durable. */
@@ -79,12 +85,26 @@ export interface IntakeDeps {
 
 const EMPTY = Buffer.alloc(0);
 
+/** A judgement as recorded, with the customer whose outcome it is (to read a large file's back: process()). */
+type Decided = Judgement & { customerId: string };
+
+/** Orders of a whole outcome counted as the metrics and the log count them. */
+function tallyOf(outcome: Outcome): Tally {
+  const t: Tally = { accepted: 0, duplicate: 0, rejected: 0 };
+  for (const o of outcome.orders) {
+    if (o.esito !== 'ok') t.rejected++;
+    else if (o.duplicate) t.duplicate++;
+    else t.accepted++;
+  }
+  return t;
+}
+
 export function createIntake(deps: IntakeDeps): Intake {
   const { store, log } = deps;
   const now = deps.now ?? (() => new Date());
   const listeners: ProcessedListener[] = [];
   // One judgement per submission at a time in this process: recovery and a background task may reach the same id.
-  const inFlight = new Map<string, Promise<Outcome>>();
+  const inFlight = new Map<string, Promise<Decided>>();
   const background = new Set<Promise<unknown>>();
   const leaseMs = deps.claimLeaseMs ?? DEFAULT_LEASE_MS;
   const claims = createClaims(store, log, deps.holder ?? defaultHolder(), leaseMs);
@@ -93,6 +113,7 @@ export function createIntake(deps: IntakeDeps): Intake {
   // Catalog codes found once are remembered (known-codes.ts: nothing deletes them, so the answer is the store's).
   const judgeStore: IntakeStore = Object.setPrototypeOf({
     registerOrders: (items: Parameters<IntakeStore['registerOrders']>[0]) => store.registerOrders(items, { durable: false }),
+    recordAttempts: (id: string, orders: Parameters<IntakeStore['recordAttempts']>[1]) => store.recordAttempts(id, orders, { durable: false }),
     knownArticles: rememberKnown((codes) => store.knownArticles(codes)),
     knownUnits: rememberKnown((codes) => store.knownUnits(codes)),
   }, store) as IntakeStore;
@@ -145,10 +166,11 @@ export function createIntake(deps: IntakeDeps): Intake {
     const firstWrite: IntakeStore = Object.setPrototypeOf({
       registerOrders: (items: Parameters<IntakeStore['registerOrders']>[0]) => (saved ? judgeStore.registerOrders(items) : save(items)),
     }, judgeStore) as IntakeStore;
-    const run = (async () => {
+    const run = (async (): Promise<Decided> => {
       let outcome: Outcome;
       try {
-        outcome = await judge({ store: firstWrite, timeZone: deps.timeZone, now }, s);
+        // One order: never more than a batch, so the Judgement is whole (no tally).
+        ({ outcome } = await judge({ store: firstWrite, timeZone: deps.timeZone, now }, s));
         // Refused before any registration: saved (claimed) now, with nothing to register.
         if (!saved) await save([]);
         await store.completeSubmission(s.id, 'processed', outcome, now().toISOString());
@@ -165,40 +187,44 @@ export function createIntake(deps: IntakeDeps): Intake {
       } finally {
         claims.done(s.id);
       }
-      await finished(s, outcome);
-      return outcome;
+      await finished(s, { outcome });
+      return { outcome, customerId: s.customerId };
     })();
     inFlight.set(s.id, run);
     try {
-      return { submission: s, outcome: await run };
+      return { submission: s, outcome: (await run).outcome };
     } finally {
       inFlight.delete(s.id);
     }
   }
 
   /** After an outcome is recorded: logged, counted, told to the listeners. */
-  async function finished(s: StoredSubmission, outcome: Outcome): Promise<void> {
-    const okCount = outcome.orders.filter((o) => o.esito === 'ok').length;
+  async function finished(s: StoredSubmission, { outcome, tally }: Judgement): Promise<void> {
+    const t = tally ?? tallyOf(outcome);
+    const orderCount = t.accepted + t.duplicate + t.rejected;
     log.info({
       submission: s.id, channel: s.channel, customer: s.customerCode, esito: outcome.esito,
-      orders: outcome.orders.length, accepted: okCount, rejected: outcome.orders.length - okCount,
+      orders: orderCount, accepted: t.accepted + t.duplicate, rejected: t.rejected,
       fileError: outcome.fileError?.code,
     }, 'submission processed');
-    deps.metrics?.decided(s.channel, outcome);
-    await notify({ ...s, state: 'processed', outcome }, outcome);
+    deps.metrics?.decided(s.channel, { esito: outcome.esito, ...t });
+    // A large file's outcome holds only some of its orders here (Judgement): the listeners get the submission without it.
+    await notify({ ...s, state: 'processed', ...(tally ? {} : { outcome }) }, outcome, orderCount);
   }
 
-  async function notify(s: StoredSubmission, outcome: Outcome): Promise<void> {
+  async function notify(s: StoredSubmission, outcome: Outcome, orderCount = outcome.orders.length): Promise<void> {
+    const { orders: _orders, ...verdict } = outcome;
+    const told: ProcessedOutcome = { ...verdict, orderCount };
     for (const l of listeners) {
       try {
-        await l(s, outcome);
+        await l(s, told);
       } catch (err) {
         log.error({ err, submission: s.id }, 'outcome listener failed');
       }
     }
   }
 
-  async function run(id: string, known?: StoredSubmission): Promise<Outcome> {
+  async function run(id: string, known?: StoredSubmission): Promise<Decided> {
     try {
       return await judgeClaimed(id, known);
     } finally {
@@ -206,37 +232,51 @@ export function createIntake(deps: IntakeDeps): Intake {
     }
   }
 
-  async function judgeClaimed(id: string, known?: StoredSubmission): Promise<Outcome> {
+  async function judgeClaimed(id: string, known?: StoredSubmission): Promise<Decided> {
     // The caller that has just saved it passes it, saving a read of the raw body; if its state moved meanwhile
     // (another holder finished it), the claim below finds out.
     const s = known ?? await store.getSubmission(id);
     if (!s) throw new Error(`submission ${id} not found`);
-    if ((s.state === 'processed' || s.state === 'failed') && s.outcome) return s.outcome;
+    const { customerId } = s;
+    if ((s.state === 'processed' || s.state === 'failed') && s.outcome) return { outcome: s.outcome, customerId };
     if (!claims.has(id)) {
       const taken = await claims.take(id);
       // Another instance held it and has finished it meanwhile: its answer is the answer.
-      if (!taken.claimed) return taken.outcome;
+      if (!taken.claimed) return { outcome: taken.outcome, customerId };
     }
-    let outcome: Outcome;
+    let j: Judgement;
     try {
-      outcome = await judge({ store: judgeStore, timeZone: deps.timeZone, now }, s);
-      await store.completeSubmission(id, 'processed', outcome, now().toISOString());
+      j = await judge({ store: judgeStore, timeZone: deps.timeZone, now }, s);
+      await store.completeSubmission(id, 'processed', j.outcome, now().toISOString(), j.tally ? { attemptsRecorded: true } : undefined);
     } catch (err) {
       // An internal failure (a bug, the database gone) must not lose the submission: it stays received, its
       // claim lapses and it is tried again after the lease, by any instance; the caller sees a generic 5xx.
       log.error({ err, submission: id }, 'processing failed; submission kept for retry');
       throw err;
     }
-    await finished(s, outcome);
-    return outcome;
+    await finished(s, j);
+    return { ...j, customerId };
   }
 
-  function process(id: string, known?: StoredSubmission): Promise<Outcome> {
+  /** Judge and record (or find recorded) a submission's outcome; a large file's orders stay in the store (Judgement). */
+  function decide(id: string, known?: StoredSubmission): Promise<Decided> {
     const running = inFlight.get(id);
     if (running) return running;
     const p = run(id, known).finally(() => inFlight.delete(id));
     inFlight.set(id, p);
     return p;
+  }
+
+  /**
+   * decide, and the whole Outcome for a caller that renders it: a large file's is read back from the store, after
+   * judging has let go of everything else (only callers that render it pay for it: not a background upload).
+   */
+  async function process(id: string, known?: StoredSubmission): Promise<Outcome> {
+    const d = await decide(id, known);
+    if (!d.tally) return d.outcome;
+    const whole = (await store.getSubmissionOutcomes(d.customerId, [id])).get(id);
+    if (!whole) throw new Error(`submission ${id} has no outcome recorded`);
+    return whole;
   }
 
   function track(p: Promise<unknown>): void {
@@ -245,9 +285,9 @@ export function createIntake(deps: IntakeDeps): Intake {
   }
 
   /** A submission the sweeper takes up again: counted, and given up once it has failed too often (poison work). */
-  async function processSwept(id: string): Promise<Outcome | undefined> {
+  async function processSwept(id: string): Promise<unknown> {
     const retries = await store.countRetry(id);
-    if (retries <= MAX_SUBMISSION_RETRIES) return process(id);
+    if (retries <= MAX_SUBMISSION_RETRIES) return decide(id);
     const s = await store.getSubmission(id);
     if (!s || s.state !== 'received') {
       claims.done(id);
@@ -296,7 +336,7 @@ export function createIntake(deps: IntakeDeps): Intake {
         throw err;
       }
       // The submission as saved is passed on: reading its raw body back would be one more copy of the whole file.
-      track(process(submission.id, submission).finally(() => opts?.onSettled?.()));
+      track(decide(submission.id, submission).finally(() => opts?.onSettled?.()));
       return submission;
     },
     async reprocess(id) {

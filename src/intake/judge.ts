@@ -10,8 +10,10 @@ import { decodeConnectorSubmission, type ConnectorOrder } from './connectors/sub
 import { serialiseDetails } from './connectors/ticket-details.ts';
 import { arraySource, fileBytes, openOrdersYielding, type OrderSource } from './formats/index.ts';
 import { contentHash, yearIn } from './register.ts';
+import { SeenOrders } from './seen-orders.ts';
 import { validateBusiness, validateStructure, type Catalog } from './validate.ts';
 import type { Order, OrderOutcome, Outcome, Principal, StoredSubmission } from '../domain/types.ts';
+import { hasAttemptRow } from '../domain/store/records.ts';
 import type { RegisterItem } from '../domain/store/store.ts';
 import type { JudgeStore } from '../domain/store/ports.ts';
 
@@ -104,6 +106,25 @@ async function loadCatalog(store: JudgeStore, orders: Order[]): Promise<Catalog>
   return { articles: a, units: u };
 }
 
+/** Orders judged, by what became of them (what metrics and the log count). */
+export interface Tally {
+  accepted: number;
+  duplicate: number;
+  rejected: number;
+}
+
+/**
+ * A judgement. `outcome` is the whole Outcome, except when `tally` is set: the orders of that file (more than one
+ * batch) were written to the store as order attempts batch by batch while it was judged, and `outcome.orders` holds,
+ * at their positions, only the refused ones and those without a reference (holes elsewhere): what
+ * Store.completeSubmission takes with `{ attemptsRecorded: true }`. Keeping every order's outcome until the end cost a
+ * large file some 260 bytes per order, held through judging and copied whole to the store at the end.
+ */
+export interface Judgement {
+  outcome: Outcome;
+  tally?: Tally;
+}
+
 /** What judging a file keeps from one batch to the next. */
 interface FileState {
   deps: JudgeDeps;
@@ -112,13 +133,20 @@ interface FileState {
   site?: string;
   now: Date;
   year: number;
+  /**
+   * The outcome of every order, by position; for a file judged with its attempts recorded (`tally` set) only the
+   * refused orders and those without a reference (what the store keeps in the outcome and writes events for),
+   * holes elsewhere.
+   */
   outcomes: OrderOutcome[];
+  /** Set for a file of more than one batch: each batch's attempts are written as it is judged (recordBatch). */
+  tally?: Tally;
   /**
    * The same identity twice in one file: the store would answer "created" to both (same submission), so the
    * file itself is checked first; a repeat with other content is a conflict, an identical repeat a duplicate.
    * Kept for the whole file, since a repeat may come batches later.
    */
-  seen: Map<string, { index: number; hash: string }>;
+  seen: SeenOrders;
   repeats: { index: number; of: number }[];
   /** Connector submissions: each order's customer, product keys and ticket details (see connectors/submission.ts). */
   connector?: ConnectorOrder[];
@@ -140,8 +168,8 @@ function outcomeBase(index: number, order: Order, site: string | undefined) {
  * spreading one object and adding properties a hidden class of its own (some 300 bytes more per order; 30 MiB
  * for 100,000 orders), where one literal shares one. Same keys in the same order as outcomeBase + the rest.
  */
-function okOutcome(index: number, order: Order, site: string | undefined, r: { status: string; id_ordine: string; numero_ordine: string }): OrderOutcome {
-  const duplicate = r.status === 'duplicate';
+function okOutcome(index: number, order: Order, site: string | undefined, r: { status: string; id_ordine: string; numero_ordine: string }, repeat = false): OrderOutcome {
+  const duplicate = repeat || r.status === 'duplicate';
   return site === undefined
     ? { index, codice_cliente: order.codice_cliente, riferimento_ordine: order.riferimento_ordine, esito: 'ok', duplicate, id_ordine: r.id_ordine, numero_ordine: r.numero_ordine }
     : {
@@ -162,7 +190,7 @@ async function judgeBatch(f: FileState, first: number, candidates: readonly unkn
   });
 
   const catalog = await loadCatalog(deps.store, valid.map((v) => v.order));
-  const items: { index: number; item: RegisterItem }[] = [];
+  const items: { index: number; item: RegisterItem; repeat?: boolean }[] = [];
   for (const { index, order } of valid) {
     const base = outcomeBase(index, order, site);
     const co = f.connector?.[index];
@@ -194,19 +222,24 @@ async function judgeBatch(f: FileState, first: number, candidates: readonly unkn
     }
     const hash = contentHash(order);
     // The identity is (customer, reference): a connector serving several customers may bring the same reference twice.
-    const identity = `${order.codice_cliente}\u0000${order.riferimento_ordine}`;
-    const earlier = f.seen.get(identity);
-    if (earlier) {
-      if (earlier.hash === hash) f.repeats.push({ index, of: earlier.index });
+    const earlier = f.seen.first(order.codice_cliente, order.riferimento_ordine);
+    const same = earlier !== undefined && f.seen.sameContent(earlier, hash);
+    // A repeat whose first occurrence was in an earlier batch of a file whose attempts are recorded has no outcome
+    // here to copy: it is registered again and the store gives the first one's answer (same submission: "created"
+    // with the same number, which a repeat shows as a duplicate; or the same duplicate or conflict).
+    const again = same && earlier < first && outcomes[earlier] === undefined;
+    if (earlier !== undefined && !again) {
+      if (same) f.repeats.push({ index, of: earlier });
       else outcomes[index] = {
         ...base, esito: 'errore', code: 'CONFLICT',
         errori: [{ campo: 'riferimento_ordine', messaggio: `Il riferimento "${order.riferimento_ordine}" compare più volte nel file con contenuti diversi` }],
       };
       continue;
     }
-    f.seen.set(identity, { index, hash });
+    if (!again) f.seen.add(order.codice_cliente, order.riferimento_ordine, index, hash);
     items.push({
       index,
+      ...(again ? { repeat: true } : {}),
       item: {
         id: (s.singleOrder && s.reservedOrderId) || uuidv7(),
         customerId: principal.customerId, submissionId: s.id, channel: s.channel, site,
@@ -220,7 +253,7 @@ async function judgeBatch(f: FileState, first: number, candidates: readonly unkn
   const results = items.length ? await deps.store.registerOrders(items.map((i) => i.item)) : [];
   await keepTickets(f, items, results);
   results.forEach((r, k) => {
-    const { index, item } = items[k]!;
+    const { index, item, repeat } = items[k]!;
     const base = outcomeBase(index, item.order, site);
     if (r.status === 'conflict') {
       outcomes[index] = {
@@ -228,9 +261,42 @@ async function judgeBatch(f: FileState, first: number, candidates: readonly unkn
         errori: [{ campo: 'riferimento_ordine', messaggio: `L'ordine "${item.order.riferimento_ordine}" è già stato registrato (numero ${r.numero_ordine}) con un contenuto diverso` }],
       };
     } else {
-      outcomes[index] = okOutcome(index, item.order, site, r);
+      outcomes[index] = okOutcome(index, item.order, site, r, repeat);
     }
   });
+  settleRepeats(f);
+  const end = first + candidates.length;
+  for (let i = first; i < end; i++) {
+    const owner = f.connector?.[i]?.attemptOwner;
+    if (owner !== undefined) outcomes[i]!.customerId = owner;
+  }
+  if (f.tally) await recordBatch(f, first, end);
+}
+
+/** Repeats within the file copy the outcome of their first occurrence (in this batch or an earlier one still held). */
+function settleRepeats(f: FileState): void {
+  const { outcomes } = f;
+  for (const { index, of } of f.repeats) {
+    const o = outcomes[of]!;
+    outcomes[index] = o.esito === 'ok' ? { ...o, index, duplicate: true } : { ...o, index };
+  }
+  f.repeats = [];
+}
+
+/**
+ * The batch's attempts to the store, then counted and let go: only the refused orders and those without a reference
+ * stay (the store keeps them in the outcome and writes the refusals' events with it).
+ */
+async function recordBatch(f: FileState, first: number, end: number): Promise<void> {
+  const { outcomes, tally } = f;
+  await f.deps.store.recordAttempts(f.s.id, outcomes.slice(first, end));
+  for (let i = first; i < end; i++) {
+    const o = outcomes[i]!;
+    if (o.esito !== 'ok') tally!.rejected++;
+    else if (o.duplicate) tally!.duplicate++;
+    else tally!.accepted++;
+    if (o.esito === 'ok' && hasAttemptRow(o)) delete outcomes[i];
+  }
 }
 
 /**
@@ -248,7 +314,7 @@ async function keepTickets(f: FileState, items: { index: number; item: RegisterI
   if (rows.length > 0) await f.deps.store.saveOrderTickets(rows);
 }
 
-export async function judge(deps: JudgeDeps, s: StoredSubmission): Promise<Outcome> {
+export async function judge(deps: JudgeDeps, s: StoredSubmission): Promise<Judgement> {
   // A channel that acknowledges receipt (SFTP CLOSE, FTP 226, SMTP 250) sends it in the same turn of the event
   // loop that handed the submission over: this lets it out before a large file's judging begins. REST and SOAP
   // (one order, answered with its outcome) have nothing to let out first.
@@ -259,13 +325,14 @@ export async function judge(deps: JudgeDeps, s: StoredSubmission): Promise<Outco
   try {
     ({ source, site, connector } = await decode(deps.store, s, deps.timeZone));
   } catch (e) {
-    if (isIntakeError(e)) return fileError(s.id, e);
+    if (isIntakeError(e)) return { outcome: fileError(s.id, e) };
     throw e;
   }
   const now = deps.now();
   const f: FileState = {
     deps, s, principal: principalOf(s), site, now, year: yearIn(now, deps.timeZone),
-    outcomes: new Array(source.count), seen: new Map(), repeats: [], ...(connector ? { connector } : {}),
+    outcomes: new Array(source.count), seen: new SeenOrders(source.count), repeats: [], ...(connector ? { connector } : {}),
+    ...(source.count > JUDGE_BATCH_ORDERS ? { tally: { accepted: 0, duplicate: 0, rejected: 0 } } : {}),
   };
   let batch: unknown[] = [];
   let lines = 0;
@@ -282,15 +349,11 @@ export async function judge(deps: JudgeDeps, s: StoredSubmission): Promise<Outco
   }
   if (batch.length > 0) await judgeBatch(f, first, batch);
 
-  const { outcomes } = f;
-  for (const { index, of } of f.repeats) {
-    const o = outcomes[of]!;
-    outcomes[index] = o.esito === 'ok' ? { ...o, index, duplicate: true } : { ...o, index };
+  const { outcomes, tally } = f;
+  if (tally) {
+    const esito = tally.rejected === 0 && outcomes.length > 0 ? 'ok' : 'errore';
+    return { outcome: { submissionId: s.id, esito, orders: outcomes }, tally };
   }
-  outcomes.forEach((o, i) => {
-    const owner = connector?.[i]?.attemptOwner;
-    if (o && owner !== undefined) o.customerId = owner;
-  });
   const esito = outcomes.length > 0 && outcomes.every((o) => o.esito === 'ok') ? 'ok' : 'errore';
-  return { submissionId: s.id, esito, orders: outcomes };
+  return { outcome: { submissionId: s.id, esito, orders: outcomes } };
 }

@@ -18,10 +18,12 @@ import type { EventEmitter } from 'node:events';
 import { performance } from 'node:perf_hooks';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 
-/** The outcome of a judged submission, as much as the counters need (structurally an intake Outcome). */
+/** The outcome of a judged submission, as much as the counters need: its verdict and its orders counted. */
 export interface JudgedOutcome {
   esito: 'ok' | 'errore';
-  orders: readonly { esito: 'ok' | 'errore'; duplicate?: boolean }[];
+  accepted: number;
+  duplicate: number;
+  rejected: number;
 }
 
 export interface Metrics {
@@ -90,7 +92,8 @@ export function createMetrics(opts: { defaultMetrics?: boolean } = {}): Metrics 
   return {
     decided(channel, outcome) {
       submissions.inc({ channel, outcome: outcome.esito });
-      for (const o of outcome.orders) orders.inc({ channel, outcome: o.esito !== 'ok' ? 'rejected' : o.duplicate ? 'duplicate' : 'accepted' });
+      // Counters that were never incremented are not shown, as when each order was counted one by one.
+      for (const kind of ['accepted', 'duplicate', 'rejected'] as const) if (outcome[kind] > 0) orders.inc({ channel, outcome: kind }, outcome[kind]);
     },
     async timeAck(channel, work) {
       const start = performance.now();

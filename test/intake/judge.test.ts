@@ -25,6 +25,12 @@ before(async () => {
 });
 after(() => store.close());
 
+async function allEvents() {
+  const events = [];
+  for (let page = await store.readEvents(null, 1000); page.length > 0; page = await store.readEvents(page.at(-1)!.cursor, 1000)) events.push(...page);
+  return events;
+}
+
 const file = (orders: unknown) => ({ principal, channel: 'ftp' as const, fileName: 'ordini.json', raw: Buffer.from(JSON.stringify(orders)) });
 
 describe('judging a file with several orders', () => {
@@ -54,6 +60,34 @@ describe('judging a file with several orders', () => {
     assert.equal(same!.duplicate, true);
     assert.equal(same!.numero_ordine, first!.numero_ordine);
     assert.equal(different!.code, 'CONFLICT');
+  });
+
+  it('a file of more than one batch, its attempts recorded batch by batch: repeats across batches, refusals, reprocessing', async () => {
+    const n = JUDGE_BATCH_ORDERS + 500;
+    const orders: unknown[] = Array.from({ length: n }, (_, i) => order('C001', `L-${i}`));
+    orders[50] = order('C001', 'L-3');
+    orders[1200] = order('C001', 'L-0');
+    orders[1300] = order('C001', 'L-1', { data_consegna: '2026-12-31' });
+    orders[1400] = order('C001', 'L-1400', { righe: [{ codice_articolo: 'NOPE', quantita: 1, unita_misura: 'PZ' }] });
+    const { riferimento_ordine: _r, ...noReference } = order('C001', 'x');
+    orders[1450] = noReference;
+    const { submission, outcome } = await intake.submit(file(orders));
+    assert.equal(outcome.orders.length, n);
+    outcome.orders.forEach((o, i) => assert.equal(o.index, i));
+    assert.deepEqual(outcome.orders[50], { ...outcome.orders[3]!, index: 50, duplicate: true }, 'a repeat in the same batch');
+    assert.deepEqual(outcome.orders[1200], { ...outcome.orders[0]!, index: 1200, duplicate: true }, 'a repeat of an order of an earlier batch');
+    assert.equal(outcome.orders[1300]!.code, 'CONFLICT');
+    assert.match(outcome.orders[1300]!.errori![0]!.messaggio, /compare più volte nel file con contenuti diversi/);
+    assert.equal(outcome.orders[1400]!.code, 'BUSINESS');
+    assert.equal(outcome.orders[1450]!.code, 'VALIDATION');
+    assert.equal(outcome.esito, 'errore');
+    assert.equal(outcome.orders.filter((o) => o.esito === 'ok').length, n - 3);
+    assert.equal(JSON.stringify((await store.getSubmission(submission.id))!.outcome), JSON.stringify(outcome), 'as the store reads it back');
+    const refusals = (await allEvents()).filter((e) => e.type === 'ordine.rifiutato' && String(e.data.riferimento_ordine ?? '').startsWith('L-'));
+    assert.equal(refusals.length, 2, 'one event per refused order with a reference, written with the verdict');
+    assert.deepEqual(await intake.reprocess(submission.id), outcome, 'judged again: the same outcome');
+    assert.equal((await store.getOrderByRef(principal.customerId, `L-${n - 1}`))?.numero_ordine, outcome.orders[n - 1]!.numero_ordine);
+    assert.equal(await store.getOrderByRef(principal.customerId, 'L-1400'), undefined, 'the refused order is not registered');
   });
 
   it('reprocessing a submission gives the same outcome (created, not duplicate) and registers nothing new', async () => {

@@ -5,8 +5,8 @@
 import assert from 'node:assert/strict';
 import { after, before, it } from 'node:test';
 import { DEFAULT_UNITS } from '../../src/catalog/units.ts';
-import { createIntake, MAX_SUBMISSION_RETRIES, type Intake } from '../../src/intake/intake.ts';
-import type { Outcome, Principal } from '../../src/domain/types.ts';
+import { createIntake, MAX_SUBMISSION_RETRIES, type Intake, type ProcessedOutcome } from '../../src/intake/intake.ts';
+import type { Principal } from '../../src/domain/types.ts';
 import { createLogger } from '../../src/log.ts';
 import { openSqliteStore } from '../../src/store/sqlite/store.ts';
 import type { Store } from '../../src/domain/store/store.ts';
@@ -15,7 +15,7 @@ import { order, TEST_ARTICLES, waitFor } from '../helpers/service.ts';
 let real: Store;
 let intake: Intake;
 let principal: Principal;
-const told: Outcome[] = [];
+const told: ProcessedOutcome[] = [];
 let failLookups = 0;
 
 before(async () => {

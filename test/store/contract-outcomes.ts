@@ -42,6 +42,28 @@ export function outcomesContract(makeStore: StoreFactory): void {
       assert.equal((await store.listSubmissions({ customerId: a.id }))[0]!.esito, 'errore', 'the verdict is in the stored outcome');
     }));
 
+    void it('records a large file\'s attempts batch by batch, then its verdict, over an earlier judgement of more orders', () => withStore(makeStore, async (store) => {
+      const a = await addCustomer(store, 'A001');
+      const b = await addCustomer(store, 'B001');
+      const id = await addSubmission(store, a, { receivedAt: at(1) });
+      await store.completeSubmission(id, 'processed', outcomeOf(id, COMPACT_OUTCOME_ORDERS * 2, b.id), at(2));
+      await store.resetSubmission(id);
+      const outcome = outcomeOf(id, COMPACT_OUTCOME_ORDERS + 7, b.id);
+      const batch = 400;
+      for (let first = 0; first < outcome.orders.length; first += batch) {
+        await store.recordAttempts(id, outcome.orders.slice(first, first + batch), { durable: false });
+      }
+      // What judging keeps: the refused orders and those without an attempt row, holes elsewhere.
+      const kept = new Array<OrderOutcome>(outcome.orders.length);
+      outcome.orders.forEach((o, i) => {
+        if (o.esito !== 'ok' || !o.riferimento_ordine) kept[i] = o;
+      });
+      await store.completeSubmission(id, 'processed', { ...outcome, orders: kept }, at(3), { attemptsRecorded: true });
+      assert.equal(JSON.stringify((await store.getSubmission(id))!.outcome), JSON.stringify(outcome));
+      assert.equal(JSON.stringify((await store.getSubmissionOutcomes(a.id, [id])).get(id)), JSON.stringify(outcome));
+      assert.equal((await store.latestAttempt(a.id, `R-${COMPACT_OUTCOME_ORDERS + 100}`)), undefined, 'the earlier judgement\'s rows past the file are gone');
+    }));
+
     void it('replaces a compact outcome by a later judgement, smaller or whole', () => withStore(makeStore, async (store) => {
       const a = await addCustomer(store, 'A001');
       const id = await addSubmission(store, a, { receivedAt: at(1) });

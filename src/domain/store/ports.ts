@@ -26,11 +26,11 @@ export type ClaimStore = Pick<Store,
 
 /** What judging a submission reads and writes (src/intake/judge.ts): the catalog, connectors, orders. */
 export type JudgeStore = ConnectorCustomerLookup & Pick<Store,
-  'knownArticles' | 'knownUnits' | 'registerOrders' | 'saveOrderTickets' | 'getOrderByRef' | 'getConnector' | 'connectorLookup'>;
+  'knownArticles' | 'knownUnits' | 'registerOrders' | 'recordAttempts' | 'saveOrderTickets' | 'getOrderByRef' | 'getConnector' | 'connectorLookup'>;
 
 /** The intake core (src/intake/intake.ts): durable receipt, claims, judging, completion. */
 export type IntakeStore = ClaimStore & JudgeStore & Pick<Store,
-  'saveSubmission' | 'saveAndRegister' | 'completeSubmission' | 'resetSubmission' | 'countRetry'>;
+  'saveSubmission' | 'saveAndRegister' | 'completeSubmission' | 'resetSubmission' | 'countRetry' | 'getSubmissionOutcomes'>;
 
 /** The e-mail channel (src/channels/mail/): its own tables, the customers its mailboxes belong to, its leases. */
 export type MailChannelStore = MailStore & Pick<Store,

@@ -18,6 +18,14 @@ export type SubmissionSummary = Omit<StoredSubmission, 'raw' | 'outcome'> & {
   size: number;
 };
 
+/**
+ * An order outcome that gets its own order_attempts row (an attempt): one that names a reference. The others (an
+ * order whose reference could not be read) live only in the submission's outcome.
+ */
+export function hasAttemptRow(o: OrderOutcome | undefined): o is OrderOutcome & { riferimento_ordine: string } {
+  return o !== undefined && typeof o.riferimento_ordine === 'string' && o.riferimento_ordine !== '';
+}
+
 /** The latest judgement of an order reference, registered or not: what GET ?riferimento_ordine= shows. */
 export interface OrderAttempt {
   submissionId: string;

@@ -14,7 +14,7 @@
  * - every query that takes a customerId returns only that customer's rows.
  */
 import type {
-  Channel, Order, Outcome, RegisteredOrder, StoredSubmission, SubmissionState,
+  Channel, Order, OrderOutcome, Outcome, RegisteredOrder, StoredSubmission, SubmissionState,
 } from '../types.ts';
 import type { ConnectorStore } from './connectors.ts';
 import type { CustomerStateStore } from './customer-state.ts';
@@ -96,6 +96,11 @@ export interface WriteOptions {
   durable?: boolean;
 }
 
+/** See Store.completeSubmission. */
+export interface CompleteOptions {
+  attemptsRecorded?: boolean;
+}
+
 /** The e-mail channel's methods (messages, parts, reply outbox, IMAP mailboxes) are declared in mail.ts; webhook and
  * export subscribers and their deliveries in handoff.ts; instances and their liveness in instances.ts; operators, sessions and the audit log in web.ts. */
 export interface Store extends MailStore, ConnectorStore, EventStore, HandoffStore, InstanceStore, WebStore, CustomerStateStore, NotificationStore {
@@ -158,8 +163,23 @@ export interface Store extends MailStore, ConnectorStore, EventStore, HandoffSto
    */
   saveAndRegister(s: NewSubmission, items: readonly RegisterItem[], claim: { holder: string; leaseMs: number }):
     Promise<RegisterResult[]>;
-  /** Record the outcome and clear the claim; state becomes processed (or failed for internal errors). */
-  completeSubmission(id: string, state: SubmissionState, outcome: Outcome, processedAt: string): Promise<void>;
+  /**
+   * Record the outcome and clear the claim; state becomes processed (or failed for internal errors). The order
+   * attempts of an earlier judgement are replaced by this one's, in the same transaction. With
+   * `{ attemptsRecorded: true }` (a large file, see recordAttempts) this judgement's attempts are already written:
+   * `outcome.orders` has one slot per order of the file and holds at least every order without a reference and
+   * every refused one (their events are written now), holes elsewhere; the attempts of an earlier judgement that
+   * this one did not overwrite are deleted.
+   */
+  completeSubmission(id: string, state: SubmissionState, outcome: Outcome, processedAt: string, opts?: CompleteOptions): Promise<void>;
+  /**
+   * The order attempts of a large file's orders, written batch by batch as they are judged (`orders` at their
+   * `index` in the file; those without a reference get no row, as in completeSubmission) instead of all at once
+   * with the outcome: judging then holds no outcome of every order for the whole file. Rows of an earlier
+   * judgement at the same positions are overwritten. Nothing reads them as an outcome before completeSubmission
+   * (`{ attemptsRecorded: true }`) records the verdict: until then the submission has none.
+   */
+  recordAttempts(submissionId: string, orders: readonly OrderOutcome[], opts?: WriteOptions): Promise<void>;
   /** Put a submission back to received so it is processed again (operator reprocess). Clears any claim. */
   resetSubmission(id: string): Promise<void>;
   /**

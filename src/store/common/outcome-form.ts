@@ -8,8 +8,13 @@
  * (REST/SOAP status, outcome files, reply e-mails, console, portal) gets the same Outcome as before.
  *
  * What must stay true: expandOutcome(compact, attempts) deep-equals JSON.parse(JSON.stringify(outcome)), keys in
- * the same order; the attempts are written in the same transaction as the compact outcome and replaced with it.
+ * the same order; the attempts are written in the same transaction as the compact outcome and replaced with it, or
+ * (a file judged in batches: Store.recordAttempts) each batch's as it is judged and the compact outcome after them,
+ * with the rows of an earlier judgement that were not overwritten deleted then. Either way no reader pairs a
+ * verdict with another judgement's attempts: before the verdict is recorded the submission has none (a
+ * re-judgement starts from resetSubmission, which clears it), and a reader reads both in one snapshot.
  */
+import { hasAttemptRow } from '../../domain/store/records.ts';
 import type { Outcome, OrderOutcome } from '../../domain/types.ts';
 
 /**
@@ -19,9 +24,7 @@ import type { Outcome, OrderOutcome } from '../../domain/types.ts';
 export const COMPACT_OUTCOME_ORDERS = 1000;
 
 /** An order outcome that gets its own order_attempts row (rows.ts eachAttemptRow): one that names a reference. */
-export function hasAttemptRow(o: OrderOutcome | undefined): o is OrderOutcome & { riferimento_ordine: string } {
-  return o !== undefined && typeof o.riferimento_ordine === 'string' && o.riferimento_ordine !== '';
-}
+export { hasAttemptRow };
 
 /** The compact form as stored; `ordersInAttempts` marks it. */
 interface CompactOutcome extends Outcome {
@@ -65,4 +68,17 @@ export function expandOutcome(stored: Outcome, attempts: () => Iterable<{ idx: n
     orders[positions[k]!] = o;
   });
   return { ...verdict, orders };
+}
+
+/**
+ * The positions of an outcome whose attempts were recorded batch by batch (Store.recordAttempts) that must have no
+ * attempt row: the orders kept in the outcome for having none. With every position at or past the outcome's length,
+ * they are where an earlier judgement's rows that this one did not overwrite may remain.
+ */
+export function positionsWithoutAttempt(outcome: Outcome): number[] {
+  const positions: number[] = [];
+  outcome.orders.forEach((o, i) => {
+    if (!hasAttemptRow(o)) positions.push(i);
+  });
+  return positions;
 }

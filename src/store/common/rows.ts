@@ -192,11 +192,19 @@ export function* eachAttemptRow(outcome: Outcome): Generator<AttemptInsert, void
   for (let i = 0; i < orders.length; i++) {
     const o = orders[i];
     // A hole (none in a judged outcome) is skipped, as forEach did.
-    if (hasAttemptRow(o)) {
-      // A multi-customer connector's order is filed under its own customer (OrderOutcome.customerId).
-      yield { idx: i, riferimento: o.riferimento_ordine, esito: o.esito, json: JSON.stringify(o), ...(o.customerId ? { customer: o.customerId } : {}) };
-    }
+    if (hasAttemptRow(o)) yield attemptRow(i, o);
   }
+}
+
+/** The order_attempts row of the order at position `idx` (one that has a row: hasAttemptRow). */
+export function attemptRow(idx: number, o: OrderOutcome & { riferimento_ordine: string }): AttemptInsert {
+  // A multi-customer connector's order is filed under its own customer (OrderOutcome.customerId).
+  return { idx, riferimento: o.riferimento_ordine, esito: o.esito, json: JSON.stringify(o), ...(o.customerId ? { customer: o.customerId } : {}) };
+}
+
+/** recordAttempts' rows: the orders that name a reference, each at its own position in the file. */
+export function* recordedAttemptRows(orders: readonly OrderOutcome[]): Generator<AttemptInsert, void, undefined> {
+  for (const o of orders) if (hasAttemptRow(o)) yield attemptRow(o.index, o);
 }
 
 export interface CustomerRow { id: string; code: string; name: string; mailbox: string; created_at: unknown; deactivated_at?: unknown }

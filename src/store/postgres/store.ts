@@ -6,11 +6,10 @@
  * migrations.
  */
 import pg from 'pg';
-import { v7 as uuidv7 } from 'uuid';
 import type { PoolClient } from 'pg';
 import { pgCode, withTransaction } from './tx.ts';
 import { IntakeError } from '../../domain/errors.ts';
-import type { OrderOutcome, Outcome, RegisteredOrder, StoredSubmission, SubmissionState } from '../../domain/types.ts';
+import type { Outcome, RegisteredOrder, StoredSubmission, SubmissionState } from '../../domain/types.ts';
 import { checkKnown, migrationsDir, readMigrations } from '../common/migrate.ts';
 import { checkLabel, checkLeaseMs } from '../common/work.ts';
 import { postgresWork } from './work.ts';
@@ -21,26 +20,28 @@ import { postgresInstances } from './instances.ts';
 import { postgresHandoff } from './handoff.ts';
 import { insertEventsQuery, pgProductionHistory, postgresEvents } from './events.ts';
 import { type NewEvent } from '../../domain/store/events.ts';
-import { refusals, registeredEvent } from '../common/events.ts';
+import { registeredEvent } from '../common/events.ts';
 import { postgresStats } from './stats.ts';
 import { postgresWeb } from './web.ts';
 import { numberSequence, yearSequences } from './numbering.ts';
 import { registerGroups, type GroupRow } from './register-batch.ts';
-import { completeGroups, type CompleteCall } from './complete-batch.ts';
+import { completeGroups } from './complete-batch.ts';
+import { pgAttempts } from './attempts.ts';
 import { postgresCustomerState } from './customer-state.ts';
 import { postgresNotifications } from './notifications.ts';
 import {
-  attemptRows, checkItem, chunks, decide, DEFAULT_LIMIT, isoIn, limitOf,
+  checkItem, chunks, decide, DEFAULT_LIMIT, isoIn, limitOf,
   linesByOrder, MAX_PENDING_BATCH, newSubmissionRow, numeroOrdine, SUBMISSION_COLUMNS, toAttempt,
   toOrder, toSubmission, toSummary,
   type AttemptRow, type ExistingOrder, type LineRow, type OrderRow,
   type SubmissionRow,
 } from '../common/rows.ts';
 import { jsonOut } from '../common/rows.ts';
-import { expandOutcome, isCompact, outcomeJson } from '../common/outcome-form.ts';
+import { isCompact } from '../common/outcome-form.ts';
+import { withoutUndefined } from '../../domain/objects.ts';
 import { readRawFile } from '../common/raw-file.ts';
 import type {
-  NewSubmission, RegisterItem, RegisterResult, Store, SubmissionSummary, WriteOptions,
+  CompleteOptions, NewSubmission, RegisterItem, RegisterResult, Store, SubmissionSummary, WriteOptions,
 } from '../../domain/store/store.ts';
 
 export interface PostgresStoreOptions {
@@ -112,7 +113,8 @@ export async function openPostgresStore(url: string, opts: PostgresStoreOptions 
 
   const tx = <T>(fn: (c: PoolClient) => Promise<T>): Promise<T> => withTransaction(pool, fn);
   const numbering = yearSequences(pool);
-  const completes = completeGroups(pool, outbox, (call) => completeAlone(call));
+  const attempts = pgAttempts(pool, outbox);
+  const completes = completeGroups(pool, outbox, (call) => attempts.completeAlone(call));
   // A group that failed registers its orders one by one; one that came with its submission saves that first, in
   // the same transaction, so that a faulty request leaves neither behind.
   const groups = registerGroups(pool, outbox, (item, sub) => (sub
@@ -155,15 +157,15 @@ export async function openPostgresStore(url: string, opts: PostgresStoreOptions 
     return (await pool.query(sql, params)).rows as R[];
   }
 
-  /** A large file's outcome is kept compact: its orders are read back from its attempts (outcome-form.ts). */
-  async function fullOutcome(id: string, stored: Outcome): Promise<Outcome> {
-    if (!isCompact(stored)) return stored;
-    const rows = await all<{ idx: number; outcome: unknown }>('SELECT idx, outcome FROM order_attempts WHERE submission_id = $1', [id]);
-    return expandOutcome(stored, () => rows.map((r) => ({ idx: r.idx, outcome: jsonOut<OrderOutcome>(r.outcome) })));
-  }
-
+  /**
+   * A large file's outcome is kept compact: its orders are read back from its attempts, in one snapshot with the
+   * verdict and the state (attempts.ts), which a re-judgement may have changed since the first read.
+   */
   async function withOrders(s: StoredSubmission): Promise<StoredSubmission> {
-    return s.outcome ? { ...s, outcome: await fullOutcome(s.id, s.outcome) } : s;
+    if (!s.outcome || !isCompact(s.outcome)) return s;
+    const now = await attempts.readCompact(s.id);
+    const { outcome: _old, processedAt: _at, ...rest } = s;
+    return withoutUndefined({ ...rest, state: now.state, processedAt: now.processedAt, outcome: now.outcome });
   }
 
   if (schema !== undefined) {
@@ -216,48 +218,6 @@ export async function openPostgresStore(url: string, opts: PostgresStoreOptions 
     );
     if (outbox) events.push(registeredEvent(item, numero, isoIn(item.registeredAt, 'registeredAt')));
     return { status: 'created', id_ordine: item.id, numero_ordine: numero };
-  }
-
-  /** One outcome recorded by its own statement (completeGroups' groups of one, and the calls of a failed group). */
-  async function completeAlone({ id, state, outcome, processedAt }: CompleteCall): Promise<boolean> {
-    const attempts = attemptRows(outcome);
-    const refused = outbox ? refusals(outcome) : [];
-    const at = isoIn(processedAt, 'processedAt');
-    // One statement, one round trip (it was BEGIN, three statements, COMMIT). The attempts of an earlier
-    // judgement are replaced: rows past the new count deleted, the others overwritten. The DELETE and the upsert
-    // touch disjoint rows, as two parts of one statement must (they share one snapshot).
-    const { rows } = await pool.query<{ id: string }>({
-      name: 'complete-submission',
-      text: `WITH upd AS (
-         UPDATE submissions SET state = $2, outcome = $3, processed_at = $4, attempts = attempts + 1,
-           claimed_by = NULL, lease_until = NULL WHERE id = $1
-         RETURNING id, customer_id, customer_code, received_at, channel, reserved_order_id
-       ), del AS (
-         DELETE FROM order_attempts WHERE submission_id = $1 AND idx <> ALL ($5::int[])
-       ), ins AS (
-         INSERT INTO order_attempts (submission_id, idx, customer_id, riferimento_ordine, esito, outcome, received_at, channel)
-         SELECT upd.id, t.idx, COALESCE(t.customer, upd.customer_id), t.ref, t.esito, t.outcome::json, upd.received_at, upd.channel
-         FROM upd, unnest($5::int[], $6::text[], $7::text[], $8::text[], $9::text[]) AS t(idx, ref, esito, outcome, customer)
-         ON CONFLICT (submission_id, idx) DO UPDATE SET customer_id = excluded.customer_id,
-           riferimento_ordine = excluded.riferimento_ordine, esito = excluded.esito, outcome = excluded.outcome,
-           received_at = excluded.received_at, channel = excluded.channel
-       ), ev AS (
-         -- The outbox: one ordine.rifiutato per refused order, completed with what the submission row knows
-         -- exactly as refusalEvents (events.ts) completes it on SQLite.
-         INSERT INTO order_events (id, type, time, order_id, customer_id, data)
-         SELECT t.id, 'ordine.rifiutato', $4, upd.reserved_order_id, upd.customer_id,
-           jsonb_build_object('codice_cliente', upd.customer_code) || t.data || jsonb_strip_nulls(jsonb_build_object(
-             'canale', upd.channel,
-             'ricevuto_il', to_char(upd.received_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
-             'id_ordine', upd.reserved_order_id))
-         FROM upd, unnest($10::text[], $11::jsonb[]) WITH ORDINALITY AS t(id, data, i) ORDER BY t.i
-       )
-       SELECT id FROM upd`,
-      values: [id, state, outcomeJson(outcome), at, attempts.map((a) => a.idx), attempts.map((a) => a.riferimento),
-        attempts.map((a) => a.esito), attempts.map((a) => a.json), attempts.map((a) => a.customer ?? null),
-        refused.map(() => uuidv7()), refused.map((r) => JSON.stringify(r))],
-    });
-    return rows.length > 0;
   }
 
   /** Registers `items` one by one in the caller's transaction, with their events. */
@@ -475,8 +435,12 @@ export async function openPostgresStore(url: string, opts: PostgresStoreOptions 
         'SELECT id, outcome FROM submissions WHERE customer_id = $1 AND id = ANY($2::text[]) AND outcome IS NOT NULL',
         [customerId, [...ids]],
       );
-      const full = await Promise.all(rows.map(async (r) => [r.id, await fullOutcome(r.id, jsonOut<Outcome>(r.outcome))] as const));
-      return new Map(full);
+      const full = await Promise.all(rows.map(async (r) => {
+        const stored = jsonOut<Outcome>(r.outcome);
+        return [r.id, isCompact(stored) ? (await attempts.readCompact(r.id)).outcome : stored] as const;
+      }));
+      // One reset for a re-judgement since the first read has no outcome now: left out, as unprocessed ones are.
+      return new Map(full.filter((e): e is [string, Outcome] => e[1] !== undefined));
     },
 
     async findSubmissionByReservedOrderId(customerId, orderId) {
@@ -496,9 +460,11 @@ export async function openPostgresStore(url: string, opts: PostgresStoreOptions 
       return rows.map((r) => r.id);
     },
 
-    async completeSubmission(id: string, state: SubmissionState, outcome: Outcome, processedAt: string) {
-      // With the outcomes of other requests in flight, in one statement and one durable commit (complete-batch.ts).
-      if (!(await completes.complete({ id, state, outcome, processedAt }))) {
+    async completeSubmission(id: string, state: SubmissionState, outcome: Outcome, processedAt: string, opts?: CompleteOptions) {
+      // With the outcomes of other requests in flight, in one statement and one durable commit (complete-batch.ts);
+      // a large file whose attempts are written already, alone (attempts.ts).
+      const call = { id, state, outcome, processedAt };
+      if (!(await (opts?.attemptsRecorded ? attempts.completeRecorded(call) : completes.complete(call)))) {
         throw new IntakeError('NOT_FOUND', `submission ${id} not found`);
       }
     },
@@ -513,6 +479,10 @@ export async function openPostgresStore(url: string, opts: PostgresStoreOptions 
       const { rows } = await pool.query('UPDATE submissions SET retries = retries + 1 WHERE id = $1 RETURNING retries', [id]);
       if (rows.length === 0) throw new IntakeError('NOT_FOUND', `submission ${id} not found`);
       return Number((rows[0] as { retries: number }).retries);
+    },
+
+    async recordAttempts(submissionId, orders, opts) {
+      await attempts.record(submissionId, orders, opts?.durable !== false);
     },
 
     async registerOrders(items, opts) {

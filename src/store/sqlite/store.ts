@@ -403,8 +403,8 @@ function sqliteStoreOn(
       return rows.map((r) => r.id);
     },
 
-    async completeSubmission(id, state, outcome, processedAt) {
-      await runner.run('completeSubmission', [id, state, outcome, processedAt]);
+    async completeSubmission(id, state, outcome, processedAt, opts) {
+      await runner.run('completeSubmission', opts ? [id, state, outcome, processedAt, opts] : [id, state, outcome, processedAt]);
       forget(id);
     },
 
@@ -418,6 +418,10 @@ function sqliteStoreOn(
       const r = q('UPDATE submissions SET retries = retries + 1 WHERE id = ? RETURNING retries').get(id) as { retries: number } | undefined;
       if (!r) throw new IntakeError('NOT_FOUND', `submission ${id} not found`);
       return Number(r.retries);
+    },
+
+    async recordAttempts(submissionId, orders, opts) {
+      if (orders.length > 0) await runner.run('recordAttempts', [submissionId, orders], opts?.durable !== false);
     },
 
     async registerOrders(items, opts) {

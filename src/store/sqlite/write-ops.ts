@@ -7,13 +7,13 @@
  */
 import type Database from 'better-sqlite3';
 import { IntakeError } from '../../domain/errors.ts';
-import type { Channel, Outcome, SubmissionState } from '../../domain/types.ts';
+import type { Channel, OrderOutcome, Outcome, SubmissionState } from '../../domain/types.ts';
 import { refusalEvents, registeredEvent } from '../common/events.ts';
-import { eachAttemptRow, decide, isoIn, numeroOrdine, type ExistingOrder } from '../common/rows.ts';
+import { eachAttemptRow, decide, isoIn, numeroOrdine, recordedAttemptRows, type ExistingOrder } from '../common/rows.ts';
 import { insertEvents } from './events.ts';
-import { outcomeJson } from '../common/outcome-form.ts';
+import { outcomeJson, positionsWithoutAttempt } from '../common/outcome-form.ts';
 import { insertSubmissionChunks, insertSubmissionChunksFromFile } from './bodies.ts';
-import type { RegisterItem, RegisterResult } from '../../domain/store/store.ts';
+import type { CompleteOptions, RegisterItem, RegisterResult } from '../../domain/store/store.ts';
 
 export interface OpContext {
   q: (sql: string) => Database.Statement;
@@ -66,19 +66,41 @@ function save(c: OpContext, values: SubmissionValues): void {
   else insertSubmissionChunksFromFile(c.q, values[0] as string, raw.file, raw.size);
 }
 
-function complete(c: OpContext, id: string, state: SubmissionState, outcome: Outcome, processedAt: string): void {
+const ATTEMPT_UPSERT = `INSERT INTO order_attempts (submission_id, idx, customer_id, riferimento_ordine, esito, outcome,
+  received_at, channel) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+  ON CONFLICT (submission_id, idx) DO UPDATE SET customer_id = excluded.customer_id, riferimento_ordine = excluded.riferimento_ordine,
+    esito = excluded.esito, outcome = excluded.outcome, received_at = excluded.received_at, channel = excluded.channel`;
+
+/** A batch of a large file's attempts (Store.recordAttempts), over those of an earlier judgement at the same positions. */
+function record(c: OpContext, id: string, orders: readonly OrderOutcome[]): void {
+  const sub = c.q('SELECT customer_id, channel, received_at FROM submissions WHERE id = ?').get(id) as
+    | { customer_id: string; channel: Channel; received_at: string } | undefined;
+  if (!sub) throw new IntakeError('NOT_FOUND', `submission ${id} not found`);
+  const ins = c.q(ATTEMPT_UPSERT);
+  for (const a of recordedAttemptRows(orders)) {
+    ins.run(id, a.idx, a.customer ?? sub.customer_id, a.riferimento, a.esito, a.json, sub.received_at, sub.channel);
+  }
+}
+
+function complete(c: OpContext, id: string, state: SubmissionState, outcome: Outcome, processedAt: string, opts?: CompleteOptions): void {
   const { q } = c;
   const sub = q('SELECT customer_id, customer_code, channel, received_at, reserved_order_id FROM submissions WHERE id = ?').get(id) as
     | { customer_id: string; customer_code: string; channel: Channel; received_at: string; reserved_order_id: string | null }
     | undefined;
   if (!sub) throw new IntakeError('NOT_FOUND', `submission ${id} not found`);
   q(`UPDATE submissions SET state = ?, outcome = ?, processed_at = ?, attempts = attempts + 1 WHERE id = ?`)
-    .run(state, outcomeJson(outcome), isoIn(processedAt, 'processedAt'), id);
-  q('DELETE FROM order_attempts WHERE submission_id = ?').run(id);
-  const ins = q(`INSERT INTO order_attempts (submission_id, idx, customer_id, riferimento_ordine, esito, outcome,
-    received_at, channel) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`);
-  for (const a of eachAttemptRow(outcome)) {
-    ins.run(id, a.idx, a.customer ?? sub.customer_id, a.riferimento, a.esito, a.json, sub.received_at, sub.channel);
+    .run(state, outcomeJson(outcome, opts?.attemptsRecorded ? 0 : undefined), isoIn(processedAt, 'processedAt'), id);
+  if (opts?.attemptsRecorded) {
+    // This judgement's rows are written (record): what is left of an earlier one goes.
+    q('DELETE FROM order_attempts WHERE submission_id = ? AND (idx >= ? OR idx IN (SELECT value FROM json_each(?)))')
+      .run(id, outcome.orders.length, JSON.stringify(positionsWithoutAttempt(outcome)));
+  } else {
+    q('DELETE FROM order_attempts WHERE submission_id = ?').run(id);
+    const ins = q(`INSERT INTO order_attempts (submission_id, idx, customer_id, riferimento_ordine, esito, outcome,
+      received_at, channel) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`);
+    for (const a of eachAttemptRow(outcome)) {
+      ins.run(id, a.idx, a.customer ?? sub.customer_id, a.riferimento, a.esito, a.json, sub.received_at, sub.channel);
+    }
   }
   // The outbox: refusals are known only now, and are recorded with the outcome that states them.
   if (c.outbox) insertEvents(q, refusalEvents(outcome, {
@@ -98,8 +120,9 @@ export const WRITE_OPS = {
     return items.map((i) => registerOne(c, i));
   },
   registerOrders: (c: OpContext, items: readonly RegisterItem[]): RegisterResult[] => items.map((i) => registerOne(c, i)),
-  completeSubmission: (c: OpContext, id: string, state: SubmissionState, outcome: Outcome, processedAt: string): void =>
-    complete(c, id, state, outcome, processedAt),
+  completeSubmission: (c: OpContext, id: string, state: SubmissionState, outcome: Outcome, processedAt: string, opts?: CompleteOptions): void =>
+    complete(c, id, state, outcome, processedAt, opts),
+  recordAttempts: (c: OpContext, id: string, orders: readonly OrderOutcome[]): void => record(c, id, orders),
   acquireLease: (c: OpContext, name: string, holder: string, until: number, at: number): boolean => c.q(
     `INSERT INTO leases (name, holder, lease_until, acquired_at) VALUES (@name, @holder, @until, @at)
      ON CONFLICT (name) DO UPDATE SET holder = excluded.holder, lease_until = excluded.lease_until,
