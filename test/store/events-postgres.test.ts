@@ -13,6 +13,13 @@ import { addCustomer, addSubmission, item } from './fixtures.ts';
 import { createSchema, PG_SKIP, testDatabaseUrl, type TestSchema } from './pg-schema.ts';
 import { waitFor } from '../helpers/service.ts';
 
+/**
+ * How long an event committed here may take to become readable. xids are cluster-wide: a test file running beside
+ * this one that holds a lock while its instances wait with transactions open (test/multi/takeover.test.ts holds
+ * one for most of a minute) holds this feed back too. A bound, not a wait: a passing read returns at once.
+ */
+const READABLE_WITHIN_MS = 120_000;
+
 async function setup(): Promise<{ schema: TestSchema; store: Store; a: pg.Client }> {
   const schema = await createSchema(testDatabaseUrl!);
   const store = await openPostgresStore(testDatabaseUrl!, { schema: schema.name, max: 4 });
@@ -37,7 +44,7 @@ void describe('PostgreSQL event feed: commits out of allocation order', { skip: 
       const [first] = await waitFor(async () => {
         const got = await store.readEvents(null, 10);
         return got.length === 1 ? got : undefined;
-      }, 30_000, 'the first event');
+      }, READABLE_WITHIN_MS, 'the first event');
       assert.ok(first);
 
       // A: an instance's transaction that has written its event (lower xid, lower seq) and has not committed.
@@ -56,11 +63,11 @@ void describe('PostgreSQL event feed: commits out of allocation order', { skip: 
       const after = await waitFor(async () => {
         const got = await store.readEvents(first.cursor, 10);
         return got.length >= 2 ? got : undefined;
-      }, 30_000, 'both events once A committed');
+      }, READABLE_WITHIN_MS, 'both events once A committed');
       assert.deepEqual(after.map((e) => e.data.n ?? e.data.id_ordine), [1, b!.id_ordine], 'A then B: nothing skipped');
       assert.deepEqual(await store.readEvents(after[1]!.cursor, 10), [], 'nothing repeated');
       // Other tests' transactions on the server may hold ours back a moment longer: wait for the state.
-      await waitFor(async () => ((await store.hasUnreadableEvents!()) ? undefined : true), 30_000, 'no event left waiting');
+      await waitFor(async () => ((await store.hasUnreadableEvents!()) ? undefined : true), READABLE_WITHIN_MS, 'no event left waiting');
       assert.deepEqual((await store.readEvents(after[0]!.cursor, 10)).map((e) => e.id), [after[1]!.id]);
     } finally {
       await a.end();
@@ -84,7 +91,7 @@ void describe('PostgreSQL event feed: commits out of allocation order', { skip: 
       const got = await waitFor(async () => {
         const read = await store.readEvents(null, 10);
         return read.length >= 2 ? read : undefined;
-      }, 30_000, 'both events once A committed');
+      }, READABLE_WITHIN_MS, 'both events once A committed');
       assert.deepEqual(got.map((e) => e.data.n ?? e.data.id_ordine), [1, b!.id_ordine]);
       // A rolled-back transaction leaves nothing behind and holds nothing back once it ended.
       await a.query('BEGIN');
@@ -95,7 +102,7 @@ void describe('PostgreSQL event feed: commits out of allocation order', { skip: 
       const rest = await waitFor(async () => {
         const read = await store.readEvents(got[1]!.cursor, 10);
         return read.length >= 1 ? read : undefined;
-      }, 30_000, 'D once A rolled back');
+      }, READABLE_WITHIN_MS, 'D once A rolled back');
       assert.deepEqual(rest.map((e) => e.data.id_ordine), [d!.id_ordine]);
     } finally {
       await a.end();
@@ -124,7 +131,7 @@ void describe('PostgreSQL event feed: commits out of allocation order', { skip: 
       const whole = await waitFor(async () => {
         const got = await store.readEvents(null, 10);
         return got.length >= 4 ? got : undefined;
-      }, 30_000, 'the four events');
+      }, READABLE_WITHIN_MS, 'the four events');
       assert.deepEqual(whole.map((e) => e.id), ids, 'by xid as a number');
       for (const page of [1, 3]) {
         const seen: string[] = [];
