@@ -35,6 +35,8 @@ const LEASE_MS = 3000;
 const SETTINGS = {
   INTAKE_SFTP_PORT: '0', INTAKE_SMTP_PORT: '0', INTAKE_MAIL_DOMAIN: 'ordini.test',
   INTAKE_CLAIM_LEASE_MS: String(LEASE_MS), INTAKE_SWEEP_INTERVAL_MS: '250',
+  // The default pool, not the runner's 4: the statements waiting on the table lock must not take every connection.
+  INTAKE_DATABASE_POOL: '10',
 };
 
 /**

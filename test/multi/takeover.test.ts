@@ -44,6 +44,9 @@ const SETTINGS = {
   INTAKE_CLAIM_LEASE_MS: '30000', INTAKE_SWEEP_INTERVAL_MS: '5000', INTAKE_SECRET_KEY: SECRET_KEY,
   // The IMAP mailbox list is checked every 2 s, so a survivor watches the victim's mailbox soon after the kill.
   INTAKE_IMAP_POLL_SECONDS: '2',
+  // The default pool, not the runner's 4: the victim's statements waiting on the table lock must not take every
+  // connection, or its SFTP and mail work could never be saved and held.
+  INTAKE_DATABASE_POOL: '10',
 };
 const imapMissing = dovecotSkip();
 

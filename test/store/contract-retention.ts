@@ -8,6 +8,7 @@ import { IntakeError } from '../../src/domain/errors.ts';
 import type { OrderEvent } from '../../src/domain/order-events.ts';
 import type { Store } from '../../src/domain/store/store.ts';
 import { addCustomer, addSubmission, at, item, withStore, type StoreFactory } from './fixtures.ts';
+import { READABLE_WITHIN_MS } from './pg-schema.ts';
 
 const expired = (e: unknown): boolean => e instanceof IntakeError && e.code === 'CURSOR_EXPIRED' && e.http === 410
   && /Risincronizza/.test(e.messages.join(' '));
@@ -17,7 +18,7 @@ const FUTURE = '2100-01-01T00:00:00.000Z';
 
 /** The whole stream once `count` events are readable (on PostgreSQL other tests' transactions may delay it). */
 async function settled(store: Store, count: number): Promise<OrderEvent[]> {
-  const until = Date.now() + 15_000;
+  const until = Date.now() + READABLE_WITHIN_MS;
   for (;;) {
     const got = await store.readEvents(null, 1000);
     if (got.length >= count || Date.now() > until) return got;

@@ -10,15 +10,8 @@ import { insertEventsQuery } from '../../src/store/postgres/events.ts';
 import { openPostgresStore } from '../../src/store/postgres/store.ts';
 import type { Store } from '../../src/domain/store/store.ts';
 import { addCustomer, addSubmission, item } from './fixtures.ts';
-import { createSchema, PG_SKIP, testDatabaseUrl, type TestSchema } from './pg-schema.ts';
+import { createSchema, PG_SKIP, READABLE_WITHIN_MS, testDatabaseUrl, type TestSchema } from './pg-schema.ts';
 import { waitFor } from '../helpers/service.ts';
-
-/**
- * How long an event committed here may take to become readable. xids are cluster-wide: a test file running beside
- * this one that holds a lock while its instances wait with transactions open (test/multi/takeover.test.ts holds
- * one for most of a minute) holds this feed back too. A bound, not a wait: a passing read returns at once.
- */
-const READABLE_WITHIN_MS = 120_000;
 
 async function setup(): Promise<{ schema: TestSchema; store: Store; a: pg.Client }> {
   const schema = await createSchema(testDatabaseUrl!);

@@ -8,6 +8,13 @@ import type { Store } from '../../src/domain/store/store.ts';
 
 export const testDatabaseUrl = process.env.INTAKE_TEST_DATABASE_URL?.trim() || undefined;
 
+/**
+ * How long a test gives an event committed on PostgreSQL to become readable. xids are cluster-wide: a test file
+ * running beside it that holds a table lock over its instances' open transactions (test/multi/takeover.test.ts,
+ * instances.test.ts) holds every file's feed back while it does. A bound, not a wait: a passing read returns at once.
+ */
+export const READABLE_WITHIN_MS = 120_000;
+
 export const SKIP_NO_PG = 'set INTAKE_TEST_DATABASE_URL=postgres://… to run it';
 
 /** The `skip` option of a PostgreSQL test: false when the database is set; a failure in CI when it is not. */
