@@ -10,20 +10,14 @@ import pg from 'pg';
 import { openPostgresStore } from '../../src/store/postgres/store.ts';
 import { openSqliteStore } from '../../src/store/sqlite/store.ts';
 import type { Store } from '../../src/domain/store/store.ts';
-import { storeContract, type Quarter, type StoreFactory } from './contract.ts';
+import { storeContract, type Quarter, type StoreFactory, type StoreHandle } from './contract.ts';
 import { PG_SKIP, testDatabaseUrl } from './pg-schema.ts';
 
-async function closeAll(stores: Store[]): Promise<void> {
-  for (const s of stores) await s.close();
-}
-
-export const sqliteFile: StoreFactory = async () => {
-  const dir = await mkdtemp(path.join(tmpdir(), 'intake-store-'));
-  // A folder that does not exist yet: the store must create it.
-  const file = path.join(dir, 'data', 'intake.sqlite');
+/** A store that can be opened again on the same database (another instance); cleanup closes every one, then `dispose`. */
+async function reopenable(openOne: () => Promise<Store>, dispose: () => Promise<void>): Promise<StoreHandle> {
   const opened: Store[] = [];
   const open = async (): Promise<Store> => {
-    const s = await openSqliteStore(file);
+    const s = await openOne();
     opened.push(s);
     return s;
   };
@@ -31,10 +25,17 @@ export const sqliteFile: StoreFactory = async () => {
     store: await open(),
     another: open,
     cleanup: async () => {
-      await closeAll(opened);
-      await rm(dir, { recursive: true, force: true });
+      for (const s of opened) await s.close();
+      await dispose();
     },
   };
+}
+
+export const sqliteFile: StoreFactory = async () => {
+  const dir = await mkdtemp(path.join(tmpdir(), 'intake-store-'));
+  // A folder that does not exist yet: the store must create it.
+  const file = path.join(dir, 'data', 'intake.sqlite');
+  return reopenable(() => openSqliteStore(file), () => rm(dir, { recursive: true, force: true }));
 };
 
 export const sqliteMemory: StoreFactory = async () => {
@@ -55,20 +56,7 @@ export async function dropSchema(url: string, schema: string): Promise<void> {
 function postgres(url: string): StoreFactory {
   return async () => {
     const schema = `t_${randomBytes(8).toString('hex')}`;
-    const opened: Store[] = [];
-    const open = async (): Promise<Store> => {
-      const s = await openPostgresStore(url, { schema, max: 4 });
-      opened.push(s);
-      return s;
-    };
-    return {
-      store: await open(),
-      another: open,
-      cleanup: async () => {
-        await closeAll(opened);
-        await dropSchema(url, schema);
-      },
-    };
+    return reopenable(() => openPostgresStore(url, { schema, max: 4 }), () => dropSchema(url, schema));
   };
 }
 
