@@ -4,6 +4,7 @@
 // through; each check's output is held and printed when it ends (at once if it failed), so the two do not mix.
 // Exit status: 0 only if all three succeeded. Arguments are passed to scripts/run-tests.mjs.
 import { spawn } from 'node:child_process';
+import { setPriority } from 'node:os';
 import { fileURLToPath } from 'node:url';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
@@ -12,6 +13,13 @@ const bin = (p) => fileURLToPath(new URL(`../node_modules/${p}`, import.meta.url
 function run(name, args, inherit) {
   const started = Date.now();
   const child = spawn(process.execPath, args, { cwd: root, stdio: inherit ? 'inherit' : ['ignore', 'pipe', 'pipe'] });
+  // The checks are pure CPU and finish well inside the tests' time; the tests are mostly waiting, and each wait ends
+  // sooner when their processes get a core at once. So the checks take what the tests leave (nice 10).
+  if (!inherit) {
+    try {
+      setPriority(child.pid, 10);
+    } catch { /* a system that refuses: the checks just compete as before */ }
+  }
   let output = '';
   if (!inherit) {
     child.stdout.on('data', (d) => { output += d; });
