@@ -20,7 +20,7 @@ import { createInterface } from 'node:readline';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
 import { forkTs, nextMessage, stopChild, track } from '../lib/children.ts';
-import { processCpuMs } from '../lib/proc-cpu.ts';
+import { processCpuMs, threadCpuMs } from '../lib/proc-cpu.ts';
 import type { LoadResult, LoadSpec } from '../load/protocol.ts';
 import { ROOT } from '../lib/children.ts';
 
@@ -37,6 +37,8 @@ const { values: opt } = parseArgs({
     'cpu-prof': { type: 'string' },
     /** Run the service with --trace-gc and count its collections (every thread) in the measured span. */
     gc: { type: 'boolean', default: false },
+    /** PostgreSQL: the service's sessions log every statement (server log; for counting statements per order). */
+    'log-statements': { type: 'boolean', default: false },
   },
 });
 const root = path.resolve(opt.root);
@@ -128,7 +130,8 @@ async function main(): Promise<void> {
     const env: Record<string, string> = {};
     if (isPg) {
       await pgQuery(PG_DB, `DROP SCHEMA IF EXISTS ${schema} CASCADE; CREATE SCHEMA ${schema}`);
-      env.INTAKE_DATABASE_URL = `${opt.pg}/${PG_DB}?options=-c%20search_path%3D${schema}`;
+      const extra = opt['log-statements'] ? '%20-c%20log_statement%3Dall' : '';
+      env.INTAKE_DATABASE_URL = `${opt.pg}/${PG_DB}?options=-c%20search_path%3D${schema}${extra}`;
     }
     const s = await startServe(dataDir, env);
     try {
@@ -145,9 +148,20 @@ async function main(): Promise<void> {
       if (isPg) await sleep(STATS_SETTLE_MS);
       const c0 = isPg ? await commits() : 0;
       const cpu0 = processCpuMs(s.pid);
+      const threads0 = threadCpuMs(s.pid);
       const gc0 = { ...gcSeen };
       const r = await load(s, Number(opt.seconds), `M${run}`);
       const cpuMs = processCpuMs(s.pid) - cpu0;
+      // The main thread, then the others busiest first (the SQLite write thread, V8's GC helpers, libuv's pool).
+      const others: number[] = [];
+      let main = 0;
+      for (const [tid, ms] of threadCpuMs(s.pid)) {
+        const d = (ms - (threads0.get(tid) ?? 0)) / r.sent;
+        if (tid === s.pid) main = d;
+        else if (d > 0) others.push(d);
+      }
+      row.mainThreadMsPerOrder = Number(main.toFixed(4));
+      const byThread = others.sort((a, b) => b - a).slice(0, 4).map((d) => Number(d.toFixed(4)));
       if (opt.gc) {
         row.scavengesPer1000 = Number(((gcSeen.scavenges - gc0.scavenges) * 1000 / r.sent).toFixed(2));
         row.markCompactsPer1000 = Number(((gcSeen.markCompacts - gc0.markCompacts) * 1000 / r.sent).toFixed(2));
@@ -163,7 +177,7 @@ async function main(): Promise<void> {
         row.commitsPerOrder = Number(((await commits() - c0 - 1 - idle) / r.sent).toFixed(4));
       }
       rows.push(row);
-      process.stdout.write(`${JSON.stringify({ run, ...row })}\n`);
+      process.stdout.write(`${JSON.stringify({ run, ...row, otherThreadsMsPerOrder: byThread })}\n`);
     } finally {
       await s.stop();
       rmSync(dataDir, { recursive: true, force: true });
