@@ -7,7 +7,7 @@
  * processed by the sweeper that recover() starts (see claims.ts).
  */
 import { createHash } from 'node:crypto';
-import { v7 as uuidv7 } from 'uuid';
+import { uuidv7 } from '../domain/uuid7.ts';
 import { withoutUndefined } from '../domain/objects.ts';
 import { rememberKnown } from './known-codes.ts';
 import { createClaims, createSweeper, defaultHolder, DEFAULT_LEASE_MS, DEFAULT_SWEEP_MS } from './claims.ts';

@@ -6,7 +6,7 @@
  * migrations.
  */
 import pg from 'pg';
-import { v7 as uuidv7 } from 'uuid';
+import { uuidv7 } from '../../domain/uuid7.ts';
 import type { PoolClient } from 'pg';
 import { pgCode, withTransaction } from './tx.ts';
 import { IntakeError } from '../../domain/errors.ts';
