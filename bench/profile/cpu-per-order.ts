@@ -5,7 +5,8 @@
  *        [--root OTHER_CHECKOUT] [--idle 30]
  *
  * Per run: a fresh `order-intake serve` of the checkout `--root` (default this one; another worktree gives the
- * "before" of a change with the same load generator), a closed loop of 32 requests in flight (bench/load/loadgen.ts)
+ * "before" of a change with the same load generator), a closed loop of 32 requests in flight (bench/load/loadgen.ts;
+ * `--rate N`: an open loop of N orders/s)
  * for the warm-up, then a second closed loop whose whole span is measured: the service process's CPU (every
  * thread: /proc/<pid>/stat) divided by the requests it answered. On PostgreSQL also the commits per order
  * (`pg_stat_database.xact_commit` of a database only this script uses, counted after each backend has reported: a
@@ -32,6 +33,11 @@ const { values: opt } = parseArgs({
     warmup: { type: 'string', default: '2' },
     root: { type: 'string', default: ROOT },
     idle: { type: 'string', default: '0' },
+    /**
+     * An open loop at this many orders/s instead of the closed loop of 32 in flight: both codes then see the same
+     * arrivals (group sizes depend on them), which makes CPU per order comparable when their throughputs differ.
+     */
+    rate: { type: 'string', default: '0' },
     pg: { type: 'string', default: 'postgres://postgres@127.0.0.1:5432' },
     /** A folder: the service runs under `node --cpu-prof` and leaves its profiles there (then CPU includes the profiler). */
     'cpu-prof': { type: 'string' },
@@ -108,7 +114,8 @@ async function load(s: Serve, seconds: number, ref: string): Promise<LoadResult>
   const child = forkTs('bench/load/loadgen.ts');
   const spec: LoadSpec = {
     origin: `http://127.0.0.1:${s.port}`, path: '/api/v1/ordini', headers: { 'x-api-key': s.apiKey }, orderLines: 3,
-    refPrefix: ref, mode: 'closed', concurrency: 32, rate: 0, connections: 32, warmupSec: 0, durationSec: seconds,
+    refPrefix: ref, mode: Number(opt.rate) > 0 ? 'open' : 'closed', concurrency: 32, rate: Number(opt.rate), connections: 32,
+    warmupSec: 0, durationSec: seconds,
     expectStatus: 201,
   };
   const answer = nextMessage<LoadResult>(child, seconds * 1000 + 60_000);
