@@ -49,11 +49,11 @@ export function processCpuMs(pid: number): number {
  */
 export function threadCpuMs(pid: number): Map<number, number> {
   const out = new Map<number, number>();
-  let tids: string[] = [];
+  let tids: string[];
   try {
     tids = readdirSync(`/proc/${pid}/task`);
   } catch {
-    return out;
+    return out; // the process is gone
   }
   for (const tid of tids) out.set(Number(tid), cpuMsOf(`${pid}/task/${tid}`).ms);
   return out;
