@@ -19,6 +19,7 @@ import { registerWeb } from './channels/web/index.ts';
 import { startFileChannels } from './channels/files/index.ts';
 import { startMailChannels } from './channels/mail/index.ts';
 import { createIntake, type Intake } from './intake/intake.ts';
+import { holdHeapGrowthLimit } from './heap-growth.ts';
 import { defaultHolder } from './intake/claims.ts';
 import { startHandoff } from './handoff/index.ts';
 import { restoreMailSubscriber } from './handoff/notify-settings.ts';
@@ -66,7 +67,8 @@ export async function startService(config: Config, log: Logger): Promise<Service
   const holder = defaultHolder();
   await store.startInstance(holder);
   log.info({ instance: holder }, 'instance registered');
-  const core = createIntake({ store, timeZone: config.timeZone, log, claimLeaseMs: config.claimLeaseMs, sweepIntervalMs: config.sweepIntervalMs, holder, metrics });
+  const core = createIntake({ store, timeZone: config.timeZone, log, claimLeaseMs: config.claimLeaseMs, sweepIntervalMs: config.sweepIntervalMs, holder, metrics,
+    largeWork: holdHeapGrowthLimit });
   // What channels get: the same intake and authenticator, with acknowledgement latency and lockouts counted.
   const intake = timeAcks(core, metrics);
   const auth = countLockouts(createAuthenticator(store), metrics);

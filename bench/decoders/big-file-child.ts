@@ -5,7 +5,7 @@
  * none of them kept.
  * mode `intake`: the whole file channel path after the upload: a fresh SQLite store, intake.submit with the file as
  * Submission.rawFile (hashed in pieces, committed in pieces, decoded, validated, every order registered, outcome
- * recorded). Both set the heap growth the service sets (src/heap-growth.ts).
+ * recorded). Both bound the heap's growth as the service does while it judges a large file (src/heap-growth.ts).
  * Forked by the decoders benchmark: it sends {file, mode, dataDir, code}, gets a BigFileResult back.
  *
  * The service's modules are imported when the spec arrives, from src/ (this file run under tsx) or, with code
@@ -102,7 +102,9 @@ async function intakePass(m: Modules, file: string, size: number, dataDir: strin
   try {
     const demo = await m.seedDemoIfEmpty(store, 'ordini.localhost');
     if (!demo) throw new Error('the data folder was not fresh');
-    const intake = m.createIntake({ store, timeZone: 'Europe/Rome', log: m.createLogger('warn') });
+    // The heap's growth bounded while the file is judged, as the service does (largeWork; checkouts older than that
+    // bounded it for the whole process at limitHeapGrowth()).
+    const intake = m.createIntake({ store, timeZone: 'Europe/Rome', log: m.createLogger('warn'), largeWork: m.holdHeapGrowthLimit });
     const { outcome } = await intake.submit({
       principal: { customerId: demo.customer.id, customerCode: demo.customer.code },
       channel: 'sftp', fileName: 'ordini.csv', raw: Buffer.alloc(0), rawFile: { path: file, size, sha256: await m.hashFile(file) },
@@ -128,8 +130,11 @@ async function run(spec: BigFileSpec): Promise<BigFileResult> {
   const size = (await stat(spec.file)).size;
   const readSeconds = (performance.now() - t0) / 1000;
   let counts: { orders: number; accepted: number; lines?: number; seconds?: number; retainedMiB?: BigFileResult['retainedMiB'] };
-  if (spec.mode === 'decode') counts = await decodePass(m, spec.file, size);
-  else counts = await intakePass(m, spec.file, size, spec.dataDir);
+  if (spec.mode === 'decode') {
+    // As while the service judges a large file; the intake pass takes it the way the service does (largeWork).
+    const release = m.holdHeapGrowthLimit?.() ?? (() => undefined);
+    counts = await decodePass(m, spec.file, size).finally(release);
+  } else counts = await intakePass(m, spec.file, size, spec.dataDir);
   const seconds = counts.seconds !== undefined ? readSeconds + counts.seconds : (performance.now() - t0) / 1000;
   return {
     mode: spec.mode,

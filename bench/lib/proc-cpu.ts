@@ -42,3 +42,19 @@ export function postgresCpuBetween(before: Map<number, number>, after: Map<numbe
 export function processCpuMs(pid: number): number {
   return cpuMsOf(pid).ms;
 }
+
+/**
+ * CPU ms so far of each thread of a process, by thread id (Node names them all "node"; the main thread's id is the
+ * pid): the main thread against the rest (worker threads, V8's helpers, libuv's pool).
+ */
+export function threadCpuMs(pid: number): Map<number, number> {
+  const out = new Map<number, number>();
+  let tids: string[];
+  try {
+    tids = readdirSync(`/proc/${pid}/task`);
+  } catch {
+    return out; // the process is gone
+  }
+  for (const tid of tids) out.set(Number(tid), cpuMsOf(`${pid}/task/${tid}`).ms);
+  return out;
+}

@@ -3,7 +3,7 @@
  * as a hash), rotate and revoke its key, load its lookup table and its mapping. Everything is checked here, so
  * the store receives only well-formed rows and the CLI stays a thin shell.
  */
-import { v7 as uuidv7 } from 'uuid';
+import { uuidv7 } from '../domain/uuid7.ts';
 import { generateConnectorKey, hashConnectorKey } from '../auth/secrets.ts';
 import { requireCustomerByCode } from '../customers/find.ts';
 import { IntakeError } from '../domain/errors.ts';

@@ -2,7 +2,7 @@
  * A new FTP/SFTP (and portal) password for a customer: the old one stops working at once. The new one is returned
  * to be shown once; only its scrypt hash is stored.
  */
-import { v7 as uuidv7 } from 'uuid';
+import { uuidv7 } from '../domain/uuid7.ts';
 import { generatePassword, hashPassword } from '../auth/secrets.ts';
 import type { CustomerAdminStore } from '../domain/store/ports.ts';
 import { requireCustomerByCode } from './find.ts';

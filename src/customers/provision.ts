@@ -3,7 +3,7 @@
  * The secrets are returned once, here, and stored only as hashes.
  */
 import { randomBytes } from 'node:crypto';
-import { v7 as uuidv7 } from 'uuid';
+import { uuidv7 } from '../domain/uuid7.ts';
 import { IntakeError } from '../domain/errors.ts';
 import type { CustomerAdminStore } from '../domain/store/ports.ts';
 import type { Customer } from '../domain/store/store.ts';

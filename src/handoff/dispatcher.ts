@@ -94,6 +94,15 @@ const MAX_HELD = 256;
 export const PER_ENDPOINT = 16;
 const SUBSCRIBER_TTL_MS = 5000;
 /**
+ * How long the answer "no active subscriber" is believed. Without one there is nothing to fan out or to claim (a
+ * claim hands out only active subscribers' deliveries), so a round then costs no statement: an idle instance made
+ * 10 commits a second on PostgreSQL for that (a subscriber list and a claim every poll), and under load each round
+ * and each ring of the other instances' bell is one more. A webhook, export or notification added meanwhile (by the
+ * CLI, the console or another instance) is seen within this time; its events are not lost meanwhile, they are
+ * fanned out from its cursor when it is.
+ */
+const NO_SUBSCRIBER_TTL_MS = 1000;
+/**
  * An attempt starts only if it ends, timeout included, this long before its claim runs out (the configuration keeps
  * the lease at least a second above the timeout, so a delivery started at once always may).
  */
@@ -350,15 +359,46 @@ export function startDispatcher(deps: DispatcherDeps): Dispatcher {
 
   /** Rounds in a row that left committed events unreadable (see UNREADABLE_FIRST_RETRY_MS); 0: none waiting. */
   let unreadableRounds = 0;
+  /** Until when "no active subscriber" holds without asking the store (0: not known; ask). */
+  let noneUntil = 0;
+  /** A round skipped on that remembered answer: another is due when it runs out. */
+  let owed = false;
+  /** The bell not rung for local events on that answer: rung at the next look if a subscriber is there after all. */
+  let ringOwed = false;
+  /**
+   * The subscribers as listed now when any is active; undefined when none is (that answer is kept for
+   * NO_SUBSCRIBER_TTL_MS, and the store is not asked meanwhile).
+   */
+  async function activeSubscribers(): Promise<Subscriber[] | undefined> {
+    if (Date.now() < noneUntil) {
+      // Answered from what was seen up to a second ago: a round is owed when that runs out, in case a subscriber
+      // came meanwhile (a kick or a ring must not wait for a long poll, INTAKE_HANDOFF_POLL_MS).
+      owed = true;
+      return undefined;
+    }
+    owed = false;
+    const list = await store.listSubscribers({});
+    const active = list.some((s) => s.state === 'active');
+    noneUntil = active ? 0 : Date.now() + NO_SUBSCRIBER_TTL_MS;
+    // Events committed here while the bell was not rung: the instance holding the fan-out hears of them now.
+    if (active && ringOwed) ring();
+    ringOwed = false;
+    return active ? list : undefined;
+  }
 
   async function round(): Promise<void> {
+    // Deliveries already claimed are made and recorded whatever the answer (flush refills only while some exist).
+    const listed = await activeSubscribers();
+    const active = listed !== undefined;
     if (await holdsFanout()) {
       // Deliveries queued here may be made by any instance: tell the others (they claim what this one has no slot for).
-      if ((await fanOut(store, events)) > 0) ring();
-      unreadableRounds = (await events.hasUnreadable?.()) ? unreadableRounds + 1 : 0;
+      if (listed && (await fanOut(store, events, listed)) > 0) ring();
+      // Asked only when someone subscribes: without a subscriber nothing waits on those events.
+      unreadableRounds = listed && (await events.hasUnreadable?.()) ? unreadableRounds + 1 : 0;
+      // Events are kept for the feed too: past retention they go whether or not anyone subscribes.
       await prune().catch((err: unknown) => log.error({ err }, 'deleting order events past retention failed; tried again later'));
     }
-    await refill();
+    if (active) await refill();
   }
 
   let kicked = false;
@@ -404,8 +444,9 @@ export function startDispatcher(deps: DispatcherDeps): Dispatcher {
       if (closed) break;
       await new Promise<void>((resolve) => {
         wake = resolve;
+        const poll = owed ? Math.min(options.pollMs, Math.max(0, noneUntil - Date.now())) : options.pollMs;
         const unreadable = unreadableRounds > 0 ? UNREADABLE_FIRST_RETRY_MS * 2 ** Math.min(unreadableRounds - 1, 16) : Infinity;
-        timer = setTimeout(resolve, kicked ? kickedDelay() : Math.min(options.pollMs, unreadable));
+        timer = setTimeout(resolve, kicked ? kickedDelay() : Math.min(poll, unreadable));
       });
       wake = undefined;
     }
@@ -414,8 +455,10 @@ export function startDispatcher(deps: DispatcherDeps): Dispatcher {
   const running = loop();
   return {
     kick() {
-      // This process committed events: the other instances (a fan-out lease held elsewhere) hear it too.
-      ring();
+      // This process committed events: the other instances (a fan-out lease held elsewhere) hear it too, unless no
+      // one subscribes (they find that out themselves, and a subscriber added meanwhile by their poll).
+      if (Date.now() >= noneUntil) ring();
+      else ringOwed = true;
       wakeUp();
     },
     async close() {

@@ -9,7 +9,7 @@
  * wants today's orders, and replaying years of them into a new endpoint would flood it (the pull feed is there for
  * history).
  */
-import { v7 as uuidv7 } from 'uuid';
+import { uuidv7 } from '../domain/uuid7.ts';
 import type { EventReader, OrderEvent } from '../domain/order-events.ts';
 import type { NewDelivery, Subscriber } from '../domain/store/handoff.ts';
 import type { HandoffPort } from '../domain/store/ports.ts';
@@ -53,9 +53,10 @@ export async function fanOutSubscriber(store: HandoffPort, events: EventReader, 
   }
 }
 
-export async function fanOut(store: HandoffPort, events: EventReader, page = FANOUT_PAGE): Promise<number> {
+/** `subscribers`: as just listed by the caller (their cursors must be current), else listed here. */
+export async function fanOut(store: HandoffPort, events: EventReader, subscribers?: readonly Subscriber[], page = FANOUT_PAGE): Promise<number> {
   let queued = 0;
-  for (const s of await store.listSubscribers({})) {
+  for (const s of subscribers ?? await store.listSubscribers({})) {
     if (s.state === 'active') queued += await fanOutSubscriber(store, events, s, page);
   }
   return queued;

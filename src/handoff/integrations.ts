@@ -3,7 +3,7 @@
  * name and one current key (`oii_…`, printed once, stored hashed); it reads every customer's order events and
  * reports production status back, and can do nothing else (no customer endpoint accepts its key).
  */
-import { v7 as uuidv7 } from 'uuid';
+import { uuidv7 } from '../domain/uuid7.ts';
 import { IntakeError } from '../domain/errors.ts';
 import { generateIntegrationKey, hashIntegrationKey, parseIntegrationKey, verifyIntegrationKey } from '../auth/secrets.ts';
 import type { EventStore, Integration } from '../domain/store/events.ts';

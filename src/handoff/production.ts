@@ -13,7 +13,7 @@
  * `consegnato` and `annullato` are final; nothing is cancelled once shipped. Reporting the current state again
  * changes nothing and is not an error (a retried request must not fail), and writes no event.
  */
-import { v7 as uuidv7 } from 'uuid';
+import { uuidv7 } from '../domain/uuid7.ts';
 import { IntakeError } from '../domain/errors.ts';
 import { registeredView, type OrderStatus } from '../domain/order-view.ts';
 import type { ProductionState, ProductionStep, RegisteredOrder } from '../domain/types.ts';

@@ -4,7 +4,7 @@
  */
 import { stat } from 'node:fs/promises';
 import path from 'node:path';
-import { v7 as uuidv7 } from 'uuid';
+import { uuidv7 } from '../domain/uuid7.ts';
 import { IntakeError } from '../domain/errors.ts';
 import { ORDER_EVENT_TYPES, type OrderEventType } from '../domain/order-events.ts';
 import { newSigningSecret, sealSigningSecret } from './secret.ts';

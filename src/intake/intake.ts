@@ -7,7 +7,7 @@
  * processed by the sweeper that recover() starts (see claims.ts).
  */
 import { createHash } from 'node:crypto';
-import { v7 as uuidv7 } from 'uuid';
+import { uuidv7 } from '../domain/uuid7.ts';
 import { withoutUndefined } from '../domain/objects.ts';
 import { rememberKnown } from './known-codes.ts';
 import { createClaims, createSweeper, defaultHolder, DEFAULT_LEASE_MS, DEFAULT_SWEEP_MS } from './claims.ts';
@@ -81,7 +81,21 @@ export interface IntakeDeps {
   sweepIntervalMs?: number;
   /** Counts submissions and orders by channel and outcome (GET /metrics). */
   metrics?: Pick<Metrics, 'decided'>;
+  /**
+   * Called when a large submission (LARGE_WORK_BYTES of raw bytes or more) starts being stored or judged; the
+   * function it returns when that ends. `serve` bounds the heap's growth meanwhile (src/heap-growth.ts).
+   */
+  largeWork?: () => () => void;
+  /** Raw bytes from which a submission is large work (default LARGE_WORK_BYTES). */
+  largeWorkBytes?: number;
 }
+
+/**
+ * Raw bytes from which a submission counts as large work. Starting large work costs a full collection (see
+ * src/heap-growth.ts: tens of milliseconds), small next to judging a file of this size (a 4 MiB CSV is about
+ * 40,000 lines); below it, what judging a file leaves as garbage is small next to the heap V8 keeps anyway.
+ */
+export const LARGE_WORK_BYTES = 4 * 1024 * 1024;
 
 const EMPTY = Buffer.alloc(0);
 
@@ -108,6 +122,13 @@ export function createIntake(deps: IntakeDeps): Intake {
   const background = new Set<Promise<unknown>>();
   const leaseMs = deps.claimLeaseMs ?? DEFAULT_LEASE_MS;
   const claims = createClaims(store, log, deps.holder ?? defaultHolder(), leaseMs);
+  const largeBytes = deps.largeWorkBytes ?? LARGE_WORK_BYTES;
+  /** Runs `work`, marked as large work while it runs when the submission's raw bytes are large. */
+  function sized<T>(s: Pick<Submission, 'raw' | 'rawFile'>, work: () => Promise<T>): Promise<T> {
+    if (!deps.largeWork || (s.rawFile?.size ?? s.raw.length) < largeBytes) return work();
+    const release = deps.largeWork();
+    return work().finally(release);
+  }
   // Judging registers orders without waiting for the disk: completeSubmission, which always follows before
   // anything is acknowledged or told to a listener, is a durable write and makes them durable too (WriteOptions).
   // Catalog codes found once are remembered (known-codes.ts: nothing deletes them, so the answer is the store's).
@@ -142,7 +163,7 @@ export function createIntake(deps: IntakeDeps): Intake {
   }
 
   async function receive(sub: Submission, opts?: WriteOptions): Promise<StoredSubmission> {
-    return store.saveSubmission(newSubmission(sub), opts);
+    return sized(sub, () => store.saveSubmission(newSubmission(sub), opts));
   }
 
   /**
@@ -166,7 +187,7 @@ export function createIntake(deps: IntakeDeps): Intake {
     const firstWrite: IntakeStore = Object.setPrototypeOf({
       registerOrders: (items: Parameters<IntakeStore['registerOrders']>[0]) => (saved ? judgeStore.registerOrders(items) : save(items)),
     }, judgeStore) as IntakeStore;
-    const run = (async (): Promise<Decided> => {
+    const run = sized(fresh, async (): Promise<Decided> => {
       let outcome: Outcome;
       try {
         // One order: never more than a batch, so the Judgement is whole (no tally).
@@ -189,7 +210,7 @@ export function createIntake(deps: IntakeDeps): Intake {
       }
       await finished(s, { outcome });
       return { outcome, customerId: s.customerId };
-    })();
+    });
     inFlight.set(s.id, run);
     try {
       return { submission: s, outcome: (await run).outcome };
@@ -246,8 +267,11 @@ export function createIntake(deps: IntakeDeps): Intake {
     }
     let j: Judgement;
     try {
-      j = await judge({ store: judgeStore, timeZone: deps.timeZone, now }, s);
-      await store.completeSubmission(id, 'processed', j.outcome, now().toISOString(), j.tally ? { attemptsRecorded: true } : undefined);
+      j = await sized(s, async () => {
+        const judged = await judge({ store: judgeStore, timeZone: deps.timeZone, now }, s);
+        await store.completeSubmission(id, 'processed', judged.outcome, now().toISOString(), judged.tally ? { attemptsRecorded: true } : undefined);
+        return judged;
+      });
     } catch (err) {
       // An internal failure (a bug, the database gone) must not lose the submission: it stays received, its
       // claim lapses and it is tried again after the lease, by any instance; the caller sees a generic 5xx.

@@ -3,7 +3,7 @@
  * Pure with respect to the submission: judging the same submission again gives the same outcome (the store answers
  * "created" to the submission that registered an order), which is what makes crash recovery and reprocessing safe.
  */
-import { v7 as uuidv7 } from 'uuid';
+import { uuidv7 } from '../domain/uuid7.ts';
 import { IntakeError, isIntakeError } from '../domain/errors.ts';
 import { explainLines } from './connectors/lines.ts';
 import { decodeConnectorSubmission, type ConnectorOrder } from './connectors/submission.ts';

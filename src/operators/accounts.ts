@@ -3,7 +3,7 @@
  * A password is generated here, shown once to whoever asked, and only its scrypt hash is stored (src/auth/secrets.ts),
  * as for the customers' FTP/SFTP passwords.
  */
-import { v7 as uuidv7 } from 'uuid';
+import { uuidv7 } from '../domain/uuid7.ts';
 import { IntakeError } from '../domain/errors.ts';
 import { generatePassword, hashPassword } from '../auth/secrets.ts';
 import type { Store } from '../domain/store/store.ts';

@@ -2,7 +2,7 @@
  * The audit log: one entry per operator action (who, when, what, on which object), written by the console and by
  * the CLI commands that manage operators. Entries are only ever added.
  */
-import { v7 as uuidv7 } from 'uuid';
+import { uuidv7 } from '../domain/uuid7.ts';
 import type { AuditStore } from '../domain/store/ports.ts';
 
 export async function audit(

@@ -82,4 +82,19 @@ void describe('API key cache', () => {
     p!.customerCode = 'X';
     assert.equal((await auth.apiKey(c.apiKey))?.customerCode, 'K005');
   });
+
+  void it('requests that arrive together with one key share one lookup; a wrong secret beside them does not', async () => {
+    const c = await provisionCustomer(t.store, { code: 'K006', name: 'Insieme' }, 'ordini.test');
+    const s = counting(t.store);
+    const auth = createAuthenticator(s.store);
+    const last = c.apiKey.at(-1) === 'a' ? 'b' : 'a';
+    const wrong = `${c.apiKey.slice(0, -1)}${last}`;
+    // 32 in flight when the key's entry has run out (or, here, was never made), and a wrong secret of the same key id.
+    const answers = await Promise.all([...Array.from({ length: 32 }, () => auth.apiKey(c.apiKey)), auth.apiKey(wrong)]);
+    assert.equal(s.lookups(), 2, 'one lookup for the 32, one for the wrong secret');
+    assert.deepEqual(answers.slice(0, 32).map((a) => a?.customerCode), Array.from({ length: 32 }, () => 'K006'));
+    assert.equal(answers[32], undefined);
+    answers[0]!.customerCode = 'X';
+    assert.equal(answers[1]!.customerCode, 'K006', 'each caller has its own copy');
+  });
 });

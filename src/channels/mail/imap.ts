@@ -10,7 +10,7 @@
  */
 import { ImapFlow } from 'imapflow';
 import { createHash } from 'node:crypto';
-import { v7 as uuidv7 } from 'uuid';
+import { uuidv7 } from '../../domain/uuid7.ts';
 import { isDeactivated } from '../../customers/active.ts';
 import type { Logger } from '../../log.ts';
 import type { ImapAccount } from '../../domain/store/mail.ts';

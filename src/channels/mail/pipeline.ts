@@ -12,7 +12,7 @@
  * Messages not finished (crash, an internal error, an instance that died) are swept up regularly, each under a claim
  * so that two instances never derive the same message at once.
  */
-import { v7 as uuidv7 } from 'uuid';
+import { uuidv7 } from '../../domain/uuid7.ts';
 import type { Intake } from '../../intake/intake.ts';
 import type { Channel } from '../../domain/types.ts';
 import type { Logger } from '../../log.ts';

@@ -12,7 +12,7 @@
 import { createHash } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import { SMTPServer, type SMTPServerSession } from 'smtp-server';
-import { v7 as uuidv7 } from 'uuid';
+import { uuidv7 } from '../../domain/uuid7.ts';
 import { INACTIVE_SMTP_TEXT, isActive } from '../../customers/active.ts';
 import { ERROR_CATALOG } from '../../domain/errors.ts';
 import type { Logger } from '../../log.ts';

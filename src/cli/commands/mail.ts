@@ -5,7 +5,7 @@
  * sealed with INTAKE_SECRET_KEY.
  */
 import { Option, type Command } from 'commander';
-import { v7 as uuidv7 } from 'uuid';
+import { uuidv7 } from '../../domain/uuid7.ts';
 import { checkImapMailbox } from '../../channels/mail/imap.ts';
 import { sealSecret } from '../../auth/secret-box.ts';
 import { requireCustomerByCode } from '../../customers/find.ts';

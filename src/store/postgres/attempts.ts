@@ -9,7 +9,7 @@
  * transaction; a whole outcome (every REST/SOAP call, most files) needs no second read and costs no transaction.
  */
 import type pg from 'pg';
-import { v7 as uuidv7 } from 'uuid';
+import { uuidv7 } from '../../domain/uuid7.ts';
 import type { OrderOutcome, Outcome, SubmissionState } from '../../domain/types.ts';
 import { refusals } from '../common/events.ts';
 import { expandOutcome, isCompact, outcomeJson, positionsWithoutAttempt } from '../common/outcome-form.ts';

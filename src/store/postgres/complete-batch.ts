@@ -11,7 +11,7 @@
  * one group would make the upsert touch a row twice: that statement fails and each call is then run alone.
  */
 import type pg from 'pg';
-import { v7 as uuidv7 } from 'uuid';
+import { uuidv7 } from '../../domain/uuid7.ts';
 import type { Outcome, SubmissionState } from '../../domain/types.ts';
 import { refusals } from '../common/events.ts';
 import { attemptRows, isoIn } from '../common/rows.ts';

@@ -5,8 +5,10 @@
  * alone, a call goes at once.
  *
  * - Up to `maxParallel` statements run at once; calls that arrive meanwhile wait for the next free slot.
- * - A group of one runs `one` (the single-call statement). A group whose statement fails is not allowed to take the
- *   others down: each of its calls then runs `one` on its own, and only the faulty one fails.
+ * - A group of one runs the group statement too: `one` may take several round trips (the registration of an order
+ *   with its submission is BEGIN, SET, two statements, COMMIT), and under a light load most groups are of one.
+ * - A group whose statement fails is not allowed to take the others down: each of its calls then runs `one` on its
+ *   own, and only the faulty one fails, with `one`'s own error.
  */
 
 /** Statements in flight at once: enough to keep PostgreSQL's cores and the pool busy, few enough to form groups. */
@@ -48,11 +50,6 @@ export function grouped<T, R>(
   }
 
   async function runGroup(group: Waiting<T, R>[]): Promise<void> {
-    if (group.length === 1) {
-      const [w] = group as [Waiting<T, R>];
-      await one(w.call).then(w.resolve, w.reject);
-      return;
-    }
     let answers: R[];
     try {
       answers = await many(group.map((w) => w.call));

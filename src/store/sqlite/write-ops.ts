@@ -84,8 +84,8 @@ function record(c: OpContext, id: string, orders: readonly OrderOutcome[]): void
 
 function complete(c: OpContext, id: string, state: SubmissionState, outcome: Outcome, processedAt: string, opts?: CompleteOptions): void {
   const { q } = c;
-  const sub = q('SELECT customer_id, customer_code, channel, received_at, reserved_order_id FROM submissions WHERE id = ?').get(id) as
-    | { customer_id: string; customer_code: string; channel: Channel; received_at: string; reserved_order_id: string | null }
+  const sub = q('SELECT customer_id, customer_code, channel, received_at, reserved_order_id, attempts FROM submissions WHERE id = ?').get(id) as
+    | { customer_id: string; customer_code: string; channel: Channel; received_at: string; reserved_order_id: string | null; attempts: number }
     | undefined;
   if (!sub) throw new IntakeError('NOT_FOUND', `submission ${id} not found`);
   q(`UPDATE submissions SET state = ?, outcome = ?, processed_at = ?, attempts = attempts + 1 WHERE id = ?`)

@@ -5,7 +5,7 @@
  * without sticky sessions another instance answers "not found", and the catalog shows the result anyway).
  */
 import { rm } from 'node:fs/promises';
-import { v7 as uuidv7 } from 'uuid';
+import { uuidv7 } from '../../../domain/uuid7.ts';
 import { importArticles } from '../../../catalog/import-articles.ts';
 import type { CatalogImportStore } from '../../../domain/store/ports.ts';
 
