@@ -5,8 +5,10 @@
  * alone, a call goes at once.
  *
  * - Up to `maxParallel` statements run at once; calls that arrive meanwhile wait for the next free slot.
- * - A group of one runs the group statement too: `one` may take several round trips (the registration of an order
- *   with its submission is BEGIN, SET, two statements, COMMIT), and under a light load most groups are of one.
+ * - A group of one runs `one` (the single-call statement). Running the group statement for it instead saves round
+ *   trips under a light load (the registration of an order with its submission is BEGIN, SET, two statements,
+ *   COMMIT), but it cost the loaded case more: REST at 32 in flight fell from 2,254 to 2,038 orders/s and its open
+ *   loop at 2,000/s went from p99 102 to 354 ms (`npm run bench -- rest-pg`, same half hour, 2026-11-26).
  * - A group whose statement fails is not allowed to take the others down: each of its calls then runs `one` on its
  *   own, and only the faulty one fails, with `one`'s own error.
  */
@@ -50,6 +52,11 @@ export function grouped<T, R>(
   }
 
   async function runGroup(group: Waiting<T, R>[]): Promise<void> {
+    if (group.length === 1) {
+      const [w] = group as [Waiting<T, R>];
+      await one(w.call).then(w.resolve, w.reject);
+      return;
+    }
     let answers: R[];
     try {
       answers = await many(group.map((w) => w.call));
