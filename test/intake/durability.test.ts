@@ -12,11 +12,11 @@ import { after, before, describe, it } from 'node:test';
 import { createIntake, type Intake } from '../../src/intake/intake.ts';
 import { createLogger } from '../../src/log.ts';
 import { openSqliteStore } from '../../src/store/sqlite/store.ts';
-import { DEFAULT_UNITS } from '../../src/catalog/units.ts';
 import type { Store } from '../../src/domain/store/store.ts';
 import type { Principal } from '../../src/domain/types.ts';
-import { order, TEST_ARTICLES } from '../helpers/service.ts';
+import { order } from '../helpers/service.ts';
 import { DURABLE, instrument, newProbeBuffer, PROBE_ENTRIES } from './durability-probe.ts';
+import { seedIntakeStore } from './seed.ts';
 
 /** What the connection did, in order: a commit (with whether it fsynced) or a store call settling. */
 type Event = { kind: 'commit'; durable: boolean } | { kind: 'settled'; what: string };
@@ -45,11 +45,7 @@ before(async () => {
     // The probe module beside this file, with this file's own extension: .js when the tests run compiled.
     writeThreadProbe: { module: new URL(`./durability-probe${path.extname(import.meta.filename)}`, import.meta.url).href, buffer },
   });
-  await real.migrate();
-  await real.upsertUnits(DEFAULT_UNITS);
-  await real.upsertArticles(TEST_ARTICLES);
-  const c = await real.createCustomer({ id: 'cust-1', code: 'C001', name: 'Uno', mailbox: 'c001-x@ordini.test' });
-  principal = { customerId: c.id, customerCode: c.code };
+  principal = await seedIntakeStore(real);
   // Record when each intake write settles, to know which commit held it.
   const settled = <K extends 'saveSubmission' | 'saveAndRegister' | 'registerOrders' | 'completeSubmission'>(what: K) =>
     (async (...args: unknown[]) => {

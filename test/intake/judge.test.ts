@@ -5,10 +5,10 @@ import { JUDGE_BATCH_ORDERS, MAX_ORDERS_PER_FILE } from '../../src/intake/judge.
 import { contentHash, yearIn } from '../../src/intake/register.ts';
 import { createLogger } from '../../src/log.ts';
 import { openSqliteStore } from '../../src/store/sqlite/store.ts';
-import { DEFAULT_UNITS } from '../../src/catalog/units.ts';
 import type { Store } from '../../src/domain/store/store.ts';
 import type { Principal } from '../../src/domain/types.ts';
-import { order, TEST_ARTICLES } from '../helpers/service.ts';
+import { order } from '../helpers/service.ts';
+import { seedIntakeStore } from './seed.ts';
 
 let store: Store;
 let intake: Intake;
@@ -16,11 +16,7 @@ let principal: Principal;
 
 before(async () => {
   store = await openSqliteStore(':memory:');
-  await store.migrate();
-  await store.upsertUnits(DEFAULT_UNITS);
-  await store.upsertArticles(TEST_ARTICLES);
-  const c = await store.createCustomer({ id: 'cust-1', code: 'C001', name: 'Uno', mailbox: 'c001-x@ordini.test' });
-  principal = { customerId: c.id, customerCode: c.code };
+  principal = await seedIntakeStore(store);
   intake = createIntake({ store, timeZone: 'Europe/Rome', log: createLogger('silent'), now: () => new Date('2026-11-20T10:00:00Z') });
 });
 after(() => store.close());

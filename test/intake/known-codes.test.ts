@@ -6,8 +6,8 @@ import { rememberKnown } from '../../src/intake/known-codes.ts';
 import { createIntake } from '../../src/intake/intake.ts';
 import { createLogger } from '../../src/log.ts';
 import { openSqliteStore } from '../../src/store/sqlite/store.ts';
-import { DEFAULT_UNITS } from '../../src/catalog/units.ts';
 import { order, TEST_ARTICLES } from '../helpers/service.ts';
+import { seedIntakeStore } from './seed.ts';
 
 describe('remembering known catalog codes', () => {
   it('asks the store only for codes not found before, and forgets the oldest past its bound', async () => {
@@ -31,12 +31,8 @@ describe('remembering known catalog codes', () => {
   it('accepts an order for an article imported after the same order was refused for it', async () => {
     const store = await openSqliteStore(':memory:');
     try {
-      await store.migrate();
-      await store.upsertUnits(DEFAULT_UNITS);
-      await store.upsertArticles(TEST_ARTICLES);
-      const c = await store.createCustomer({ id: 'cust-1', code: 'C001', name: 'Uno', mailbox: 'c001-x@ordini.test' });
+      const principal = await seedIntakeStore(store);
       const intake = createIntake({ store, timeZone: 'Europe/Rome', log: createLogger('silent') });
-      const principal = { customerId: c.id, customerCode: c.code };
       const known = TEST_ARTICLES[0]!;
       const righe = [
         { codice_articolo: 'NEW-1', quantita: 1, unita_misura: 'PZ' },

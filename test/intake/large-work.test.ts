@@ -4,14 +4,14 @@
 // submission; the count of holders (the flag is the process's) goes back to 0 after the last one.
 import assert from 'node:assert/strict';
 import { after, before, it } from 'node:test';
-import { DEFAULT_UNITS } from '../../src/catalog/units.ts';
 import { heapGrowthHolders, holdHeapGrowthLimit, limitHeapGrowth } from '../../src/heap-growth.ts';
 import { createIntake, type Intake } from '../../src/intake/intake.ts';
 import type { Principal } from '../../src/domain/types.ts';
 import { createLogger } from '../../src/log.ts';
 import { openSqliteStore } from '../../src/store/sqlite/store.ts';
 import type { Store } from '../../src/domain/store/store.ts';
-import { order, TEST_ARTICLES } from '../helpers/service.ts';
+import { order } from '../helpers/service.ts';
+import { seedIntakeStore } from './seed.ts';
 
 const LARGE = 4096;
 let real: Store;
@@ -23,11 +23,7 @@ const seen: Array<{ step: string; holders: number }> = [];
 before(async () => {
   limitHeapGrowth();
   real = await openSqliteStore(':memory:');
-  await real.migrate();
-  await real.upsertUnits(DEFAULT_UNITS);
-  await real.upsertArticles(TEST_ARTICLES);
-  const c = await real.createCustomer({ id: 'cust-1', code: 'C001', name: 'Uno', mailbox: 'c001-x@ordini.test' });
-  principal = { customerId: c.id, customerCode: c.code };
+  principal = await seedIntakeStore(real);
   const store = Object.setPrototypeOf({
     saveSubmission: (...args: Parameters<Store['saveSubmission']>) => {
       seen.push({ step: 'save', holders: heapGrowthHolders() });

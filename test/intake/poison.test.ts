@@ -4,13 +4,13 @@
 // "received" and was retried at every sweep and start for ever.
 import assert from 'node:assert/strict';
 import { after, before, it } from 'node:test';
-import { DEFAULT_UNITS } from '../../src/catalog/units.ts';
 import { createIntake, MAX_SUBMISSION_RETRIES, type Intake, type ProcessedOutcome } from '../../src/intake/intake.ts';
 import type { Principal } from '../../src/domain/types.ts';
 import { createLogger } from '../../src/log.ts';
 import { openSqliteStore } from '../../src/store/sqlite/store.ts';
 import type { Store } from '../../src/domain/store/store.ts';
-import { order, TEST_ARTICLES, waitFor } from '../helpers/service.ts';
+import { order, waitFor } from '../helpers/service.ts';
+import { seedIntakeStore } from './seed.ts';
 
 let real: Store;
 let intake: Intake;
@@ -20,11 +20,7 @@ let failLookups = 0;
 
 before(async () => {
   real = await openSqliteStore(':memory:');
-  await real.migrate();
-  await real.upsertUnits(DEFAULT_UNITS);
-  await real.upsertArticles(TEST_ARTICLES);
-  const c = await real.createCustomer({ id: 'cust-1', code: 'C001', name: 'Uno', mailbox: 'c001-x@ordini.test' });
-  principal = { customerId: c.id, customerCode: c.code };
+  principal = await seedIntakeStore(real);
   const store = Object.setPrototypeOf({
     knownArticles: (codes: readonly string[]) => {
       // The database failing once while a synchronous order is judged (before anything of it is written).
