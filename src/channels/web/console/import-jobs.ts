@@ -82,7 +82,7 @@ export function jobView(j: ImportJob) {
   const percent = j.state === 'done' ? 100 : j.totalBytes > 0 ? Math.min(99, Math.floor((j.bytesRead / j.totalBytes) * 100)) : 0;
   return {
     state: j.state, percent, file: j.fileName, rows: j.rows ?? null,
-    message: j.state === 'done' ? `Catalogo aggiornato: ${j.rows ?? 0} articoli importati da ${j.fileName}.`
+    message: j.state === 'done' ? `Catalogo aggiornato: ${(j.rows ?? 0).toLocaleString('it-IT')} articoli importati da ${j.fileName}.`
       : j.state === 'failed' ? `Importazione non riuscita: ${j.error ?? ''}` : `Importazione di ${j.fileName} in corso: ${percent}%`,
   };
 }
