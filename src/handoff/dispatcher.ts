@@ -116,6 +116,7 @@ const PRUNE_INTERVAL_MS = 60_000;
  * years of history does not hold the store (on SQLite, the event loop) for long; the next passes go on.
  */
 const PRUNE_BATCH = 1000;
+const PRUNE_BATCHES_PER_PASS = 10;
 /**
  * On PostgreSQL an event committed while an older transaction is still open is readable only once that one ends
  * (src/store/postgres/events.ts), usually milliseconds later; a kicked round that came too early would otherwise
@@ -123,7 +124,6 @@ const PRUNE_BATCH = 1000;
  * while the events stay unreadable (a long transaction elsewhere), up to the poll interval.
  */
 const UNREADABLE_FIRST_RETRY_MS = 25;
-const PRUNE_BATCHES_PER_PASS = 10;
 
 interface Lane {
   waiting: { d: Delivery; claimedAt: number }[];
@@ -389,7 +389,6 @@ export function startDispatcher(deps: DispatcherDeps): Dispatcher {
   async function round(): Promise<void> {
     // Deliveries already claimed are made and recorded whatever the answer (flush refills only while some exist).
     const listed = await activeSubscribers();
-    const active = listed !== undefined;
     if (await holdsFanout()) {
       // Deliveries queued here may be made by any instance: tell the others (they claim what this one has no slot for).
       if (listed && (await fanOut(store, events, listed)) > 0) ring();
@@ -398,7 +397,7 @@ export function startDispatcher(deps: DispatcherDeps): Dispatcher {
       // Events are kept for the feed too: past retention they go whether or not anyone subscribes.
       await prune().catch((err: unknown) => log.error({ err }, 'deleting order events past retention failed; tried again later'));
     }
-    if (active) await refill();
+    if (listed) await refill();
   }
 
   let kicked = false;

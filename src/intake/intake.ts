@@ -11,7 +11,7 @@ import { uuidv7 } from '../domain/uuid7.ts';
 import { withoutUndefined } from '../domain/objects.ts';
 import { rememberKnown } from './known-codes.ts';
 import { createClaims, createSweeper, defaultHolder, DEFAULT_LEASE_MS, DEFAULT_SWEEP_MS } from './claims.ts';
-import { judge, type Judgement, type Tally } from './judge.ts';
+import { judge, tallyOf, type Judgement } from './judge.ts';
 import type { Logger } from '../log.ts';
 import type { Metrics } from '../metrics/metrics.ts';
 import type { NewSubmission, WriteOptions } from '../domain/store/store.ts';
@@ -101,17 +101,6 @@ const EMPTY = Buffer.alloc(0);
 
 /** A judgement as recorded, with the customer whose outcome it is (to read a large file's back: process()). */
 type Decided = Judgement & { customerId: string };
-
-/** Orders of a whole outcome counted as the metrics and the log count them. */
-function tallyOf(outcome: Outcome): Tally {
-  const t: Tally = { accepted: 0, duplicate: 0, rejected: 0 };
-  for (const o of outcome.orders) {
-    if (o.esito !== 'ok') t.rejected++;
-    else if (o.duplicate) t.duplicate++;
-    else t.accepted++;
-  }
-  return t;
-}
 
 export function createIntake(deps: IntakeDeps): Intake {
   const { store, log } = deps;

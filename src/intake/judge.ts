@@ -113,6 +113,20 @@ export interface Tally {
   rejected: number;
 }
 
+/** One order's fate added to a tally. */
+function count(t: Tally, o: OrderOutcome): void {
+  if (o.esito !== 'ok') t.rejected++;
+  else if (o.duplicate) t.duplicate++;
+  else t.accepted++;
+}
+
+/** The tally of a whole outcome (one judged without `tally`: every order is there). */
+export function tallyOf(outcome: Outcome): Tally {
+  const t: Tally = { accepted: 0, duplicate: 0, rejected: 0 };
+  for (const o of outcome.orders) count(t, o);
+  return t;
+}
+
 /**
  * A judgement. `outcome` is the whole Outcome, except when `tally` is set: the orders of that file (more than one
  * batch) were written to the store as order attempts batch by batch while it was judged, and `outcome.orders` holds,
@@ -292,9 +306,7 @@ async function recordBatch(f: FileState, first: number, end: number): Promise<vo
   await f.deps.store.recordAttempts(f.s.id, outcomes.slice(first, end));
   for (let i = first; i < end; i++) {
     const o = outcomes[i]!;
-    if (o.esito !== 'ok') tally!.rejected++;
-    else if (o.duplicate) tally!.duplicate++;
-    else tally!.accepted++;
+    count(tally!, o);
     if (o.esito === 'ok' && hasAttemptRow(o)) delete outcomes[i];
   }
 }
