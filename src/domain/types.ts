@@ -72,6 +72,12 @@ export interface RawFile {
   size: number;
   /** Hex SHA-256 of the file, computed by the channel while it read it. */
   sha256: string;
+  /**
+   * Bytes [0, bytes) already written into the store while the upload streamed (Store.stageUploadPieces, under the
+   * upload's id, which must then be the submission's id): saving the submission adopts them and writes only the
+   * rest of the file. Absent: the store copies the whole file.
+   */
+  staged?: { id: string; bytes: number };
 }
 
 export type SubmissionState = 'received' | 'processed' | 'failed';

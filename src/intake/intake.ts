@@ -131,7 +131,8 @@ export function createIntake(deps: IntakeDeps): Intake {
   /** The row a submission is saved as: its id, its reserved order id and its hash are chosen here. */
   function newSubmission(sub: Submission): NewSubmission {
     return {
-      id: uuidv7(),
+      // An upload streamed into the store is saved under its upload's id: the row adopts the pieces written by it.
+      id: sub.rawFile?.staged?.id ?? uuidv7(),
       customerId: sub.principal.customerId,
       customerCode: sub.principal.customerCode,
       channel: sub.channel,

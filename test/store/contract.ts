@@ -10,6 +10,7 @@ import { eventsContract } from './contract-events.ts';
 import { handoffContract } from './contract-handoff.ts';
 import { retentionContract } from './contract-retention.ts';
 import { filesContract } from './contract-files.ts';
+import { uploadPiecesContract } from './contract-upload-pieces.ts';
 import { outcomesContract } from './contract-outcomes.ts';
 import { mailContract } from './contract-mail.ts';
 import { ordersContract } from './contract-orders.ts';
@@ -265,7 +266,7 @@ const QUARTERS: readonly (readonly ((makeStore: StoreFactory) => void)[])[] = [
   [basicsContract, ordersContract],
   [catalogContract, workContract],
   [saveAndRegisterContract, mailContract, poisonContract, connectorsContract, connectorCustomersContract, eventsContract],
-  [handoffContract, retentionContract, customerStateContract, filesContract, outcomesContract, statsContract, webContract],
+  [handoffContract, retentionContract, customerStateContract, filesContract, uploadPiecesContract, outcomesContract, statsContract, webContract],
 ];
 
 export type Quarter = 1 | 2 | 3 | 4;

@@ -141,6 +141,18 @@ export interface Store extends MailStore, ConnectorStore, EventStore, HandoffSto
   /** Durable before it resolves. */
   saveSubmission(s: NewSubmission, opts?: WriteOptions): Promise<StoredSubmission>;
   getSubmission(id: string): Promise<StoredSubmission | undefined>;
+  /**
+   * Streamed uploads (FTP/SFTP, issue 16 target 5): write bytes [offset, offset + length) of the local `file` as
+   * pieces of the upload `uploadId`, durable before it resolves, so that the upload's acknowledgement only has to
+   * commit the rest (a submission saved with `rawFile.staged` adopts them, its id the upload's). `offset` and
+   * `length` are multiples of UPLOAD_PIECE_BYTES (a last short piece is written by the adopting save). Pieces no
+   * submission adopted are deleted by discardStagedUpload, or by sweepStagedUploads once their upload is stale.
+   */
+  stageUploadPieces(uploadId: string, piece: { file: string; offset: number; length: number }): Promise<void>;
+  /** Delete the pieces of an upload that will not be adopted (cut, refused); nothing if a submission adopted them. */
+  discardStagedUpload(uploadId: string): Promise<void>;
+  /** Delete the pieces of every unadopted upload whose last piece was written before `touchedBefore`; how many uploads. */
+  sweepStagedUploads(touchedBefore: string): Promise<number>;
   listSubmissions(q: { state?: SubmissionState; customerId?: string; limit?: number }): Promise<SubmissionSummary[]>;
   /** A customer's earlier submission with the same bytes, if any (the same file uploaded twice). */
   findSubmissionBySha(customerId: string, sha256: string, channel?: Channel): Promise<SubmissionSummary | undefined>;

@@ -42,9 +42,11 @@ const FIXED_STEPS: readonly Step[] = [
   { table: 'orders', run: copyOrders },
   { table: 'order_sequences', run: copySequences },
 ];
-const CARRIED = ['order_attempts', 'order_lines', 'submission_chunks'];
+const CARRIED = ['order_attempts', 'order_lines', 'submission_chunks', 'upload_pieces'];
 /** Bookkeeping of one database and leases of running processes: meaningless in another database. */
 const NOT_COPIED = ['schema_migrations', 'leases', 'instances', 'web_sessions',
+  // Uploads under way on the source (or cut there): their pieces are the source's until a submission adopts them.
+  'upload_staging',
   // Webhook and export subscribers hold cursors into this database's event stream and a secret sealed for it; the
   // operator adds them again on the new database (docs/operators/webhooks-and-export.md).
   'handoff_subscribers', 'handoff_deliveries',

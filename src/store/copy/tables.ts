@@ -9,7 +9,7 @@ import type { PoolClient } from 'pg';
 import { IntakeError } from '../../domain/errors.ts';
 import { byValues, ids, inTransaction, insertRows, page, type CopyContext, type Row } from './sql.ts';
 import { copyProductionStates, hasProductionState } from './outbox.ts';
-import { readSubmissionBody, SUBMISSION_SIZE_SQL } from '../sqlite/bodies.ts';
+import { readSubmissionBody, SUBMISSION_SIZE_SQL, SUBMISSION_SIZE_SQL_015 } from '../sqlite/bodies.ts';
 
 /**
  * Raw bytes sent to PostgreSQL per statement. A submission may be 100 MiB (INTAKE_MAX_FILE_BYTES); grouping
@@ -98,9 +98,15 @@ function hasChunks(src: Database.Database): boolean {
   return src.prepare(`SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'submission_chunks'`).get() !== undefined;
 }
 
+/** A source migrated to 022 or later may keep the bytes of uploads in the pieces streamed while they arrived. */
+function hasUploadPieces(src: Database.Database): boolean {
+  return src.prepare(`SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'upload_pieces'`).get() !== undefined;
+}
+
 /** Groups of ids whose raw bytes together stay under MAX_BATCH_BYTES (a larger file goes alone). */
 function byBytes(src: Database.Database, wanted: readonly string[]): string[][] {
-  const sizes = byValues(src, `SELECT id, ${hasChunks(src) ? SUBMISSION_SIZE_SQL : 'length(raw)'} AS size FROM submissions`, 'id', wanted);
+  const size = hasUploadPieces(src) ? SUBMISSION_SIZE_SQL : hasChunks(src) ? SUBMISSION_SIZE_SQL_015 : 'length(raw)';
+  const sizes = byValues(src, `SELECT id, ${size} AS size FROM submissions`, 'id', wanted);
   const groups: string[][] = [];
   let current: string[] = [];
   let bytes = 0;
@@ -141,7 +147,10 @@ export async function copySubmissions(ctx: CopyContext): Promise<number> {
       written += await inTransaction(ctx.c, async () => {
         const full = byValues(ctx.src, `SELECT ${SUBMISSION_COLUMNS.join(', ')} FROM submissions`, 'id', group);
         // The bytes of a submission saved since migration 015 are in pieces beside its row (store/sqlite/bodies.ts).
-        if (hasChunks(ctx.src)) for (const r of full) r.raw = readSubmissionBody((sql) => ctx.src.prepare(sql), String(r.id), r.raw as Buffer | undefined);
+        if (hasChunks(ctx.src)) {
+          const streamed = hasUploadPieces(ctx.src);
+          for (const r of full) r.raw = readSubmissionBody((sql) => ctx.src.prepare(sql), String(r.id), r.raw as Buffer | undefined, streamed);
+        }
         const done = ids(await insertRows(ctx.c, 'submissions', SUBMISSION_COLUMNS, full.map((r) => SUBMISSION_COLUMNS.map((col) => {
           if (col === 'single_order') return r[col] === 1 || r[col] === 1n;
           return r[col];

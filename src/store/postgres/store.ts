@@ -40,6 +40,8 @@ import { jsonOut } from '../common/rows.ts';
 import { isCompact } from '../common/outcome-form.ts';
 import { withoutUndefined } from '../../domain/objects.ts';
 import { readRawFile } from '../common/raw-file.ts';
+import { checkPieceRange, stagedOf } from '../common/upload-pieces.ts';
+import { adoptPieces, discardPieces, readPieces, stagePieces, SUBMISSION_SIZE_SQL, sweepPieces } from './pieces.ts';
 import type {
   CompleteOptions, NewSubmission, RegisterItem, RegisterResult, Store, SubmissionSummary, WriteOptions,
 } from '../../domain/store/store.ts';
@@ -127,7 +129,14 @@ export async function openPostgresStore(url: string, opts: PostgresStoreOptions 
 
   /** The row of a submission, its bytes read from its local file when it came as one (a file channel's upload). */
   async function submissionRow(s: NewSubmission): Promise<ReturnType<typeof newSubmissionRow>> {
+    if (stagedOf(s)) throw new Error(`submission ${s.id}: a streamed upload is saved by saveSubmission`);
     return newSubmissionRow(s.rawFile ? { ...s, raw: await readRawFile(s.rawFile) } : s);
+  }
+
+  /** A submission read whole: its bytes from the pieces its upload streamed when its row's raw is empty. */
+  async function withBytes(r: SubmissionRow): Promise<SubmissionRow> {
+    const raw = r.raw as Buffer | undefined;
+    return raw && raw.length === 0 ? { ...r, raw: await readPieces(pool, r.id) } : r;
   }
 
   /**
@@ -369,6 +378,17 @@ export async function openPostgresStore(url: string, opts: PostgresStoreOptions 
       // said a later durable write will make it so (WriteOptions).
       // A file channel's upload (Submission.rawFile) is read whole here: PostgreSQL keeps the bytes as one bytea
       // (judging still reads the local file in pieces; bench/README.md says what this costs).
+      const staged = stagedOf(s);
+      if (staged) {
+        // Streamed while it arrived (pieces.ts): the row, the rest of the file and the adoption in one transaction,
+        // committed durably whatever `opts` says (the pieces' own commits were durable too).
+        const r = newSubmissionRow({ ...s, raw: Buffer.alloc(0) });
+        await tx(async (c) => {
+          await adoptPieces(c, s.id, s.rawFile!.path, s.rawFile!.size, staged.bytes);
+          await insertSubmission(r, undefined, undefined, c);
+        });
+        return { ...toSubmission(r), rawFile: s.rawFile! };
+      }
       const r = await submissionRow(s);
       await insertSubmission(r, opts);
       return s.rawFile ? { ...toSubmission({ ...r, raw: Buffer.alloc(0) }), rawFile: s.rawFile } : toSubmission(r);
@@ -401,7 +421,20 @@ export async function openPostgresStore(url: string, opts: PostgresStoreOptions 
 
     async getSubmission(id) {
       const r = await one<SubmissionRow>(`SELECT ${SUBMISSION_COLUMNS}, raw, outcome FROM submissions WHERE id = $1`, [id]);
-      return r && withOrders(toSubmission(r));
+      return r && withOrders(toSubmission(await withBytes(r)));
+    },
+
+    async stageUploadPieces(uploadId, piece) {
+      checkPieceRange(uploadId, piece);
+      await stagePieces(pool, uploadId, piece.file, piece.offset, piece.length);
+    },
+
+    async discardStagedUpload(uploadId) {
+      await discardPieces(pool, uploadId);
+    },
+
+    async sweepStagedUploads(touchedBefore) {
+      return sweepPieces(pool, isoIn(touchedBefore, 'touchedBefore'));
     },
 
     async listSubmissions({ state, customerId, limit }): Promise<SubmissionSummary[]> {
@@ -411,7 +444,7 @@ export async function openPostgresStore(url: string, opts: PostgresStoreOptions 
       if (customerId !== undefined) where.push(`customer_id = $${params.push(customerId)}`);
       const rows = await all<SubmissionRow>(
         // octet_length reads a stored bytea's size from its TOAST pointer, without fetching the bytes.
-        `SELECT ${SUBMISSION_COLUMNS}, outcome->>'esito' AS esito, octet_length(raw) AS size FROM submissions
+        `SELECT ${SUBMISSION_COLUMNS}, outcome->>'esito' AS esito, ${SUBMISSION_SIZE_SQL} AS size FROM submissions
          ${where.length ? `WHERE ${where.join(' AND ')}` : ''}
          ORDER BY received_at DESC, id COLLATE "C" DESC LIMIT $${params.push(limitOf(limit))}`,
         params,
@@ -422,7 +455,7 @@ export async function openPostgresStore(url: string, opts: PostgresStoreOptions 
     async findSubmissionBySha(customerId, sha256, channel) {
       const params: unknown[] = [customerId, sha256];
       const r = await one<SubmissionRow>(
-        `SELECT ${SUBMISSION_COLUMNS}, outcome->>'esito' AS esito, octet_length(raw) AS size FROM submissions
+        `SELECT ${SUBMISSION_COLUMNS}, outcome->>'esito' AS esito, ${SUBMISSION_SIZE_SQL} AS size FROM submissions
          WHERE customer_id = $1 AND sha256 = $2 ${channel === undefined ? '' : `AND channel = $${params.push(channel)}`}
          ORDER BY received_at, id COLLATE "C" LIMIT 1`,
         params,
@@ -449,7 +482,7 @@ export async function openPostgresStore(url: string, opts: PostgresStoreOptions 
          ORDER BY received_at, id COLLATE "C" LIMIT 1`,
         [customerId, orderId],
       );
-      return r && withOrders(toSubmission(r));
+      return r && withOrders(toSubmission(await withBytes(r)));
     },
 
     async pendingSubmissionIds(limit) {

@@ -33,6 +33,7 @@ import {
 } from '../common/rows.ts';
 import { checkLabel, checkLeaseMs } from '../common/work.ts';
 import { readSubmissionBody, SUBMISSION_SIZE_SQL } from './bodies.ts';
+import { checkPieceRange, stagedOf } from '../common/upload-pieces.ts';
 import { jsonOut } from '../common/rows.ts';
 import { expandOutcome, isCompact } from '../common/outcome-form.ts';
 import type {
@@ -334,9 +335,24 @@ function sqliteStoreOn(
       return q('SELECT code, description FROM units ORDER BY code').all() as Unit[];
     },
 
+    async stageUploadPieces(uploadId, piece) {
+      checkPieceRange(uploadId, piece);
+      // Durable when it resolves: the acknowledgement of the upload then only waits for the rest of the file.
+      await runner.run('stageUploadPieces', [uploadId, piece.file, piece.offset, piece.length, new Date().toISOString()]);
+    },
+
+    async discardStagedUpload(uploadId) {
+      await runner.run('discardStagedUpload', [uploadId], false);
+    },
+
+    async sweepStagedUploads(touchedBefore) {
+      return runner.run('sweepStagedUploads', [isoIn(touchedBefore, 'touchedBefore')], false);
+    },
+
     async saveSubmission(s: NewSubmission, opts?: WriteOptions): Promise<StoredSubmission> {
       const r = newSubmissionRow(s);
-      const raw = s.rawFile ? { file: s.rawFile.path, size: s.rawFile.size } : r.raw;
+      const staged = stagedOf(s);
+      const raw = s.rawFile ? { file: s.rawFile.path, size: s.rawFile.size, ...(staged ? { staged: staged.bytes } : {}) } : r.raw;
       // Resolves after the commit's fsync (unless the caller said a later write will do it).
       await runner.run('saveSubmission', [submissionValues(r, raw)], opts?.durable !== false);
       return s.rawFile ? { ...toSubmission(r), rawFile: s.rawFile } : toSubmission(r);

@@ -12,7 +12,9 @@ import { refusalEvents, registeredEvent } from '../common/events.ts';
 import { eachAttemptRow, decide, isoIn, numeroOrdine, recordedAttemptRows, type ExistingOrder } from '../common/rows.ts';
 import { insertEvents } from './events.ts';
 import { outcomeJson, positionsWithoutAttempt } from '../common/outcome-form.ts';
-import { insertSubmissionChunks, insertSubmissionChunksFromFile } from './bodies.ts';
+import {
+  adoptUploadPieces, discardStagedUpload, insertSubmissionChunks, insertSubmissionChunksFromFile, stageUploadPieces, sweepStagedUploads,
+} from './bodies.ts';
 import type { CompleteOptions, RegisterItem, RegisterResult } from '../../domain/store/store.ts';
 
 export interface OpContext {
@@ -60,9 +62,12 @@ function save(c: OpContext, values: SubmissionValues): void {
   // The bytes go in pieces beside the row, in the same transaction (bodies.ts); the row's own raw is empty. A
   // Buffer arrives from another thread as a plain Uint8Array: the pieces are views of it, no copy.
   // A file channel's upload comes as its spool file's name and size ({file, size}): read here in pieces.
-  const raw = values[RAW_AT] as Uint8Array | { file: string; size: number };
+  // One whose first bytes were streamed into upload_pieces while it arrived ({file, size, staged}) adopts them and
+  // writes the rest there (bodies.ts).
+  const raw = values[RAW_AT] as Uint8Array | { file: string; size: number; staged?: number };
   c.q(SUBMISSION_INSERT).run(...values.map((v, i) => (i === RAW_AT ? EMPTY_BODY : v)));
   if (raw instanceof Uint8Array) insertSubmissionChunks(c.q, values[0] as string, raw);
+  else if (raw.staged !== undefined) adoptUploadPieces(c.q, values[0] as string, raw.file, raw.size, raw.staged);
   else insertSubmissionChunksFromFile(c.q, values[0] as string, raw.file, raw.size);
 }
 
@@ -120,6 +125,10 @@ export const WRITE_OPS = {
     return items.map((i) => registerOne(c, i));
   },
   registerOrders: (c: OpContext, items: readonly RegisterItem[]): RegisterResult[] => items.map((i) => registerOne(c, i)),
+  stageUploadPieces: (c: OpContext, uploadId: string, file: string, offset: number, length: number, at: string): void =>
+    stageUploadPieces(c.q, uploadId, file, offset, length, at),
+  discardStagedUpload: (c: OpContext, uploadId: string): void => discardStagedUpload(c.q, uploadId),
+  sweepStagedUploads: (c: OpContext, before: string): number => sweepStagedUploads(c.q, before),
   completeSubmission: (c: OpContext, id: string, state: SubmissionState, outcome: Outcome, processedAt: string, opts?: CompleteOptions): void =>
     complete(c, id, state, outcome, processedAt, opts),
   recordAttempts: (c: OpContext, id: string, orders: readonly OrderOutcome[]): void => record(c, id, orders),
