@@ -61,7 +61,8 @@ try {
     }, 300_000);
     const cpu = cpuSeconds(svc.proc.pid!) - cpu0;
     const gc = split();
-    console.log(`upload ${i + 1}: ${(res.bytes / MIB / res.seconds).toFixed(1)} MiB/s to the CLOSE, service CPU ${cpu.toFixed(2)} s, `
+    const gap = res.writeSeconds === undefined ? '' : `, last WRITE -> CLOSE ${(res.seconds - res.writeSeconds).toFixed(3)} s`;
+    console.log(`upload ${i + 1}: ${(res.bytes / MIB / res.seconds).toFixed(1)} MiB/s to the CLOSE${gap}, service CPU ${cpu.toFixed(2)} s, `
       + `full GCs main thread ${gc.main - gc0.main}, other threads ${gc.others - gc0.others} (load ${os.loadavg()[0]!.toFixed(1)})`);
     // Judging the file (after the acknowledgement) is left to end before the next upload is counted.
     await new Promise((r) => setTimeout(r, 2000));

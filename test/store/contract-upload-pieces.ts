@@ -7,10 +7,9 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, it } from 'node:test';
-import type { Store } from '../../src/domain/store/store.ts';
+import type { Customer, Store } from '../../src/domain/store/store.ts';
 import { UPLOAD_PIECE_BYTES } from '../../src/store/common/upload-pieces.ts';
 import { addCustomer, newSubmission, withStore, type StoreFactory } from './fixtures.ts';
-import type { Customer } from '../../src/domain/types.ts';
 
 const MIB = UPLOAD_PIECE_BYTES;
 

@@ -13,6 +13,7 @@ import { loadOrCreateHostKey } from './host-key.ts';
 import { createSessionLimiter } from './limits.ts';
 import { startSftpServer, type RunningServer } from './sftp.ts';
 import { Spool } from './spool.ts';
+import { startStagedSweep } from './staged-sweep.ts';
 import { createMemoryBudget } from '../memory-budget.ts';
 import { SizeCache } from './tree-model.ts';
 
@@ -49,7 +50,9 @@ export async function startFileChannels(deps: FileChannelsDeps): Promise<FileCha
     metrics: deps.metrics,
     budget: createMemoryBudget(config.uploadMemoryBytes),
   };
+  const sweep = startStagedSweep(deps.store, log.child({ channel: 'files' }));
   const close = async () => {
+    sweep.stop();
     for (const s of servers.reverse()) await s.close();
   };
   try {

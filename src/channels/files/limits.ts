@@ -57,6 +57,15 @@ export const LIMITS = {
   budgetWaitMs: 5 * 60_000,
   /** A temporary file untouched for this long was abandoned (its upload will not resume) and is deleted at start. */
   tempMaxAgeMs: 7 * 24 * 3600_000,
+  /**
+   * The pieces an upload wrote into the store while it arrived (upload-stager.ts) and that no submission adopted are
+   * deleted once the upload wrote none for this long: its connection or its instance died. A live upload writes a
+   * piece every 4 MiB, and a session idle for idleTimeoutMs is closed; only an upload slower than ~1 KiB/s for an
+   * hour could lose its pieces this way, and its CLOSE is then refused (never stored with a hole).
+   */
+  stagedUploadGraceMs: 3600_000,
+  /** How often each instance looks for such pieces (and once at start). */
+  stagedSweepEveryMs: 10 * 60_000,
 } as const;
 
 /**

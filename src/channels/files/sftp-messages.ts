@@ -31,9 +31,10 @@ export interface TreeCalls {
   rmdir: { args: []; result: never };
   beginUpload: { args: [path: string, opts: UploadOptions]; result: { id: number; plan: UploadPlan } };
   endUpload: { args: [id: number, end: UploadEnd]; result: void };
+  uploadProgress: { args: [id: number, bytes: number]; result: void };
 }
 export type TreeMethod = keyof TreeCalls;
-export const TREE_METHODS: readonly TreeMethod[] = ['stat', 'list', 'read', 'rename', 'remove', 'setAttributes', 'mkdir', 'rmdir', 'beginUpload', 'endUpload'];
+export const TREE_METHODS: readonly TreeMethod[] = ['stat', 'list', 'read', 'rename', 'remove', 'setAttributes', 'mkdir', 'rmdir', 'beginUpload', 'endUpload', 'uploadProgress'];
 
 export type LoginAnswer = { ok: true; session: number } | { ok: false; reason: Extract<LoginResult, { ok: false }>['reason'] };
 

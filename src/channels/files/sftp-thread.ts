@@ -61,8 +61,10 @@ const gateway: SftpGateway = {
       rmdir: () => treeCall(session, 'rmdir'),
       async upload(p, opts) {
         const { id, plan } = await treeCall(session, 'beginUpload', p, opts);
-        // Written here; ended (and, for a final name, committed) by the main thread.
-        return openUpload(plan, (end) => treeCall(session, 'endUpload', id, end));
+        // Written here; copied into the store as it arrives and ended (for a final name, committed) by the main thread.
+        return openUpload(plan, (end) => treeCall(session, 'endUpload', id, end), (bytes) => {
+          treeCall(session, 'uploadProgress', id, bytes).catch((err: unknown) => log.warn({ err }, 'upload progress not delivered'));
+        });
       },
     };
   },

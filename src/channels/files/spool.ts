@@ -88,10 +88,19 @@ export class SpoolWriter {
   #hash: Hash | undefined;
   #hashedTo = 0;
   #digest: string | undefined;
+  /** While every write has continued the one before from offset 0: the bytes [0, #writtenTo) are in the file. */
+  #ordered: boolean;
+  #writtenTo = 0;
+  /**
+   * Told each time the file's in-order prefix on disk grows (not after an out-of-order write): the tree copies it
+   * into the store while the upload goes on (upload-stager.ts). Synchronous and must not throw.
+   */
+  onWritten: ((bytes: number) => void) | undefined;
 
   private constructor(readonly file: string, private readonly handle: FileHandle, private readonly max: number, start: number) {
     this.#size = start;
     this.#next = start;
+    this.#ordered = start === 0;
     if (start === 0) this.#hash = createHash('sha256');
   }
 
@@ -139,6 +148,7 @@ export class SpoolWriter {
       this.#hashedTo = this.#next;
     } else {
       this.#hash = undefined;
+      this.#ordered = false;
     }
     const follows = this.#bufLen > 0 && at === this.#bufAt + this.#bufLen && this.#bufLen + data.length <= SPOOL_BUFFER_BYTES;
     const waits: Promise<void>[] = [];
@@ -179,6 +189,12 @@ export class SpoolWriter {
       while (done < length) {
         const { bytesWritten } = await this.handle.write(buf, done, length - done, at + done);
         done += bytesWritten;
+      }
+      // Disk writes run one after the other in the order of the writes, so an in-order write that ended here
+      // extends the prefix that is in the file.
+      if (this.#ordered && at === this.#writtenTo) {
+        this.#writtenTo = at + length;
+        this.onWritten?.(this.#writtenTo);
       }
     });
     this.#queue = p.catch((err: unknown) => {

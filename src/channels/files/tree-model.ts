@@ -116,6 +116,11 @@ export interface UploadPlan {
   max: number;
   /** A temporary file's name record (spool.ts), written in `dir` once its data file is open. */
   nameRecord?: { dir: string; file: string };
+  /**
+   * A final name's: report the in-order bytes on disk each time they grew by this much (FileTree.uploadProgress),
+   * so that the tree copies them into the store while the upload goes on (upload-stager.ts).
+   */
+  stageBytes?: number;
 }
 
 /** How the writing side ended an upload it was given a plan for (see FileTree.endUpload). */

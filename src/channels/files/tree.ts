@@ -22,6 +22,8 @@ import { OUTCOME_JSON_SUFFIX, OUTCOME_TEXT_SUFFIX } from '../../render/outcome-f
 import { outcomeInput, outcomeSizeKey, outcomeSizes, renderOutcomeFile, type OutcomeFileRef } from './listing-sizes.ts';
 import { hashFile, TooLargeError } from './spool.ts';
 import { openUpload } from './upload-writer.ts';
+import { STAGE_REPORT_BYTES, UploadStager } from './upload-stager.ts';
+import { uuidv7 } from '../../domain/uuid7.ts';
 import { uploadMemoryCost } from './upload-memory.ts';
 import {
   INBOX, locate, MESSAGES, segmentsOf, SUBFOLDERS, TreeError,
@@ -51,6 +53,8 @@ export interface FileTree {
   beginUpload(path: string, opts: UploadOptions): Promise<{ id: number; plan: UploadPlan }>;
   /** How the upload ended: a final name that is done is committed (resolves once durable); throws the refusal. */
   endUpload(id: number, end: UploadEnd): Promise<void>;
+  /** The writing side has bytes [0, bytes) of an upload's file on disk, in order: copied into the store meanwhile. */
+  uploadProgress(id: number, bytes: number): Promise<void>;
   /** End every upload begun and not ended, as cut (the writing side went away): claims released, files deleted. */
   abandonUploads(reason: string): Promise<void>;
   rename(from: string, to: string): Promise<void>;
@@ -142,7 +146,8 @@ export function createTree(deps: FilesDeps, session: SessionInfo): FileTree {
    * pieces by the store and by judging, never held whole (issue 19 item 11), and deleted once the file is judged
    * or could not be stored. A crash leaves it in uploads/, emptied at start; the store has the bytes by then.
    */
-  async function commit(file: string, name: string, clientPath: string, known?: { sha256: string; size: number }): Promise<StoredSubmission> {
+  async function commit(file: string, name: string, clientPath: string, known?: { sha256: string; size: number },
+    staged?: { id: string; bytes: number }): Promise<StoredSubmission> {
     let release: (() => void) | undefined;
     let owned = true;
     const discard = () => {
@@ -163,6 +168,9 @@ export function createTree(deps: FilesDeps, session: SessionInfo): FileTree {
       }
       // Hashed while it arrived when it could be (spool.ts); else read back.
       const sha256 = known?.size === size ? known.sha256 : await hashFile(file);
+      // Its first bytes were copied into the store as they arrived (upload-stager.ts): the save adopts them. Only for
+      // a file written in order throughout (the hash says so), or a later write could have changed a copied piece.
+      const adopt = staged && staged.bytes > 0 && known?.size === size ? staged : undefined;
       // Looked up before receiving, or it would find itself.
       const earlier = await store.findSubmissionBySha(customerId, sha256);
       const meta: Record<string, string> = { remote: session.remote, path: clientPath, user: session.user };
@@ -177,7 +185,7 @@ export function createTree(deps: FilesDeps, session: SessionInfo): FileTree {
       // is acknowledged: judging reads the file.
       const s = await intake.submitInBackground({
         principal: session.principal, channel: session.channel, fileName: name, mediaType: undefined, raw: EMPTY,
-        rawFile: { path: file, size, sha256 }, meta, singleOrder: false,
+        rawFile: { path: file, size, sha256, ...(adopt ? { staged: adopt } : {}) }, meta, singleOrder: false,
       }, {
         onSettled: () => {
           held?.();
@@ -203,8 +211,11 @@ export function createTree(deps: FilesDeps, session: SessionInfo): FileTree {
     return loc.name;
   }
 
-  /** Uploads begun and not yet ended, by id: what a writing side that went away leaves to clean up. */
-  const open = new Map<number, { plan: UploadPlan; path: string }>();
+  /**
+   * Uploads begun and not yet ended, by id: what a writing side that went away leaves to clean up. A final name's
+   * has its stager, which copies it into the store as it arrives.
+   */
+  const open = new Map<number, { plan: UploadPlan; path: string; stager?: UploadStager }>();
   let nextUpload = 1;
 
   async function planTemp(name: string, opts: UploadOptions): Promise<UploadPlan> {
@@ -221,7 +232,7 @@ export function createTree(deps: FilesDeps, session: SessionInfo): FileTree {
 
   function planFinal(name: string, opts: UploadOptions): UploadPlan {
     if (opts.append || (opts.start !== undefined && opts.start > 0)) throw new TreeError('denied', MESSAGES.noResume);
-    return { name, temporary: false, file: spool.newUploadFile(), mode: 'exclusive', max: deps.maxFileBytes };
+    return { name, temporary: false, file: spool.newUploadFile(), mode: 'exclusive', max: deps.maxFileBytes, stageBytes: STAGE_REPORT_BYTES };
   }
 
   async function beginUpload(path: string, opts: UploadOptions): Promise<{ id: number; plan: UploadPlan }> {
@@ -230,8 +241,22 @@ export function createTree(deps: FilesDeps, session: SessionInfo): FileTree {
     uploads++;
     const plan = isTemporaryName(name) ? await planTemp(name, opts) : planFinal(name, opts);
     const id = nextUpload++;
-    open.set(id, { plan, path });
+    // The upload's id in the store is the id of the submission that will adopt its pieces.
+    const stager = plan.temporary ? undefined : new UploadStager(store, uuidv7(), plan.file, log);
+    open.set(id, { plan, path, stager });
     return { id, plan };
+  }
+
+  /** Pieces copied while an upload arrived that no submission will adopt: deleted now (else the orphan sweep's). */
+  async function dropStaged(stager: UploadStager | undefined): Promise<void> {
+    if (!stager || (await stager.stop()) === 0) return;
+    await store.discardStagedUpload(stager.uploadId)
+      .catch((err: unknown) => log.warn({ err, upload: stager.uploadId }, 'could not delete the pieces of an upload that ended unstored'));
+  }
+
+  function uploadProgress(id: number, bytes: number): Promise<void> {
+    open.get(id)?.stager?.advance(bytes);
+    return Promise.resolve();
   }
 
   async function endUpload(id: number, end: UploadEnd): Promise<void> {
@@ -245,13 +270,23 @@ export function createTree(deps: FilesDeps, session: SessionInfo): FileTree {
       if (end.kind === 'unopened') throw new TreeError('failure', /ripresa/.test(end.message) ? end.message : 'impossibile aprire il file');
       return;
     }
+    if (end.kind !== 'done') await dropStaged(u.stager);
     if (end.kind === 'aborted') log.warn({ file: plan.name, bytes: end.size, reason: end.reason }, 'upload interrupted: discarded, not processed');
     if (end.kind === 'unopened') {
       log.error({ err: new Error(end.message) }, 'cannot open a spool file');
       throw new TreeError('failure', MESSAGES.notStored);
     }
-    // commit owns the file from here, and deletes it once it is judged.
-    if (end.kind === 'done') await commit(plan.file, plan.name, u.path, end.sha256 === undefined ? undefined : { sha256: end.sha256, size: end.size });
+    if (end.kind !== 'done') return;
+    // Waits for the piece being copied, if any: the save adopts what is durable and writes the rest.
+    const staged = u.stager ? { id: u.stager.uploadId, bytes: await u.stager.stop() } : undefined;
+    try {
+      // commit owns the file from here, and deletes it once it is judged.
+      await commit(plan.file, plan.name, u.path, end.sha256 === undefined ? undefined : { sha256: end.sha256, size: end.size }, staged);
+    } catch (err) {
+      // Not stored (or the pieces were not adopted): they go. Pieces a saved submission adopted are left alone.
+      await dropStaged(u.stager);
+      throw err;
+    }
   }
 
   return {
@@ -300,10 +335,11 @@ export function createTree(deps: FilesDeps, session: SessionInfo): FileTree {
 
     beginUpload,
     endUpload,
+    uploadProgress,
 
     async upload(path, opts) {
       const { id, plan } = await beginUpload(path, opts);
-      return openUpload(plan, (end) => endUpload(id, end));
+      return openUpload(plan, (end) => endUpload(id, end), (bytes) => void uploadProgress(id, bytes));
     },
 
     async abandonUploads(reason) {

@@ -17,8 +17,13 @@ async function openPlanned(plan: UploadPlan): Promise<SpoolWriter> {
   return writer;
 }
 
-/** Open the planned file; `end` is called exactly once, with how the upload ended (it throws the client's refusal). */
-export async function openUpload(plan: UploadPlan, end: (e: UploadEnd) => Promise<void>): Promise<Upload> {
+/**
+ * Open the planned file; `end` is called exactly once, with how the upload ended (it throws the client's refusal).
+ * `progress`, for a plan with `stageBytes`, is told how much of the file is on disk in order from its start, each
+ * time that grew by `stageBytes` or more: the tree copies it into the store meanwhile (upload-stager.ts). It must not
+ * throw; nothing waits for it.
+ */
+export async function openUpload(plan: UploadPlan, end: (e: UploadEnd) => Promise<void>, progress?: (bytes: number) => void): Promise<Upload> {
   let writer: SpoolWriter;
   try {
     writer = await openPlanned(plan);
@@ -26,6 +31,15 @@ export async function openUpload(plan: UploadPlan, end: (e: UploadEnd) => Promis
     // The tree turns this into the refusal the client is shown (and releases what it claimed).
     await end({ kind: 'unopened', message: err instanceof Error ? err.message : String(err) });
     throw new TreeError('failure', 'impossibile aprire il file');
+  }
+  const step = plan.stageBytes;
+  if (progress && step) {
+    let told = 0;
+    writer.onWritten = (bytes) => {
+      if (bytes - told < step) return;
+      told = bytes;
+      progress(bytes);
+    };
   }
   let ended = false;
   return {
