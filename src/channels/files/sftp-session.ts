@@ -13,6 +13,7 @@ import type { Attributes, Connection, SFTPWrapper } from 'ssh2';
 import { createConnectionGuard, plainAddress, type Ticket } from '../connection-guard.ts';
 import { FILES_GUARD_LIMITS, LIMITS } from './limits.ts';
 import { resolveClientPath } from './paths.ts';
+import { answerLimits, LIMITS_EXTENSION, offerLimits } from './sftp-limits.ts';
 import type { LoginAnswer } from './sftp-messages.ts';
 import type { FileTree } from './tree.ts';
 import { TreeError, type Entry, type Upload } from './tree-model.ts';
@@ -229,7 +230,10 @@ function serveSftp(sftp: SFTPWrapper, tree: SftpTree, log: SessionLog, touch: ()
   on('READLINK', async () => {
     throw new TreeError('not_found', 'non è un collegamento simbolico');
   });
-  sftp.on('EXTENDED', (reqid: number) => sftp.status(reqid, STATUS_CODE.OP_UNSUPPORTED));
+  sftp.on('EXTENDED', (reqid: number, name: string) => {
+    if (name === LIMITS_EXTENSION && answerLimits(sftp, reqid)) return;
+    sftp.status(reqid, STATUS_CODE.OP_UNSUPPORTED);
+  });
   // The client is done (its end of the channel is closed): close ours, or OpenSSH's sftp waits forever to exit.
   sftp.on('end', () => sftp.end());
 
@@ -294,6 +298,7 @@ function handleConnection(gateway: SftpGateway, client: Connection, remote: stri
       // A few parallel sftp channels are normal (some clients open two); dozens would only multiply open handles.
       if (!tree || aborts.length >= 4) return rejectSftp();
       const sftp = acceptSftp();
+      offerLimits(sftp);
       sftp.on('error', (err: Error) => log.debug({ err, remote }, 'sftp channel error'));
       aborts.push(serveSftp(sftp, tree, log, touch));
     });

@@ -122,7 +122,7 @@ test('SFTP: an upload cut after some pieces were copied leaves no submission and
   const { sftp, conn } = await ssh2Sftp(h.sftpPort, c1.ftpUser, c1.ftpPassword);
   conn.on('error', () => undefined);
   const handle = await p<Buffer>((cb) => sftp.open('/ordini/tagliato.bin', 'w', cb));
-  const piece = randomBytes(32 * 1024);
+  const piece = randomBytes(UPLOAD_PIECE_BYTES / 2);
   for (let at = 0; at < 6 * UPLOAD_PIECE_BYTES; at += piece.length) await p((cb) => sftp.write(handle, piece, 0, piece.length, at, cb));
   const id = await waitFor(() => staged.at(-1)?.id !== undefined && staged.length > before ? staged.at(-1)!.id : undefined, 10_000, 'a piece staged');
   conn.end();
