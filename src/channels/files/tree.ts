@@ -171,6 +171,7 @@ export function createTree(deps: FilesDeps, session: SessionInfo): FileTree {
       // Its first bytes were copied into the store as they arrived (upload-stager.ts): the save adopts them. Only for
       // a file written in order throughout (the hash says so), or a later write could have changed a copied piece.
       const adopt = staged && staged.bytes > 0 && known?.size === size ? staged : undefined;
+      if (staged && staged.bytes > 0 && !adopt) await dropStaged(staged.id);
       // Looked up before receiving, or it would find itself.
       const earlier = await store.findSubmissionBySha(customerId, sha256);
       const meta: Record<string, string> = { remote: session.remote, path: clientPath, user: session.user };
@@ -248,10 +249,14 @@ export function createTree(deps: FilesDeps, session: SessionInfo): FileTree {
   }
 
   /** Pieces copied while an upload arrived that no submission will adopt: deleted now (else the orphan sweep's). */
-  async function dropStaged(stager: UploadStager | undefined): Promise<void> {
-    if (!stager || (await stager.stop()) === 0) return;
-    await store.discardStagedUpload(stager.uploadId)
-      .catch((err: unknown) => log.warn({ err, upload: stager.uploadId }, 'could not delete the pieces of an upload that ended unstored'));
+  async function dropStaged(uploadId: string): Promise<void> {
+    await store.discardStagedUpload(uploadId)
+      .catch((err: unknown) => log.warn({ err, upload: uploadId }, 'could not delete the pieces of an upload that ended unstored'));
+  }
+
+  /** Stop copying an upload that ends unstored (the copy under way is waited for), and drop what was copied. */
+  async function dropStager(stager: UploadStager | undefined): Promise<void> {
+    if (stager && (await stager.stop()) > 0) await dropStaged(stager.uploadId);
   }
 
   function uploadProgress(id: number, bytes: number): Promise<void> {
@@ -270,7 +275,7 @@ export function createTree(deps: FilesDeps, session: SessionInfo): FileTree {
       if (end.kind === 'unopened') throw new TreeError('failure', /ripresa/.test(end.message) ? end.message : 'impossibile aprire il file');
       return;
     }
-    if (end.kind !== 'done') await dropStaged(u.stager);
+    if (end.kind !== 'done') await dropStager(u.stager);
     if (end.kind === 'aborted') log.warn({ file: plan.name, bytes: end.size, reason: end.reason }, 'upload interrupted: discarded, not processed');
     if (end.kind === 'unopened') {
       log.error({ err: new Error(end.message) }, 'cannot open a spool file');
@@ -283,8 +288,9 @@ export function createTree(deps: FilesDeps, session: SessionInfo): FileTree {
       // commit owns the file from here, and deletes it once it is judged.
       await commit(plan.file, plan.name, u.path, end.sha256 === undefined ? undefined : { sha256: end.sha256, size: end.size }, staged);
     } catch (err) {
-      // Not stored (or the pieces were not adopted): they go. Pieces a saved submission adopted are left alone.
-      await dropStaged(u.stager);
+      // Not stored: its pieces go. (Pieces a saved submission adopted would be left alone: discarding only deletes
+      // those of an upload still in upload_staging.)
+      if (staged && staged.bytes > 0) await dropStaged(staged.id);
       throw err;
     }
   }

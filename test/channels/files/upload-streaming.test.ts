@@ -14,7 +14,8 @@ import { Readable } from 'node:stream';
 import type { SFTPWrapper } from 'ssh2';
 import type { Store } from '../../../src/domain/store/store.ts';
 import { UPLOAD_PIECE_BYTES } from '../../../src/store/common/upload-pieces.ts';
-import { waitFor, type TestCustomer } from '../../helpers/service.ts';
+import { startTestService, waitFor, type TestCustomer, type TestService } from '../../helpers/service.ts';
+import { createSchema, PG_SKIP, testDatabaseUrl } from '../../store/pg-schema.ts';
 import { ftpClient, ftpDownload, p, ssh2Sftp, startFiles, type FilesHarness } from './helpers.ts';
 
 let h: FilesHarness;
@@ -130,4 +131,43 @@ test('SFTP: an upload cut after some pieces were copied leaves no submission and
   assert.equal(await submissionNamed('tagliato.bin'), undefined);
   assert.equal(await h.t.service.store.getSubmission(id), undefined);
   assert.equal(await h.t.service.store.sweepStagedUploads(later()), 0, 'discarded already: nothing for the sweep');
+});
+
+test('PostgreSQL: an upload streamed into one instance is read back whole over SFTP from another', { skip: PG_SKIP }, async () => {
+  const schema = await createSchema(testDatabaseUrl!);
+  const env = { INTAKE_SFTP_PORT: '0', INTAKE_FTP_PORT: 'off', INTAKE_DATABASE_URL: schema.url };
+  const a = await startTestService(env);
+  let b: TestService | undefined;
+  const stagedHere: string[] = [];
+  try {
+    const c = await a.customer('C001');
+    const stage = a.service.store.stageUploadPieces.bind(a.service.store);
+    a.service.store.stageUploadPieces = async (id, piece) => {
+      await stage(id, piece);
+      stagedHere.push(id);
+    };
+    const bytes = randomBytes(7 * UPLOAD_PIECE_BYTES + 99);
+    const one = await ssh2Sftp(a.service.ports.sftp!, c.ftpUser, c.ftpPassword);
+    try {
+      await pipelinedPut(one.sftp, bytes, '/ordini/condiviso.bin');
+    } finally {
+      one.conn.end();
+    }
+    const customer = (await a.service.store.getCustomerByCode('C001'))!;
+    const s = await waitFor(async () => (await a.service.store.listSubmissions({ customerId: customer.id })).find((x) => x.state === 'processed'), 20_000, 'processed');
+    assert.ok(stagedHere.includes(s.id), 'copied into the database while it arrived');
+    assert.equal(s.size, bytes.length);
+    b = await startTestService(env);
+    const two = await ssh2Sftp(b.service.ports.sftp!, c.ftpUser, c.ftpPassword);
+    try {
+      const back = await p<Buffer>((cb) => two.sftp.readFile('/ordini/scartati/condiviso.bin', cb));
+      assert.ok(back.equals(bytes), 'the other instance reads the same bytes');
+    } finally {
+      two.conn.end();
+    }
+  } finally {
+    await b?.close();
+    await a.close();
+    await schema.drop();
+  }
 });
