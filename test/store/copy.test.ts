@@ -249,6 +249,25 @@ void describe('db copy from SQLite to PostgreSQL', { skip: PG_SKIP }, () => {
     assert.equal(next?.numero_ordine, '2026-000006');
   }));
 
+  void it('copies an upload streamed into the SQLite store (migration 022) with its bytes, and not the pieces of an unfinished one', () => withCopySetup(async (src, schema, target) => {
+    const piece = 1024 * 1024;
+    const bytes = Buffer.alloc(2 * piece + 5, 0x41);
+    const file = path.join(src.dir, 'streamed.csv');
+    await writeFile(file, bytes);
+    const id = randomUUID();
+    await src.store.stageUploadPieces(id, { file, offset: 0, length: 2 * piece });
+    await src.store.stageUploadPieces(randomUUID(), { file, offset: 0, length: piece }); // an upload cut before its end
+    const sha256 = createHash('sha256').update(bytes).digest('hex');
+    await src.store.saveSubmission({
+      id, customerId: src.customerId, customerCode: 'C001', channel: 'sftp', fileName: 'streamed.csv', raw: Buffer.alloc(0), meta: {},
+      singleOrder: false, sha256, receivedAt: new Date().toISOString(), rawFile: { path: file, size: bytes.length, sha256, staged: { id, bytes: 2 * piece } },
+    });
+    await copySqliteToPostgres({ from: src.file, to: schema.url });
+    assert.ok((await target.getSubmission(id))!.raw.equals(bytes));
+    assert.equal((await target.listSubmissions({ limit: 100 })).find((s) => s.id === id)?.size, bytes.length);
+    assert.equal(await target.sweepStagedUploads(new Date(Date.now() + 3_600_000).toISOString()), 0, 'the source\'s unfinished upload stays behind');
+  }));
+
   void it('completes a copy that stopped half way, without duplicates', () => withCopySetup(async (src, schema, target) => {
     let pages = 0;
     await assert.rejects(copySqliteToPostgres({
