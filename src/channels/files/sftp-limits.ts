@@ -45,6 +45,10 @@ const VERSION_WITH_LIMITS = (() => {
   return Buffer.concat([len, body]);
 })();
 
+function hasInternals(s: Partial<Internals>): s is Internals {
+  return typeof s._protocol?.channelData === 'function' && typeof s.outgoing?.id === 'number' && typeof s.outgoing.window === 'number';
+}
+
 function isPlainVersion(data: Buffer): boolean {
   return data.length === 9 && data.readUInt32BE(0) === 5 && data[4] === SSH_FXP_VERSION;
 }
@@ -55,7 +59,9 @@ function isPlainVersion(data: Buffer): boolean {
  * as it always does.
  */
 export function offerLimits(sftp: SFTPWrapper): void {
-  const s = sftp as unknown as Internals;
+  const s = sftp as unknown as Partial<Internals>;
+  // Another ssh2 than the one this was written for (1.17): no extension, the clients keep their defaults.
+  if (!hasInternals(s)) return;
   const protocol = s._protocol;
   const id = s.outgoing.id;
   // This channel's own view of the connection until its VERSION is out; every other call goes to the connection.
@@ -83,7 +89,8 @@ export function offerLimits(sftp: SFTPWrapper): void {
  * client then gets OP_UNSUPPORTED and keeps its defaults, as before).
  */
 export function answerLimits(sftp: SFTPWrapper, reqid: number): boolean {
-  const s = sftp as unknown as Internals;
+  const s = sftp as unknown as Partial<Internals>;
+  if (!hasInternals(s)) return false;
   const out = Buffer.alloc(4 + 1 + 4 + 4 * 8);
   out.writeUInt32BE(out.length - 4, 0);
   out[4] = SSH_FXP_EXTENDED_REPLY;
