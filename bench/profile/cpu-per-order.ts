@@ -11,9 +11,12 @@
  * thread: /proc/<pid>/stat) divided by the requests it answered. On PostgreSQL also the commits per order
  * (`pg_stat_database.xact_commit` of a database only this script uses, counted after each backend has reported: a
  * backend flushes its counts at most once a second, and an idle one after 10 s) and, with `--idle S`, the commits an
- * idle instance makes per second. Prints one JSON line per run, then the medians.
+ * idle instance makes per second; the CPU of the PostgreSQL backends serving that database (every session of
+ * `pg_stat_activity` on it, /proc/<pid>/stat, sampled at both ends of the span) per order; with `--log-statements`,
+ * the statements per order the server logged for it (its log file, `--pg-log`), and the most frequent of them.
+ * Prints one JSON line per run, then the medians.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { closeSync, mkdtempSync, openSync, readSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { spawn } from 'node:child_process';
@@ -45,6 +48,13 @@ const { values: opt } = parseArgs({
     gc: { type: 'boolean', default: false },
     /** PostgreSQL: the service's sessions log every statement (server log; for counting statements per order). */
     'log-statements': { type: 'boolean', default: false },
+    /**
+     * More settings for the service's sessions, e.g. the plans of a sample of its statements in the server log:
+     * `-c session_preload_libraries=auto_explain -c auto_explain.log_min_duration=0 -c auto_explain.sample_rate=0.02`.
+     */
+    'pg-options': { type: 'string' },
+    /** The server's log file, read for --log-statements (the Debian/Ubuntu default of PostgreSQL 15). */
+    'pg-log': { type: 'string', default: '/var/log/postgresql/postgresql-15-main.log' },
   },
 });
 const root = path.resolve(opt.root);
@@ -79,6 +89,47 @@ async function pgQuery<T extends pg.QueryResultRow>(db: string, sql: string): Pr
 async function commits(): Promise<number> {
   const r = await pgQuery<{ n: string }>(PG_DB, `SELECT xact_commit AS n FROM pg_stat_database WHERE datname = '${PG_DB}'`);
   return Number(r[0]?.n ?? 0);
+}
+
+/** The backends serving PG_DB now (the service's pool and sessions; this script's own short clients excluded). */
+async function backendPids(): Promise<number[]> {
+  const r = await pgQuery<{ pid: number }>(PG_DB,
+    `SELECT pid FROM pg_stat_activity WHERE datname = '${PG_DB}' AND pid <> pg_backend_pid()`);
+  return r.map((x) => x.pid);
+}
+
+/** CPU ms used so far by each of these processes (0 for one already gone). */
+function cpuOf(pids: Iterable<number>): Map<number, number> {
+  return new Map([...pids].map((p) => [p, processCpuMs(p)]));
+}
+
+function logSize(): number {
+  try {
+    return statSync(opt['pg-log']).size;
+  } catch {
+    return 0;
+  }
+}
+
+/** The server log's lines written since byte `from`. */
+function logSince(from: number): string[] {
+  const fd = openSync(opt['pg-log'], 'r');
+  try {
+    const size = statSync(opt['pg-log']).size;
+    const buf = Buffer.alloc(Math.max(0, size - from));
+    readSync(fd, buf, 0, buf.length, from);
+    return buf.toString('utf8').split('\n');
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** A logged statement's kind: the prepared statement's name, or the first words of a simple one. */
+function statementKind(line: string): string | undefined {
+  const m = /LOG: {2}(?:statement: |execute (?:([^:]+)|<unnamed>): )(.*)$/.exec(line);
+  if (!m) return undefined;
+  if (m[1]) return m[1];
+  return m[2]!.trim().split(/\s+/).slice(0, 3).join(' ').slice(0, 40);
 }
 
 interface Serve { pid: number; port: number; apiKey: string; stop(): Promise<unknown> }
@@ -137,7 +188,8 @@ async function main(): Promise<void> {
     const env: Record<string, string> = {};
     if (isPg) {
       await pgQuery(PG_DB, `DROP SCHEMA IF EXISTS ${schema} CASCADE; CREATE SCHEMA ${schema}`);
-      const extra = opt['log-statements'] ? '%20-c%20log_statement%3Dall' : '';
+      const extra = (opt['log-statements'] ? '%20-c%20log_statement%3Dall' : '')
+        + (opt['pg-options'] ? encodeURIComponent(` ${opt['pg-options']}`) : '');
       env.INTAKE_DATABASE_URL = `${opt.pg}/${PG_DB}?options=-c%20search_path%3D${schema}${extra}`;
     }
     const s = await startServe(dataDir, env);
@@ -154,11 +206,18 @@ async function main(): Promise<void> {
       await load(s, Number(opt.warmup), `W${run}`);
       if (isPg) await sleep(STATS_SETTLE_MS);
       const c0 = isPg ? await commits() : 0;
+      const pids0 = isPg ? await backendPids() : [];
+      const pgCpu0 = cpuOf(pids0);
+      const log0 = opt['log-statements'] ? logSize() : 0;
       const cpu0 = processCpuMs(s.pid);
       const threads0 = threadCpuMs(s.pid);
       const gc0 = { ...gcSeen };
       const r = await load(s, Number(opt.seconds), `M${run}`);
       const cpuMs = processCpuMs(s.pid) - cpu0;
+      // A backend that started during the span counts from 0; one that ended in it is lost (the pool keeps its
+      // connections while the load lasts, so none do).
+      const pgCpu1 = isPg ? cpuOf(new Set([...pids0, ...(await backendPids())])) : new Map<number, number>();
+      const log = opt['log-statements'] ? logSince(log0) : [];
       // The main thread, then the others busiest first (the SQLite write thread, V8's GC helpers, libuv's pool).
       const others: number[] = [];
       let main = 0;
@@ -177,14 +236,29 @@ async function main(): Promise<void> {
       row.sent = r.sent;
       row.ordersPerSec = Math.round(r.okPerSec);
       row.cpuMsPerOrder = Number((cpuMs / r.sent).toFixed(4));
+      let topStatements: Record<string, number> | undefined;
       if (isPg) {
+        let pgMs = 0;
+        for (const [pid, ms] of pgCpu1) pgMs += ms - (pgCpu0.get(pid) ?? 0);
+        row.pgBackendMsPerOrder = Number((pgMs / r.sent).toFixed(4));
+        if (opt['log-statements']) {
+          const kinds = new Map<string, number>();
+          for (const line of log) {
+            const k = statementKind(line);
+            if (k) kinds.set(k, (kinds.get(k) ?? 0) + 1);
+          }
+          const n = [...kinds.values()].reduce((a, b) => a + b, 0);
+          row.statementsPerOrder = Number((n / r.sent).toFixed(4));
+          topStatements = Object.fromEntries([...kinds].sort((a, b) => b[1] - a[1]).slice(0, 8)
+            .map(([k, c]) => [k, Number((c / r.sent).toFixed(4))]));
+        }
         await sleep(STATS_SETTLE_MS);
         // Less the idle work of the settling time and this script's own two reads.
         const idle = (row.idleCommitsPerSec ?? 0) * STATS_SETTLE_MS / 1000;
         row.commitsPerOrder = Number(((await commits() - c0 - 1 - idle) / r.sent).toFixed(4));
       }
       rows.push(row);
-      process.stdout.write(`${JSON.stringify({ run, ...row, otherThreadsMsPerOrder: byThread })}\n`);
+      process.stdout.write(`${JSON.stringify({ run, ...row, otherThreadsMsPerOrder: byThread, ...(topStatements ? { topStatements } : {}) })}\n`);
     } finally {
       await s.stop();
       rmSync(dataDir, { recursive: true, force: true });
