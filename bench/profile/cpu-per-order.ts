@@ -5,7 +5,7 @@
  *        [--root OTHER_CHECKOUT] [--idle 30]
  *
  * Per run: a fresh `order-intake serve` of the checkout `--root` (default this one; another worktree gives the
- * "before" of a change with the same load generator), a closed loop of 32 requests in flight (bench/load/loadgen.ts;
+ * "before" of a change with the same load generator), a closed loop of 32 requests in flight (`--concurrency N`) (bench/load/loadgen.ts;
  * `--rate N`: an open loop of N orders/s)
  * for the warm-up, then a second closed loop whose whole span is measured: the service process's CPU (every
  * thread: /proc/<pid>/stat) divided by the requests it answered. On PostgreSQL also the commits per order
@@ -41,6 +41,11 @@ const { values: opt } = parseArgs({
      * arrivals (group sizes depend on them), which makes CPU per order comparable when their throughputs differ.
      */
     rate: { type: 'string', default: '0' },
+    /**
+     * Requests in flight of the closed loop: 32 by default; 32 / N is one instance's share when N instances split
+     * that load (rest-pg-multi), i.e. the group sizes each of them sees.
+     */
+    concurrency: { type: 'string', default: '32' },
     pg: { type: 'string', default: 'postgres://postgres@127.0.0.1:5432' },
     /** A folder: the service runs under `node --cpu-prof` and leaves its profiles there (then CPU includes the profiler). */
     'cpu-prof': { type: 'string' },
@@ -165,7 +170,8 @@ async function load(s: Serve, seconds: number, ref: string): Promise<LoadResult>
   const child = forkTs('bench/load/loadgen.ts');
   const spec: LoadSpec = {
     origin: `http://127.0.0.1:${s.port}`, path: '/api/v1/ordini', headers: { 'x-api-key': s.apiKey }, orderLines: 3,
-    refPrefix: ref, mode: Number(opt.rate) > 0 ? 'open' : 'closed', concurrency: 32, rate: Number(opt.rate), connections: 32,
+    refPrefix: ref, mode: Number(opt.rate) > 0 ? 'open' : 'closed', concurrency: Number(opt.concurrency), rate: Number(opt.rate),
+    connections: Number(opt.concurrency),
     warmupSec: 0, durationSec: seconds,
     expectStatus: 201,
   };
