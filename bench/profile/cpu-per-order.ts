@@ -11,8 +11,8 @@
  * thread: /proc/<pid>/stat) divided by the requests it answered. On PostgreSQL also the commits per order
  * (`pg_stat_database.xact_commit` of a database only this script uses, counted after each backend has reported: a
  * backend flushes its counts at most once a second, and an idle one after 10 s) and, with `--idle S`, the commits an
- * idle instance makes per second; the CPU of the PostgreSQL backends serving that database (every session of
- * `pg_stat_activity` on it, /proc/<pid>/stat, sampled at both ends of the span) per order; with `--log-statements`,
+ * idle instance makes per second; the CPU of the PostgreSQL backends serving the service (found by its sockets'
+ * ports in `pg_stat_activity`, /proc/<pid>/stat, sampled at both ends of the span) per order; with `--log-statements`,
  * the statements per order the server logged for it (its log file, `--pg-log`), and the most frequent of them.
  * Prints one JSON line per run, then the medians.
  */
@@ -24,7 +24,7 @@ import { createInterface } from 'node:readline';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
 import { forkTs, nextMessage, stopChild, track } from '../lib/children.ts';
-import { processCpuMs, threadCpuMs } from '../lib/proc-cpu.ts';
+import { processCpuMs, tcpPortsOf, threadCpuMs } from '../lib/proc-cpu.ts';
 import type { LoadResult, LoadSpec } from '../load/protocol.ts';
 import { ROOT } from '../lib/children.ts';
 
@@ -96,10 +96,14 @@ async function commits(): Promise<number> {
   return Number(r[0]?.n ?? 0);
 }
 
-/** The backends serving PG_DB now (the service's pool and sessions; this script's own short clients excluded). */
-async function backendPids(): Promise<number[]> {
-  const r = await pgQuery<{ pid: number }>(PG_DB,
-    `SELECT pid FROM pg_stat_activity WHERE datname = '${PG_DB}' AND pid <> pg_backend_pid()`);
+/**
+ * The backends serving the service `pid` now (its pool and sessions): those whose client port is one of its sockets'
+ * local ports, so that another run using the same database or server is not counted.
+ */
+async function backendPids(pid: number): Promise<number[]> {
+  const ports = [...tcpPortsOf(pid)].join(',');
+  if (!ports) return [];
+  const r = await pgQuery<{ pid: number }>(PG_DB, `SELECT pid FROM pg_stat_activity WHERE client_port IN (${ports})`);
   return r.map((x) => x.pid);
 }
 
@@ -212,7 +216,7 @@ async function main(): Promise<void> {
       await load(s, Number(opt.warmup), `W${run}`);
       if (isPg) await sleep(STATS_SETTLE_MS);
       const c0 = isPg ? await commits() : 0;
-      const pids0 = isPg ? await backendPids() : [];
+      const pids0 = isPg ? await backendPids(s.pid) : [];
       const pgCpu0 = cpuOf(pids0);
       const log0 = opt['log-statements'] ? logSize() : 0;
       const cpu0 = processCpuMs(s.pid);
@@ -222,7 +226,7 @@ async function main(): Promise<void> {
       const cpuMs = processCpuMs(s.pid) - cpu0;
       // A backend that started during the span counts from 0; one that ended in it is lost (the pool keeps its
       // connections while the load lasts, so none do).
-      const pgCpu1 = isPg ? cpuOf(new Set([...pids0, ...(await backendPids())])) : new Map<number, number>();
+      const pgCpu1 = isPg ? cpuOf(new Set([...pids0, ...(await backendPids(s.pid))])) : new Map<number, number>();
       const log = opt['log-statements'] ? logSince(log0) : [];
       // The main thread, then the others busiest first (the SQLite write thread, V8's GC helpers, libuv's pool).
       const others: number[] = [];
