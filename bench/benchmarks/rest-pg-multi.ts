@@ -13,7 +13,7 @@ import pg from 'pg';
 import { createSchema, dropSchema, countPgOrders, newSchemaName, pgBaseUrl, pgDurability, pgUnreachable, schemaUrl } from '../lib/pg.ts';
 import { startService, type RunningService } from '../lib/service.ts';
 import { drive, loadSpec } from './rest.ts';
-import { postgresCpuBetween, postgresCpuMs, processCpuMs } from '../lib/proc-cpu.ts';
+import { cpuMsOfPids, postgresCpuBetween, postgresCpuMs, processCpuMs, tcpPortsOf } from '../lib/proc-cpu.ts';
 import type { Benchmark, Metric } from '../lib/types.ts';
 
 const COUNTS = [1, 2, 3] as const;
@@ -67,6 +67,22 @@ function lockSampler(base: string, schema: string): { stop(): Promise<LockSample
   };
 }
 
+/**
+ * The backends serving these service processes now: those whose client port is a local port of one of their
+ * sockets. The server is shared (other databases, other benches); its whole CPU is not this run's.
+ */
+async function backendsOf(base: string, pids: readonly number[]): Promise<number[]> {
+  const ports = pids.flatMap((p) => [...tcpPortsOf(p)]);
+  const client = new pg.Client({ connectionString: base });
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ pid: number }>('SELECT pid FROM pg_stat_activity WHERE client_port = ANY($1::int[])', [ports]);
+    return rows.map((r) => r.pid);
+  } finally {
+    await client.end();
+  }
+}
+
 export const restPgMultiBenchmark: Benchmark = {
   name: 'rest-pg-multi',
   description: 'REST intake on PostgreSQL with 1, 2 and 3 instances on one schema, load spread over them; lock waits sampled',
@@ -101,13 +117,20 @@ export const restPgMultiBenchmark: Benchmark = {
           step(`${ctx.concurrency} in flight over ${n}`);
           const sampler = lockSampler(base, schema);
           const pgBefore = postgresCpuMs();
+          const svcPids = services.map((s) => s.proc.pid!);
+          const ownBefore = cpuMsOfPids(await backendsOf(base, svcPids));
           const svcBefore = services.map((s) => processCpuMs(s.proc.pid!));
           const res = await drive(spec);
           const pgMs = postgresCpuBetween(pgBefore, postgresCpuMs());
+          // A backend that connected during the drive counts from 0; the pools keep theirs while the load lasts.
+          const ownAfter = cpuMsOfPids(new Set([...ownBefore.keys(), ...(await backendsOf(base, svcPids))]));
+          let ownMs = 0;
+          for (const [pid, ms] of ownAfter) ownMs += ms - (ownBefore.get(pid) ?? 0);
           const svcMs = services.reduce((a, s, i) => a + processCpuMs(s.proc.pid!) - svcBefore[i]!, 0);
           const locks = await sampler.stop();
           // CPU per order over the whole drive (warm-up included), divided by every request sent.
           add(`pgCpu${n}`, pgMs / Math.max(1, res.sent));
+          add(`pgOwnCpu${n}`, ownMs / Math.max(1, res.sent));
           add(`svcCpu${n}`, svcMs / Math.max(1, res.sent));
           for (const s of services.splice(0)) {
             const code = await s.stop();
@@ -148,6 +171,7 @@ export const restPgMultiBenchmark: Benchmark = {
       { name: `${n} instance(s): samples with a lock wait`, unit: '%', better: 'lower', samples: m(`waitShare${n}`) },
       { name: `${n} instance(s): waiting on numbering (max)`, unit: 'sessions', better: 'lower', samples: m(`numbering${n}`), target: { value: 0, op: '<=' } },
       { name: `${n} instance(s): PostgreSQL CPU per order`, unit: 'ms', better: 'lower', samples: m(`pgCpu${n}`) },
+      { name: `${n} instance(s): its backends' CPU per order`, unit: 'ms', better: 'lower', samples: m(`pgOwnCpu${n}`) },
       { name: `${n} instance(s): service CPU per order`, unit: 'ms', better: 'lower', samples: m(`svcCpu${n}`) },
     ]);
     return {

@@ -3,7 +3,7 @@
  * process named `postgres`) or given pids. Used to split an order's cost between the service and the database,
  * which is what a scaling model for separate machines needs. Clock ticks are 1/100 s on Linux.
  */
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
 
 const TICKS_PER_SEC = 100;
 
@@ -57,4 +57,47 @@ export function threadCpuMs(pid: number): Map<number, number> {
   }
   for (const tid of tids) out.set(Number(tid), cpuMsOf(`${pid}/task/${tid}`).ms);
   return out;
+}
+
+/**
+ * The local TCP ports of a process's sockets: for its connections to PostgreSQL, the `client_port` that
+ * pg_stat_activity shows for the backend serving each. This is how a bench finds the backends of one service among
+ * those of every other user of a shared server (the database name does not tell them apart).
+ */
+export function tcpPortsOf(pid: number): Set<number> {
+  const inodes = new Set<string>();
+  let fds: string[];
+  try {
+    fds = readdirSync(`/proc/${pid}/fd`);
+  } catch {
+    return new Set(); // the process is gone
+  }
+  for (const fd of fds) {
+    try {
+      const m = /^socket:\[(\d+)\]$/.exec(readlinkSync(`/proc/${pid}/fd/${fd}`));
+      if (m) inodes.add(m[1]!);
+    } catch {
+      // closed meanwhile
+    }
+  }
+  const ports = new Set<number>();
+  for (const table of ['tcp', 'tcp6']) {
+    let text: string;
+    try {
+      text = readFileSync(`/proc/${pid}/net/${table}`, 'utf8');
+    } catch {
+      continue;
+    }
+    // "sl local_address rem_address st tx_queue:rx_queue tr:tm->when retrnsmt uid timeout inode …", ports in hex.
+    for (const line of text.split('\n').slice(1)) {
+      const cols = line.trim().split(/\s+/);
+      if (cols.length > 9 && inodes.has(cols[9]!)) ports.add(parseInt(cols[1]!.split(':')[1]!, 16));
+    }
+  }
+  return ports;
+}
+
+/** CPU ms so far of each of these processes (0 for one already gone). */
+export function cpuMsOfPids(pids: Iterable<number>): Map<number, number> {
+  return new Map([...pids].map((p) => [p, cpuMsOf(p).ms]));
 }

@@ -5,15 +5,18 @@
  *        [--root OTHER_CHECKOUT] [--idle 30]
  *
  * Per run: a fresh `order-intake serve` of the checkout `--root` (default this one; another worktree gives the
- * "before" of a change with the same load generator), a closed loop of 32 requests in flight (bench/load/loadgen.ts;
+ * "before" of a change with the same load generator), a closed loop of 32 requests in flight (`--concurrency N`) (bench/load/loadgen.ts;
  * `--rate N`: an open loop of N orders/s)
  * for the warm-up, then a second closed loop whose whole span is measured: the service process's CPU (every
  * thread: /proc/<pid>/stat) divided by the requests it answered. On PostgreSQL also the commits per order
  * (`pg_stat_database.xact_commit` of a database only this script uses, counted after each backend has reported: a
  * backend flushes its counts at most once a second, and an idle one after 10 s) and, with `--idle S`, the commits an
- * idle instance makes per second. Prints one JSON line per run, then the medians.
+ * idle instance makes per second; the CPU of the PostgreSQL backends serving the service (found by its sockets'
+ * ports in `pg_stat_activity`, /proc/<pid>/stat, sampled at both ends of the span) per order; with `--log-statements`,
+ * the statements per order the server logged for it (its log file, `--pg-log`), and the most frequent of them.
+ * Prints one JSON line per run, then the medians.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { closeSync, mkdtempSync, openSync, readSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { spawn } from 'node:child_process';
@@ -21,7 +24,7 @@ import { createInterface } from 'node:readline';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
 import { forkTs, nextMessage, stopChild, track } from '../lib/children.ts';
-import { processCpuMs, threadCpuMs } from '../lib/proc-cpu.ts';
+import { processCpuMs, tcpPortsOf, threadCpuMs } from '../lib/proc-cpu.ts';
 import type { LoadResult, LoadSpec } from '../load/protocol.ts';
 import { ROOT } from '../lib/children.ts';
 
@@ -38,6 +41,11 @@ const { values: opt } = parseArgs({
      * arrivals (group sizes depend on them), which makes CPU per order comparable when their throughputs differ.
      */
     rate: { type: 'string', default: '0' },
+    /**
+     * Requests in flight of the closed loop: 32 by default; 32 / N is one instance's share when N instances split
+     * that load (rest-pg-multi), i.e. the group sizes each of them sees.
+     */
+    concurrency: { type: 'string', default: '32' },
     pg: { type: 'string', default: 'postgres://postgres@127.0.0.1:5432' },
     /** A folder: the service runs under `node --cpu-prof` and leaves its profiles there (then CPU includes the profiler). */
     'cpu-prof': { type: 'string' },
@@ -45,6 +53,13 @@ const { values: opt } = parseArgs({
     gc: { type: 'boolean', default: false },
     /** PostgreSQL: the service's sessions log every statement (server log; for counting statements per order). */
     'log-statements': { type: 'boolean', default: false },
+    /**
+     * More settings for the service's sessions, e.g. the plans of a sample of its statements in the server log:
+     * `-c session_preload_libraries=auto_explain -c auto_explain.log_min_duration=0 -c auto_explain.sample_rate=0.02`.
+     */
+    'pg-options': { type: 'string' },
+    /** The server's log file, read for --log-statements (the Debian/Ubuntu default of PostgreSQL 15). */
+    'pg-log': { type: 'string', default: '/var/log/postgresql/postgresql-15-main.log' },
   },
 });
 const root = path.resolve(opt.root);
@@ -81,6 +96,51 @@ async function commits(): Promise<number> {
   return Number(r[0]?.n ?? 0);
 }
 
+/**
+ * The backends serving the service `pid` now (its pool and sessions): those whose client port is one of its sockets'
+ * local ports, so that another run using the same database or server is not counted.
+ */
+async function backendPids(pid: number): Promise<number[]> {
+  const ports = [...tcpPortsOf(pid)].join(',');
+  if (!ports) return [];
+  const r = await pgQuery<{ pid: number }>(PG_DB, `SELECT pid FROM pg_stat_activity WHERE client_port IN (${ports})`);
+  return r.map((x) => x.pid);
+}
+
+/** CPU ms used so far by each of these processes (0 for one already gone). */
+function cpuOf(pids: Iterable<number>): Map<number, number> {
+  return new Map([...pids].map((p) => [p, processCpuMs(p)]));
+}
+
+function logSize(): number {
+  try {
+    return statSync(opt['pg-log']).size;
+  } catch {
+    return 0;
+  }
+}
+
+/** The server log's lines written since byte `from`. */
+function logSince(from: number): string[] {
+  const fd = openSync(opt['pg-log'], 'r');
+  try {
+    const size = statSync(opt['pg-log']).size;
+    const buf = Buffer.alloc(Math.max(0, size - from));
+    readSync(fd, buf, 0, buf.length, from);
+    return buf.toString('utf8').split('\n');
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** A logged statement's kind: the prepared statement's name, or the first words of a simple one. */
+function statementKind(line: string): string | undefined {
+  const m = /LOG: {2}(?:statement: |execute (?:([^:]+)|<unnamed>): )(.*)$/.exec(line);
+  if (!m) return undefined;
+  if (m[1]) return m[1];
+  return m[2]!.trim().split(/\s+/).slice(0, 3).join(' ').slice(0, 40);
+}
+
 interface Serve { pid: number; port: number; apiKey: string; stop(): Promise<unknown> }
 
 async function startServe(dataDir: string, env: Record<string, string>): Promise<Serve> {
@@ -114,7 +174,8 @@ async function load(s: Serve, seconds: number, ref: string): Promise<LoadResult>
   const child = forkTs('bench/load/loadgen.ts');
   const spec: LoadSpec = {
     origin: `http://127.0.0.1:${s.port}`, path: '/api/v1/ordini', headers: { 'x-api-key': s.apiKey }, orderLines: 3,
-    refPrefix: ref, mode: Number(opt.rate) > 0 ? 'open' : 'closed', concurrency: 32, rate: Number(opt.rate), connections: 32,
+    refPrefix: ref, mode: Number(opt.rate) > 0 ? 'open' : 'closed', concurrency: Number(opt.concurrency), rate: Number(opt.rate),
+    connections: Number(opt.concurrency),
     warmupSec: 0, durationSec: seconds,
     expectStatus: 201,
   };
@@ -137,7 +198,8 @@ async function main(): Promise<void> {
     const env: Record<string, string> = {};
     if (isPg) {
       await pgQuery(PG_DB, `DROP SCHEMA IF EXISTS ${schema} CASCADE; CREATE SCHEMA ${schema}`);
-      const extra = opt['log-statements'] ? '%20-c%20log_statement%3Dall' : '';
+      const extra = (opt['log-statements'] ? '%20-c%20log_statement%3Dall' : '')
+        + (opt['pg-options'] ? encodeURIComponent(` ${opt['pg-options']}`) : '');
       env.INTAKE_DATABASE_URL = `${opt.pg}/${PG_DB}?options=-c%20search_path%3D${schema}${extra}`;
     }
     const s = await startServe(dataDir, env);
@@ -154,11 +216,18 @@ async function main(): Promise<void> {
       await load(s, Number(opt.warmup), `W${run}`);
       if (isPg) await sleep(STATS_SETTLE_MS);
       const c0 = isPg ? await commits() : 0;
+      const pids0 = isPg ? await backendPids(s.pid) : [];
+      const pgCpu0 = cpuOf(pids0);
+      const log0 = opt['log-statements'] ? logSize() : 0;
       const cpu0 = processCpuMs(s.pid);
       const threads0 = threadCpuMs(s.pid);
       const gc0 = { ...gcSeen };
       const r = await load(s, Number(opt.seconds), `M${run}`);
       const cpuMs = processCpuMs(s.pid) - cpu0;
+      // A backend that started during the span counts from 0; one that ended in it is lost (the pool keeps its
+      // connections while the load lasts, so none do).
+      const pgCpu1 = isPg ? cpuOf(new Set([...pids0, ...(await backendPids(s.pid))])) : new Map<number, number>();
+      const log = opt['log-statements'] ? logSince(log0) : [];
       // The main thread, then the others busiest first (the SQLite write thread, V8's GC helpers, libuv's pool).
       const others: number[] = [];
       let main = 0;
@@ -177,14 +246,29 @@ async function main(): Promise<void> {
       row.sent = r.sent;
       row.ordersPerSec = Math.round(r.okPerSec);
       row.cpuMsPerOrder = Number((cpuMs / r.sent).toFixed(4));
+      let topStatements: Record<string, number> | undefined;
       if (isPg) {
+        let pgMs = 0;
+        for (const [pid, ms] of pgCpu1) pgMs += ms - (pgCpu0.get(pid) ?? 0);
+        row.pgBackendMsPerOrder = Number((pgMs / r.sent).toFixed(4));
+        if (opt['log-statements']) {
+          const kinds = new Map<string, number>();
+          for (const line of log) {
+            const k = statementKind(line);
+            if (k) kinds.set(k, (kinds.get(k) ?? 0) + 1);
+          }
+          const n = [...kinds.values()].reduce((a, b) => a + b, 0);
+          row.statementsPerOrder = Number((n / r.sent).toFixed(4));
+          topStatements = Object.fromEntries([...kinds].sort((a, b) => b[1] - a[1]).slice(0, 8)
+            .map(([k, c]) => [k, Number((c / r.sent).toFixed(4))]));
+        }
         await sleep(STATS_SETTLE_MS);
         // Less the idle work of the settling time and this script's own two reads.
         const idle = (row.idleCommitsPerSec ?? 0) * STATS_SETTLE_MS / 1000;
         row.commitsPerOrder = Number(((await commits() - c0 - 1 - idle) / r.sent).toFixed(4));
       }
       rows.push(row);
-      process.stdout.write(`${JSON.stringify({ run, ...row, otherThreadsMsPerOrder: byThread })}\n`);
+      process.stdout.write(`${JSON.stringify({ run, ...row, otherThreadsMsPerOrder: byThread, ...(topStatements ? { topStatements } : {}) })}\n`);
     } finally {
       await s.stop();
       rmSync(dataDir, { recursive: true, force: true });

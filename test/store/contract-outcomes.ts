@@ -75,5 +75,16 @@ export function outcomesContract(makeStore: StoreFactory): void {
       await store.completeSubmission(id, 'processed', whole, at(4));
       assert.deepEqual((await store.getSubmission(id))!.outcome, whole);
     }));
+
+    void it('replaces the earlier judgements of several submissions recorded together', () => withStore(makeStore, async (store) => {
+      // Recorded in the same turn, the outcomes go as one group statement on PostgreSQL (complete-batch.ts), which
+      // finds and deletes each submission's attempts past its new count.
+      const a = await addCustomer(store, 'A001');
+      const ids = [await addSubmission(store, a, { receivedAt: at(1) }), await addSubmission(store, a, { receivedAt: at(1) })];
+      for (const id of ids) await store.completeSubmission(id, 'processed', outcomeOf(id, COMPACT_OUTCOME_ORDERS * 2, a.id), at(2));
+      const fewer = ids.map((id) => outcomeOf(id, COMPACT_OUTCOME_ORDERS + 1, a.id));
+      await Promise.all(ids.map((id, i) => store.completeSubmission(id, 'processed', fewer[i]!, at(3))));
+      for (const [i, id] of ids.entries()) assert.equal(JSON.stringify((await store.getSubmission(id))!.outcome), JSON.stringify(fewer[i]));
+    }));
   });
 }

@@ -26,7 +26,7 @@ export interface CompleteCall {
 }
 
 /** The refusal events' data is completed from the submission row exactly as the single statement does. */
-function groupSql(): string {
+export function completeGroupSql(): string {
   return `WITH input AS (
       SELECT * FROM unnest($1::text[], $2::text[], $3::json[], $4::timestamptz[]) AS t(id, state, outcome, processed_at)
     ), upd AS (
@@ -38,8 +38,17 @@ function groupSql(): string {
       SELECT * FROM unnest($5::text[], $6::int[], $7::text[], $8::text[], $9::text[], $10::text[])
         AS a(sid, idx, ref, esito, outcome, customer)
     ), del AS (
-      DELETE FROM order_attempts d USING input i
-      WHERE d.submission_id = i.id AND NOT EXISTS (SELECT 1 FROM att WHERE att.sid = d.submission_id AND att.idx = d.idx)
+      -- The earlier judgement's rows found by one index probe per submission and deleted by their row address: a
+      -- join of input against the table was planned, while the table was small, as a sequential scan of every
+      -- attempt, and the prepared statement kept that plan (register-batch.ts, PLANS). The submissions' claims keep
+      -- another completion of the same submission from updating these rows meanwhile.
+      DELETE FROM order_attempts d USING (
+        SELECT x.tid FROM input i CROSS JOIN LATERAL (
+          SELECT ctid AS tid, idx FROM order_attempts WHERE submission_id = i.id OFFSET 0
+        ) AS x
+        WHERE NOT EXISTS (SELECT 1 FROM att WHERE att.sid = i.id AND att.idx = x.idx)
+      ) AS old
+      WHERE d.ctid = old.tid
     ), ins AS (
       INSERT INTO order_attempts (submission_id, idx, customer_id, riferimento_ordine, esito, outcome, received_at, channel)
       SELECT upd.id, a.idx, COALESCE(a.customer, upd.customer_id), a.ref, a.esito, a.outcome::json, upd.received_at, upd.channel
@@ -67,7 +76,7 @@ export interface CompleteGroups {
 
 /** `alone` records one outcome with the single statement: groups of one, and the calls of a group that failed. */
 export function completeGroups(pool: pg.Pool, outbox: boolean, alone: (call: CompleteCall) => Promise<boolean>): CompleteGroups {
-  const text = groupSql();
+  const text = completeGroupSql();
   const groups = grouped<CompleteCall, boolean>(alone, async (calls) => {
     const { rows } = await pool.query<{ id: string }>({ name: 'complete-group', text, values: values(calls, outbox) });
     const found = new Set(rows.map((r) => r.id));

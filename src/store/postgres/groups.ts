@@ -5,10 +5,13 @@
  * alone, a call goes at once.
  *
  * - Up to `maxParallel` statements run at once; calls that arrive meanwhile wait for the next free slot.
- * - A group of one runs `one` (the single-call statement). Running the group statement for it instead saves round
- *   trips under a light load (the registration of an order with its submission is BEGIN, SET, two statements,
- *   COMMIT), but it cost the loaded case more: REST at 32 in flight fell from 2,254 to 2,038 orders/s and its open
- *   loop at 2,000/s went from p99 102 to 354 ms (`npm run bench -- rest-pg`, same half hour, 2026-11-26).
+ * - A group of one runs `one` (the single-call statement) unless `oneRunsGroup` is set, for a caller whose `one`
+ *   takes more round trips than its group statement: the registration of an order with its submission is BEGIN,
+ *   SET, two statements, COMMIT alone, one statement in a group, and under a light load most groups are of one.
+ *   Tried for every group once and reverted (REST at 32 in flight 2,254 → 2,038 orders/s, open-loop p99 at
+ *   2,000/s 102 → 354 ms, 2026-11-26): the group statements' plans then read every order and every attempt on each
+ *   call (register-batch.ts, PLANS), so the more groups, the dearer. With those plans fixed it is set for the
+ *   registration only; an outcome's `one` is already one statement, simpler than the group's.
  * - A group whose statement fails is not allowed to take the others down: each of its calls then runs `one` on its
  *   own, and only the faulty one fails, with `one`'s own error.
  */
@@ -29,12 +32,18 @@ interface Waiting<T, R> {
   reject: (e: unknown) => void;
 }
 
+export interface GroupOptions {
+  maxParallel?: number;
+  maxGroup?: number;
+  /** A group of one runs the group statement too (falling back to `one` if it fails, as a larger group does). */
+  oneRunsGroup?: boolean;
+}
+
 export function grouped<T, R>(
   one: (call: T) => Promise<R>,
   /** The group statement: one answer per call, in order. */
   many: (calls: readonly T[]) => Promise<R[]>,
-  maxParallel = MAX_PARALLEL,
-  maxGroup = MAX_GROUP,
+  { maxParallel = MAX_PARALLEL, maxGroup = MAX_GROUP, oneRunsGroup = false }: GroupOptions = {},
 ): Grouped<T, R> {
   let queue: Waiting<T, R>[] = [];
   let running = 0;
@@ -52,7 +61,7 @@ export function grouped<T, R>(
   }
 
   async function runGroup(group: Waiting<T, R>[]): Promise<void> {
-    if (group.length === 1) {
+    if (group.length === 1 && !oneRunsGroup) {
       const [w] = group as [Waiting<T, R>];
       await one(w.call).then(w.resolve, w.reject);
       return;

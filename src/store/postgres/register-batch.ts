@@ -38,10 +38,18 @@ interface Waiting {
 }
 
 /**
+ * PLANS. The group statements are prepared (named) once per connection, and after five runs PostgreSQL keeps one
+ * generic plan for them, made with the table statistics of that moment and an assumed 10 rows per array. Made while
+ * a table was small (every fresh database, every bench), a join of the input against `orders` was planned as a hash
+ * join over a sequential scan of the whole table, and that plan stayed: every group read every order, a cost that
+ * grew with the table until an ANALYZE invalidated the plan (measured with auto_explain, 2026-11-26). A lookup
+ * written as a LATERAL subquery with LIMIT cannot be turned into that join: it is one index probe per row, in any
+ * plan (test/store/group-plans-postgres.test.ts).
+ *
  * The group statement: `input` has one row per order (k = its position), lines are flattened with their order's id.
  * Answers one row per order, in order: the existing or inserted order, or NULLs when the insert did nothing.
  */
-function groupSql(outbox: boolean): string {
+export function registerGroupSql(outbox: boolean): string {
   return `WITH lazy_commit AS MATERIALIZED (SELECT set_config('synchronous_commit', 'off', true)),
     input AS (
       SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::date[], $6::int[], $7::date[], $8::text[],
@@ -62,8 +70,12 @@ function groupSql(outbox: boolean): string {
         AS s(id, customer_id, customer_code, channel, file_name, media_type, charset, raw, meta, single_order, site,
           sites, connector_id, reserved_order_id, sha256, received_at, holder, lease_ms)
     ), found AS (
+      -- One index lookup per order, whatever the table's size when the plan was made (see PLANS above).
       SELECT i.k, o.id, o.numero_ordine, o.submission_id, o.content_hash
-      FROM input i JOIN orders o ON o.codice_cliente = i.codice AND o.riferimento_ordine = i.ref
+      FROM input i CROSS JOIN LATERAL (
+        SELECT id, numero_ordine, submission_id, content_hash FROM orders
+        WHERE codice_cliente = i.codice AND riferimento_ordine = i.ref LIMIT 1
+      ) AS o
     ), numbered AS MATERIALIZED (
       SELECT i.*, nextval(i.seq_name::regclass)::int AS last FROM input i, lazy_commit
       WHERE NOT EXISTS (SELECT 1 FROM found f WHERE f.k = i.k) ORDER BY i.k
@@ -109,7 +121,7 @@ export function registerGroups(
   outbox: boolean,
   alone: (item: RegisterItem, sub?: GroupSubmission) => Promise<GroupRow | undefined>,
 ): RegisterGroups {
-  const text = groupSql(outbox);
+  const text = registerGroupSql(outbox);
   const groups = grouped<Waiting, GroupRow | undefined>(
     (w) => alone(w.item, w.sub),
     async (group) => {
@@ -119,6 +131,9 @@ export function registerGroups(
         return row?.id ? { id: row.id, numero_ordine: row.numero_ordine, submission_id: row.submission_id, content_hash: row.content_hash, created: row.created } : undefined;
       });
     },
+    // Alone, an order saved with its submission is five round trips (BEGIN, SET, save, register, COMMIT); in the
+    // group statement one. Under a light load most groups are of one (groups.ts).
+    { oneRunsGroup: true },
   );
   return {
     register: (item, event, seqName, sub) => groups.run({ item, event, seqName, ...(sub ? { sub } : {}) }),
