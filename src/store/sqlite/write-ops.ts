@@ -12,7 +12,7 @@ import { refusalEvents, registeredEvent } from '../common/events.ts';
 import { eachAttemptRow, decide, isoIn, numeroOrdine, recordedAttemptRows, type ExistingOrder } from '../common/rows.ts';
 import { insertEvents } from './events.ts';
 import { outcomeJson, positionsWithoutAttempt } from '../common/outcome-form.ts';
-import { insertSubmissionChunks, insertSubmissionChunksFromFile } from './bodies.ts';
+import { INLINE_BODY_BYTES, insertSubmissionChunks, insertSubmissionChunksFromFile } from './bodies.ts';
 import type { CompleteOptions, RegisterItem, RegisterResult } from '../../domain/store/store.ts';
 
 export interface OpContext {
@@ -26,7 +26,7 @@ export type SubmissionValues = readonly unknown[];
 
 /** Where the raw bytes are among SUBMISSION_INSERT's values. */
 const RAW_AT = 7;
-/** submissions.raw of a submission saved since migration 015: its bytes are in submission_chunks. */
+/** submissions.raw of a submission saved since migration 015 with more than INLINE_BODY_BYTES: its bytes are in submission_chunks. */
 const EMPTY_BODY = Buffer.alloc(0);
 
 const SUBMISSION_INSERT = `INSERT INTO submissions (id, customer_id, customer_code, channel, file_name, media_type, charset,
@@ -84,10 +84,14 @@ function registerOne(c: OpContext, item: RegisterItem): RegisterResult {
 }
 
 function save(c: OpContext, values: SubmissionValues): void {
-  // The bytes go in pieces beside the row, in the same transaction (bodies.ts); the row's own raw is empty. A
-  // Buffer arrives from another thread as a plain Uint8Array: the pieces are views of it, no copy.
-  // A file channel's upload comes as its spool file's name and size ({file, size}): read here in pieces.
+  // A few bytes go in the row; more go in pieces beside it, in the same transaction, and the row's own raw is
+  // empty (bodies.ts). A Buffer arrives from another thread as a plain Uint8Array: the pieces are views of it, no
+  // copy. A file channel's upload comes as its spool file's name and size ({file, size}): read here in pieces.
   const raw = values[RAW_AT] as Uint8Array | { file: string; size: number };
+  if (raw instanceof Uint8Array && raw.length <= INLINE_BODY_BYTES) {
+    c.q(SUBMISSION_INSERT).run(...values.map((v, i) => (i === RAW_AT ? Buffer.from(raw.buffer, raw.byteOffset, raw.byteLength) : v)));
+    return;
+  }
   c.q(SUBMISSION_INSERT).run(...values.map((v, i) => (i === RAW_AT ? EMPTY_BODY : v)));
   if (raw instanceof Uint8Array) insertSubmissionChunks(c.q, values[0] as string, raw);
   else insertSubmissionChunksFromFile(c.q, values[0] as string, raw.file, raw.size);
