@@ -3,7 +3,8 @@
  * registering orders, recording an outcome (each with its outbox rows), and the named leases. Named and plain so
  * that they can run on the connection of the write thread (write-thread.ts) as well as on the store's own
  * (an in-memory database, which only its own connection can see). They run inside a group commit's transaction
- * and savepoint (writer.ts), never on their own.
+ * (writer.ts; each in a savepoint of its own only when its batch runs again after a write failed), never on their
+ * own.
  */
 import type Database from 'better-sqlite3';
 import { IntakeError } from '../../domain/errors.ts';
