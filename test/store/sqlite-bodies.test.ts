@@ -1,6 +1,6 @@
 /**
  * SQLite keeps a submission's raw bytes in pieces beside its row (migration 015, src/store/sqlite/bodies.ts), so
- * that updating the row (claiming it, recording its outcome) does not rewrite the file. SQLite only: PostgreSQL
+ * that updating the row (claiming it, recording its outcome) does not rewrite the file; a small body stays in the row. SQLite only: PostgreSQL
  * keeps a large bytea out of line and never rewrote it; the store contract (contract.ts) checks on both engines
  * that the bytes come back exactly.
  */
@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import Database from 'better-sqlite3';
-import { SUBMISSION_CHUNK_BYTES } from '../../src/store/sqlite/bodies.ts';
+import { INLINE_BODY_BYTES, SUBMISSION_CHUNK_BYTES } from '../../src/store/sqlite/bodies.ts';
 import { openSqliteStore } from '../../src/store/sqlite/store.ts';
 import { addCustomer, newSubmission } from './fixtures.ts';
 
@@ -44,6 +44,38 @@ void describe('SQLite submission bodies', () => {
       assert.equal((db.prepare('SELECT length(raw) AS n FROM submissions WHERE id = ?').get(saved.id) as { n: number }).n, 0);
       const pieces = db.prepare('SELECT seq, length(data) AS n FROM submission_chunks WHERE submission_id = ? ORDER BY seq').all(saved.id);
       assert.deepEqual(pieces, [{ seq: 0, n: SUBMISSION_CHUNK_BYTES }, { seq: 1, n: SUBMISSION_CHUNK_BYTES }, { seq: 2, n: 12345 }]);
+    } finally {
+      db.close();
+    }
+  }));
+
+  void it(`keeps a body of up to ${INLINE_BODY_BYTES} bytes in the row, one byte more in pieces, each given back exactly`, () => withFile(async (file) => {
+    const store = await openSqliteStore(file);
+    await store.migrate();
+    const customer = await addCustomer(store, 'C001');
+    const small = randomBytes(INLINE_BODY_BYTES);
+    const over = randomBytes(INLINE_BODY_BYTES + 1);
+    // The REST path's write (through the write thread) and the plain save.
+    const a = newSubmission(customer, { raw: small, singleOrder: true });
+    await store.saveAndRegister(a, [], { holder: 'h', leaseMs: 60_000 });
+    const b = await store.saveSubmission(newSubmission(customer, { raw: over }));
+    for (const id of [a.id, b.id]) {
+      await store.completeSubmission(id, 'processed', { submissionId: id, esito: 'errore', orders: [] }, new Date().toISOString());
+    }
+    assert.deepEqual((await store.getSubmission(a.id))!.raw, small);
+    assert.deepEqual((await store.getSubmission(b.id))!.raw, over);
+    const listed = await store.listSubmissions({ customerId: customer.id, limit: 10 });
+    assert.deepEqual(listed.map((s) => [s.id, s.size]).sort(), [[a.id, small.length], [b.id, over.length]].sort());
+    await store.close();
+
+    const db = new Database(file, { readonly: true });
+    try {
+      const where = (id: string) => ({
+        row: (db.prepare('SELECT length(raw) AS n FROM submissions WHERE id = ?').get(id) as { n: number }).n,
+        pieces: (db.prepare('SELECT count(*) AS n FROM submission_chunks WHERE submission_id = ?').get(id) as { n: number }).n,
+      });
+      assert.deepEqual(where(a.id), { row: small.length, pieces: 0 });
+      assert.deepEqual(where(b.id), { row: 0, pieces: 1 });
     } finally {
       db.close();
     }

@@ -1,4 +1,4 @@
-// The SQLite group commit (src/store/sqlite/writer.ts): one transaction per batch, each write in its own savepoint,
+// The SQLite group commit (src/store/sqlite/writer.ts): one transaction per batch, a failed write rolled back alone,
 // promises settled only after COMMIT. Most tests decide when a flush runs (an injected scheduler) so that what a
 // batch holds is exact; the last one kills a real store's process mid-stream and checks what was acknowledged.
 import assert from 'node:assert/strict';
@@ -117,6 +117,64 @@ void describe('SQLite group commit', () => {
     assert.equal((c as { e: { code?: string } }).e.code, 'SQLITE_CONSTRAINT_PRIMARYKEY');
     assert.deepEqual(d, { ok: true, v: 1 });
     assert.deepEqual(rows(), ['a', 'd']);
+    other.close();
+    db.close();
+  });
+
+  void it('runs a batch without savepoints; when a write fails, runs it again from a rollback, each write isolated', async () => {
+    const { db, other, rows } = open();
+    db.exec('CREATE TABLE counter (one INTEGER PRIMARY KEY, n INTEGER NOT NULL); INSERT INTO counter VALUES (1, 0)');
+    const m = manual();
+    const w = sqliteWriter(db, m.schedule);
+    const next = db.prepare('UPDATE counter SET n = n + 1 RETURNING n');
+    const ins = db.prepare('INSERT INTO t (v) VALUES (?)');
+    const runs = { a: 0, b: 0, c: 0 };
+    const numbered = (v: 'a' | 'c') => () => {
+      runs[v]++;
+      ins.run(v);
+      return (next.get() as { n: number }).n;
+    };
+    const ok = [w.write(numbered('a')), w.write(numbered('c'))];
+    m.next();
+    assert.deepEqual(await Promise.all(ok), [1, 2]);
+    assert.deepEqual(runs, { a: 1, b: 0, c: 1 }, 'nothing failed: each write ran once');
+
+    db.exec("DELETE FROM t; UPDATE counter SET n = 0");
+    runs.a = runs.c = 0;
+    const boom = new Error('boom');
+    const ps = [
+      w.write(numbered('a')),
+      w.write(() => {
+        runs.b++;
+        ins.run('b');
+        next.get();
+        throw boom;
+      }),
+      w.write(numbered('c')),
+    ].map(settled);
+    m.next();
+    const [a, b, c] = await Promise.all(ps);
+    // The batch was run again after the whole transaction was rolled back (c had not run yet): what the writes
+    // answer is the second run's, and the failed write's number was given back, so the numbers have no gap and
+    // none was taken twice.
+    assert.deepEqual(a, { ok: true, v: 1 });
+    assert.deepEqual(b, { ok: false, e: boom });
+    assert.deepEqual(c, { ok: true, v: 2 });
+    assert.deepEqual(runs, { a: 2, b: 2, c: 1 });
+    assert.deepEqual(rows(), ['a', 'c']);
+    assert.equal((other.prepare('SELECT n FROM counter').get() as { n: number }).n, 2);
+
+    // Alone in its batch, a failing write is not run again: the rollback was its own.
+    runs.b = 0;
+    const alone = settled(w.write(() => {
+      runs.b++;
+      ins.run('z');
+      throw boom;
+    }));
+    m.next();
+    assert.deepEqual(await alone, { ok: false, e: boom });
+    assert.equal(runs.b, 1);
+    assert.deepEqual(rows(), ['a', 'c']);
     other.close();
     db.close();
   });

@@ -128,7 +128,7 @@ export function sqliteHandoff(db: Database.Database, writer: SqliteWriter, now: 
     async finishDeliveries(holder, list) {
       if (list.length > MAX_FINISH_BATCH) throw new IntakeError('VALIDATION', `at most ${MAX_FINISH_BATCH} results can be recorded at once`);
       if (list.length === 0) return [];
-      // One entry in the group commit for the whole batch, not one savepoint per delivery.
+      // One entry in the group commit for the whole batch, not one per delivery.
       return lazy(() => list.filter((f) => !finishOne(f.id, holder, f.result)).map((f) => f.id));
     },
 

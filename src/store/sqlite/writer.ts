@@ -3,9 +3,10 @@
  * better-sqlite3 waits on the event loop; one commit per write made the fsync the limit of the whole service
  * (62 % of the REST path in bench/README.md's profile). Here writes are queued; the first write of a batch
  * schedules a flush with setImmediate, and the flush runs every queued write inside ONE `BEGIN IMMEDIATE …
- * COMMIT`, each in its own SAVEPOINT. So:
+ * COMMIT`. So:
  * - a write's promise settles only after the COMMIT holding it returned (fsynced): durability is unchanged;
- * - a write that throws is rolled back to its savepoint and only its caller sees the error;
+ * - a write that throws is rolled back alone and only its caller sees the error (see commitBatch: the batch is
+ *   run again with each write in its own SAVEPOINT);
  * - writes take effect in the order they were queued, and each sees the effects of those before it;
  * - under load one fsync serves every write that arrived while the previous flush ran; alone, a write commits
  *   on the next turn of the event loop, as before.
@@ -79,7 +80,7 @@ export function sqliteWriter(
       return { ok: true, value };
     } catch (error) {
       // Some errors (disk full, I/O) make SQLite roll back the whole transaction itself: then there is no
-      // savepoint left to go back to, and commitBatch sees that the transaction is gone.
+      // savepoint left to go back to, and commitIsolated sees that the transaction is gone.
       if (db.inTransaction) {
         st.rollbackTo.run();
         st.release.run();
@@ -88,8 +89,49 @@ export function sqliteWriter(
     }
   }
 
-  /** Run `batch` in one transaction; the results, or one error for all when the transaction itself failed. */
+  /**
+   * Run `batch` in one transaction; the results, or one error for all when the transaction itself failed.
+   *
+   * The writes run first without savepoints. A savepoint is not free: SQLite copies every page a write changes
+   * first into a sub-journal, to be able to go back to the savepoint, and past 64 KiB that sub-journal is a
+   * temporary file written page by page. On the write thread under REST load this was a fifth of its CPU
+   * (perf, docs/development/sqlite-write-thread.md), for a rollback that almost never happens: a write fails only
+   * on a caller's bug or a submission gone (NOT_FOUND). When one does fail, the whole transaction is rolled back
+   * and the batch run again with each write in its own savepoint (commitIsolated), so only that write is lost, as
+   * before. Running a write twice is safe because nothing of the first run is seen by anyone: its statements were
+   * rolled back, and no promise settles before the COMMIT (the writes are statements on this connection, and the
+   * few values they make up, event ids, are made again).
+   */
   function commitBatch(batch: Queued[]): Done[] {
+    const st = s();
+    const done: Done[] = [];
+    try {
+      st.begin.run();
+    } catch (error) {
+      return batch.map(() => ({ ok: false, error }));
+    }
+    for (const item of batch) {
+      try {
+        done.push({ ok: true, value: item.work() });
+      } catch (error) {
+        if (db.inTransaction) st.rollback.run();
+        // Alone in its batch: rolling the transaction back was rolling back just this write.
+        if (batch.length === 1) return [{ ok: false, error }];
+        return commitIsolated(batch);
+      }
+    }
+    try {
+      st.commit.run();
+      return done;
+    } catch (error) {
+      // COMMIT failed (busy, disk full, I/O, a deferred constraint): nothing of the batch is stored.
+      if (db.inTransaction) st.rollback.run();
+      return batch.map(() => ({ ok: false, error }));
+    }
+  }
+
+  /** `batch` in one transaction, each write in its own savepoint: a write that throws is rolled back alone. */
+  function commitIsolated(batch: Queued[]): Done[] {
     const st = s();
     const done: Done[] = [];
     try {
@@ -100,7 +142,7 @@ export function sqliteWriter(
           // The item's failure took the transaction with it: what the items before it did is gone too.
           const lost = done.pop() as Done & { ok: false };
           return [...batch.slice(0, done.length).map((): Done => ({ ok: false, error: lost.error })), lost,
-            ...commitBatch(batch.slice(done.length + 1))];
+            ...commitIsolated(batch.slice(done.length + 1))];
         }
       }
       st.commit.run();
