@@ -7,14 +7,13 @@ import assert from 'node:assert/strict';
 import { rmSync } from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
-import Database from 'better-sqlite3';
 import type { ProvisionedCustomer } from '../../src/customers/provision.ts';
 import { openSqliteStore } from '../../src/store/sqlite/store.ts';
 import { SQLITE_FILE_NAME } from '../../src/store/open.ts';
 import { loggedPort, spawnServe, stopServe, type ServeProcess } from '../helpers/child.ts';
 import { tempDir, waitFor } from '../helpers/service.ts';
 import { ftpUpload, heavy, rest, sftpUpload, smtpSend } from './clients.ts';
-import { seedStore } from './seed.ts';
+import { readSqlite, seedStore } from './seed.ts';
 
 const TAKEOVER_MS = 10_000;
 const SETTINGS = {
@@ -32,16 +31,6 @@ async function prepare(file: string): Promise<ProvisionedCustomer> {
   }
 }
 
-/** Read the file as another process would, without keeping it open. */
-function read<T>(file: string, sql: string, ...params: unknown[]): T[] {
-  const db = new Database(file, { readonly: true });
-  try {
-    return db.prepare(sql).all(...params) as T[];
-  } finally {
-    db.close();
-  }
-}
-
 void describe('restart after a crash on SQLite', () => {
   void it('judges everything the killed process left within 10 s of the next start, and frees its leases at once', { timeout: 180_000 }, async () => {
     const dir = tempDir('intake-restart-');
@@ -51,7 +40,7 @@ void describe('restart after a crash on SQLite', () => {
       const c = await prepare(file);
       p = await spawnServe(dir, SETTINGS, 60_000);
       const [sftpPort, ftpPort, smtpPort] = [await loggedPort(p, 'sftp'), await loggedPort(p, 'ftp'), await loggedPort(p, 'smtp')];
-      await waitFor(() => (read(file, `SELECT holder FROM leases WHERE name = 'mail-outbox'`).length > 0 ? true : undefined), 20_000, 'the reply sender to take its lease');
+      await waitFor(() => (readSqlite(file, `SELECT holder FROM leases WHERE name = 'mail-outbox'`).length > 0 ? true : undefined), 20_000, 'the reply sender to take its lease');
       const file2 = (refs: string[]) => JSON.stringify(refs.map((r) => heavy(r, 1000)));
       const acked = await Promise.all([
         ...Array.from({ length: 6 }, (_, k) => rest(p!.httpPort, c.apiKey, heavy(`RA-${k}`), [`RA-${k}`], true)),
@@ -62,19 +51,19 @@ void describe('restart after a crash on SQLite', () => {
       assert.deepEqual(acked.filter((s) => !s.acked).map((s) => s.refs), [], 'every hand-over acknowledged');
       p.proc.kill('SIGKILL');
       await p.exited;
-      const left = read<{ id: string; channel: string }>(file, `SELECT id, channel FROM submissions WHERE state = 'received'`);
-      const leftMail = read<{ id: string }>(file, `SELECT id FROM mail_messages WHERE state = 'received'`);
+      const left = readSqlite<{ id: string; channel: string }>(file, `SELECT id, channel FROM submissions WHERE state = 'received'`);
+      const leftMail = readSqlite<{ id: string }>(file, `SELECT id FROM mail_messages WHERE state = 'received'`);
       assert.ok(left.length + leftMail.length > 0, 'the process died holding work');
-      const [lease] = read<{ holder: string; lease_until: number }>(file, `SELECT holder, lease_until FROM leases WHERE name = 'mail-outbox'`);
+      const [lease] = readSqlite<{ holder: string; lease_until: number }>(file, `SELECT holder, lease_until FROM leases WHERE name = 'mail-outbox'`);
       assert.ok(lease && lease.lease_until > Date.now() + 60_000, 'its reply sender lease had more than a minute to run');
 
       p = await spawnServe(dir, SETTINGS, 60_000);
       // A living instance is there once it serves (its recovery runs from then on): the 10 s count from here.
       const startedAt = Date.now();
       const done = await waitFor(() => {
-        const subs = read<{ channel: string; processed_at: string | null }>(file,
+        const subs = readSqlite<{ channel: string; processed_at: string | null }>(file,
           `SELECT channel, processed_at FROM submissions WHERE id IN (SELECT value FROM json_each(?))`, JSON.stringify(left.map((s) => s.id)));
-        const mail = read<{ done_at: string | null }>(file, `SELECT done_at FROM mail_messages WHERE id IN (SELECT value FROM json_each(?))`, JSON.stringify(leftMail.map((m) => m.id)));
+        const mail = readSqlite<{ done_at: string | null }>(file, `SELECT done_at FROM mail_messages WHERE id IN (SELECT value FROM json_each(?))`, JSON.stringify(leftMail.map((m) => m.id)));
         return subs.every((s) => s.processed_at) && mail.every((m) => m.done_at) ? { subs, mail } : undefined;
       }, 60_000, 'everything left to be judged');
       const times = new Map<string, number[]>();
@@ -83,18 +72,18 @@ void describe('restart after a crash on SQLite', () => {
       console.log(`SQLite restart after SIGKILL:\n  ${[...times].map(([ch, ms]) => `${ch}: ${ms.length} left, slowest judged ${Math.max(...ms)} ms after the new process served`).join('\n  ')}`);
       for (const [ch, ms] of times) assert.ok(Math.max(...ms) <= TAKEOVER_MS, `${ch} judged within ${TAKEOVER_MS} ms of the start: ${ms.join(', ')}`);
 
-      const [me] = read<{ id: string }>(file, 'SELECT id FROM instances WHERE pid = ?', p.proc.pid);
+      const [me] = readSqlite<{ id: string }>(file, 'SELECT id FROM instances WHERE pid = ?', p.proc.pid);
       assert.ok(me, 'the new process registered itself');
-      const holder = await waitFor(() => read<{ holder: string }>(file, `SELECT holder FROM leases WHERE name = 'mail-outbox'`)[0]?.holder === me.id ? me.id : undefined,
+      const holder = await waitFor(() => readSqlite<{ holder: string }>(file, `SELECT holder FROM leases WHERE name = 'mail-outbox'`)[0]?.holder === me.id ? me.id : undefined,
         10_000, 'the new process to hold the reply sender lease (its predecessor\'s freed at start)');
       assert.notEqual(holder, lease.holder);
-      assert.deepEqual(read(file, 'SELECT id FROM instances WHERE id = ?', lease.holder), [], 'the predecessor is forgotten');
+      assert.deepEqual(readSqlite(file, 'SELECT id FROM instances WHERE id = ?', lease.holder), [], 'the predecessor is forgotten');
 
-      const twice = read(file, `SELECT riferimento_ordine FROM orders GROUP BY riferimento_ordine HAVING count(*) > 1`);
+      const twice = readSqlite(file, `SELECT riferimento_ordine FROM orders GROUP BY riferimento_ordine HAVING count(*) > 1`);
       assert.deepEqual(twice, [], 'no order registered twice');
-      const refs = new Set(read<{ r: string }>(file, 'SELECT riferimento_ordine AS r FROM orders').map((o) => o.r));
+      const refs = new Set(readSqlite<{ r: string }>(file, 'SELECT riferimento_ordine AS r FROM orders').map((o) => o.r));
       for (const ref of acked.flatMap((s) => s.refs)) assert.ok(refs.has(ref), `${ref} registered`);
-      assert.deepEqual(read(file, 'SELECT id FROM submissions WHERE attempts <> 1'), [], 'each judged once');
+      assert.deepEqual(readSqlite(file, 'SELECT id FROM submissions WHERE attempts <> 1'), [], 'each judged once');
     } finally {
       if (p) await stopServe(p);
       rmSync(dir, { recursive: true, force: true });

@@ -81,15 +81,32 @@ export function curl(args: string[], user: string, password: string, input?: Buf
 }
 
 /** An ssh2 SFTP client session. */
-export async function ssh2Sftp(port: number, username: string, password: string): Promise<{ sftp: SFTPWrapper; conn: ssh2.Client }> {
+export async function ssh2Sftp(port: number, username: string, password: string, readyTimeout = 10_000): Promise<{ sftp: SFTPWrapper; conn: ssh2.Client }> {
   const conn = new ssh2.Client();
   await new Promise<void>((resolve, reject) => {
     conn.once('ready', () => resolve());
     conn.once('error', reject);
-    conn.connect({ host: '127.0.0.1', port, username, password, readyTimeout: 10_000, tryKeyboard: false });
+    conn.connect({ host: '127.0.0.1', port, username, password, readyTimeout, tryKeyboard: false });
   });
   const sftp = await new Promise<SFTPWrapper>((resolve, reject) => conn.sftp((err, s) => (err ? reject(err) : resolve(s))));
   return { sftp, conn };
+}
+
+/**
+ * 64 WRITEs of 32 KiB in flight, sent in the file's order, as OpenSSH's sftp (and WinSCP, FileZilla, paramiko) send
+ * them. (ssh2's fastPut sends each as its local read ends, so not always in order: such an upload is stored whole at
+ * its end.) `close` false leaves the handle open, an upload never finished.
+ */
+export async function pipelinedPut(sftp: SFTPWrapper, data: Buffer, remote: string, close = true): Promise<void> {
+  const handle = await p<Buffer>((cb) => sftp.open(remote, 'w', cb));
+  const inflight = new Set<Promise<void>>();
+  for (let at = 0; at < data.length; at += 32 * 1024) {
+    const w: Promise<void> = p((cb) => sftp.write(handle, data, at, Math.min(32 * 1024, data.length - at), at, cb)).finally(() => inflight.delete(w));
+    inflight.add(w);
+    if (inflight.size >= 64) await Promise.race(inflight);
+  }
+  await Promise.all(inflight);
+  if (close) await p((cb) => sftp.close(handle, cb));
 }
 
 /** Promise form of an ssh2 SFTP callback call. */

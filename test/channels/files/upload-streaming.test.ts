@@ -11,12 +11,11 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Readable } from 'node:stream';
-import type { SFTPWrapper } from 'ssh2';
 import type { Store } from '../../../src/domain/store/store.ts';
 import { UPLOAD_PIECE_BYTES } from '../../../src/store/common/upload-pieces.ts';
 import { startTestService, waitFor, type TestCustomer, type TestService } from '../../helpers/service.ts';
 import { createSchema, PG_SKIP, testDatabaseUrl } from '../../store/pg-schema.ts';
-import { ftpClient, ftpDownload, p, ssh2Sftp, startFiles, type FilesHarness } from './helpers.ts';
+import { ftpClient, ftpDownload, p, pipelinedPut, ssh2Sftp, startFiles, type FilesHarness } from './helpers.ts';
 
 let h: FilesHarness;
 let c1: TestCustomer;
@@ -46,23 +45,6 @@ after(async () => {
   await h.close();
   rmSync(tmp, { recursive: true, force: true });
 });
-
-/**
- * 64 WRITEs of 32 KiB in flight, sent in the file's order, as OpenSSH's sftp (and WinSCP, FileZilla, paramiko) send
- * them. (ssh2's fastPut sends each as its local read ends, so not always in order: such an upload is stored whole at
- * its end, as before.)
- */
-async function pipelinedPut(sftp: SFTPWrapper, data: Buffer, remote: string): Promise<void> {
-  const handle = await p<Buffer>((cb) => sftp.open(remote, 'w', cb));
-  const inflight = new Set<Promise<void>>();
-  for (let at = 0; at < data.length; at += 32 * 1024) {
-    const w: Promise<void> = p((cb) => sftp.write(handle, data, at, Math.min(32 * 1024, data.length - at), at, cb)).finally(() => inflight.delete(w));
-    inflight.add(w);
-    if (inflight.size >= 64) await Promise.race(inflight);
-  }
-  await Promise.all(inflight);
-  await p((cb) => sftp.close(handle, cb));
-}
 
 async function submissionNamed(fileName: string) {
   const customer = (await h.t.service.store.getCustomerByCode('C001'))!;
