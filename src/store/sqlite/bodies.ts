@@ -8,7 +8,6 @@
  * submissions.raw empty, unless its bytes are few (INLINE_BODY_BYTES). Readers take the pieces when there are any,
  * else the column (an empty file has neither).
  */
-import { closeSync, openSync, readSync } from 'node:fs';
 import type Database from 'better-sqlite3';
 import { filePieces, UPLOAD_PIECE_BYTES } from '../common/upload-pieces.ts';
 
@@ -21,7 +20,7 @@ import { filePieces, UPLOAD_PIECE_BYTES } from '../common/upload-pieces.ts';
 export const INLINE_BODY_BYTES = 2048;
 
 /** Bytes per piece: small next to the memory it saves, large enough that a 100 MiB file is 100 rows. */
-export const SUBMISSION_CHUNK_BYTES = 1024 * 1024;
+export const SUBMISSION_CHUNK_BYTES = UPLOAD_PIECE_BYTES;
 
 /** The size of a submission's raw bytes, as an SQL expression over a row of `submissions` (listings, copy). */
 export const SUBMISSION_SIZE_SQL = `coalesce((SELECT sum(length(c.data)) FROM submission_chunks c WHERE c.submission_id = submissions.id),
@@ -48,26 +47,7 @@ export function insertSubmissionChunks(q: Prepare, id: string, raw: Uint8Array):
  */
 export function insertSubmissionChunksFromFile(q: Prepare, id: string, file: string, size: number): void {
   const insert = q('INSERT INTO submission_chunks (submission_id, seq, data) VALUES (?, ?, ?)');
-  const buf = Buffer.allocUnsafe(SUBMISSION_CHUNK_BYTES);
-  const fd = openSync(file, 'r');
-  try {
-    let at = 0;
-    for (let seq = 0; ; seq++) {
-      let n = 0;
-      while (n < buf.length) {
-        const got = readSync(fd, buf, n, buf.length - n, at + n);
-        if (got === 0) break;
-        n += got;
-      }
-      if (n === 0) break;
-      insert.run(id, seq, buf.subarray(0, n));
-      at += n;
-      if (n < buf.length) break;
-    }
-    if (at !== size) throw new Error(`submission ${id}: its file holds ${at} bytes, ${size} were expected`);
-  } finally {
-    closeSync(fd);
-  }
+  for (const p of filePieces(file, 0, size, true)) insert.run(id, p.seq, p.data);
 }
 
 /** Where a submission's pieces may be: saved whole (migration 015), or streamed while uploaded (migration 022). */
