@@ -41,8 +41,6 @@ export interface Claims {
   /** Claim one submission, waiting while another instance holds it; or its outcome if that instance finished it. */
   take(id: string): Promise<Taken>;
   has(id: string): boolean;
-  /** A submission this instance saved already claimed (store.saveAndRegister): renew it as if taken. */
-  adopt(id: string): void;
   /** The work on `id` ended (recorded, or failed and left to lapse): stop renewing it. */
   done(id: string): void;
   /** Claim the next batch of unclaimed work. */
@@ -104,10 +102,6 @@ export function createClaims(store: ClaimStore, log: Logger, holder: string, lea
       }
     },
     has: (id) => held.has(id),
-    adopt(id) {
-      held.add(id);
-      track();
-    },
     done(id) {
       held.delete(id);
       track();

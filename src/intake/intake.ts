@@ -14,7 +14,7 @@ import { createClaims, createSweeper, defaultHolder, DEFAULT_LEASE_MS, DEFAULT_S
 import { judge, tallyOf, type Judgement } from './judge.ts';
 import type { Logger } from '../log.ts';
 import type { Metrics } from '../metrics/metrics.ts';
-import type { NewSubmission, WriteOptions } from '../domain/store/store.ts';
+import type { NewSubmission, SingleJudged, WriteOptions } from '../domain/store/store.ts';
 import type { IntakeStore } from '../domain/store/ports.ts';
 import type { Outcome, StoredSubmission, Submission } from '../domain/types.ts';
 
@@ -157,46 +157,48 @@ export function createIntake(deps: IntakeDeps): Intake {
   }
 
   /**
-   * The synchronous path of one order (REST, SOAP, the portal's form): judged before it is saved, then saved,
-   * claimed and registered in one write (store.saveAndRegister), then its outcome recorded durably; the answer
-   * waits for that last commit, which makes the first durable too. Two writes instead of four (save, claim,
-   * register, outcome); what a crash can lose is still only what no one was told was received. A failure while
-   * judging saves the submission as received, as the other paths have it by then, so it is judged again later.
+   * The synchronous path of one order (REST, SOAP, the portal's form): judged before it is saved, then saved already
+   * processed in one durable write (store.saveSingleOrder), which registers the order and records the outcome its
+   * registration makes; the answer is that outcome. One write instead of four (save, claim, register, outcome).
+   * What a crash can lose is still only what no one was told was received. A failure while judging saves the
+   * submission as received, as the other paths have it by then, so it is judged again later.
    */
   async function submitOne(fresh: NewSubmission): Promise<{ submission: StoredSubmission; outcome: Outcome }> {
     const s: StoredSubmission = withoutUndefined({ ...fresh, state: 'received', attempts: 0 });
     let asked = false;
-    let saved = false;
-    const save = async (items: Parameters<IntakeStore['registerOrders']>[0]) => {
+    let saved: Outcome | undefined;
+    const save = async (judged: SingleJudged) => {
       asked = true;
-      const results = await store.saveAndRegister(fresh, items, { holder: claims.holder, leaseMs });
-      saved = true;
-      claims.adopt(s.id);
-      return results;
+      const done = await store.saveSingleOrder(fresh, judged, now().toISOString(), { holder: claims.holder, leaseMs });
+      saved = done.outcome;
+      return done.results;
     };
+    // Judging's one registration is the save; the outcome judging then builds from its answer is the one the store
+    // recorded (both by singleOrderOutcome), and the store's is the answer.
     const firstWrite: IntakeStore = Object.setPrototypeOf({
-      registerOrders: (items: Parameters<IntakeStore['registerOrders']>[0]) => (saved ? judgeStore.registerOrders(items) : save(items)),
+      registerOrders: (items: Parameters<IntakeStore['registerOrders']>[0]) => {
+        if (saved || items.length !== 1) throw new Error(`a single order's submission registers one order, once (asked for ${items.length})`);
+        return save({ item: items[0]! });
+      },
     }, judgeStore) as IntakeStore;
     const run = sized(fresh, async (): Promise<Decided> => {
       let outcome: Outcome;
       try {
         // One order: never more than a batch, so the Judgement is whole (no tally).
-        ({ outcome } = await judge({ store: firstWrite, timeZone: deps.timeZone, now }, s));
-        // Refused before any registration: saved (claimed) now, with nothing to register.
-        if (!saved) await save([]);
-        await store.completeSubmission(s.id, 'processed', outcome, now().toISOString());
+        const judged = await judge({ store: firstWrite, timeZone: deps.timeZone, now }, s);
+        // Refused before any registration: saved now, with that outcome.
+        if (!saved) await save({ outcome: judged.outcome });
+        outcome = saved!;
       } catch (err) {
         log.error({ err, submission: s.id }, 'processing failed; submission kept for retry');
-        // Not saved yet (or not known to be): saved as received, for the sweeper. If the first write did commit
-        // after all (a write thread that died after its commit), this one fails on the id: logged, nothing lost.
+        // Not saved (or not known to be): saved as received, for the sweeper. If the write did commit after all (a
+        // write thread that died after its commit), this one fails on the id: logged, nothing lost.
         if (!saved) {
           await store.saveSubmission(fresh).catch((e: unknown) => {
             log.warn({ err: e, submission: s.id, firstWriteTried: asked }, 'could not save a submission whose processing failed');
           });
         }
         throw err;
-      } finally {
-        claims.done(s.id);
       }
       await finished(s, { outcome });
       return { outcome, customerId: s.customerId };

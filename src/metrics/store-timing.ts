@@ -8,7 +8,7 @@ import type { Store } from '../domain/store/store.ts';
 import type { Metrics } from './metrics.ts';
 
 /** Store methods that commit a write an acknowledgement depends on. */
-export const TIMED_WRITES = ['saveSubmission', 'saveAndRegister', 'registerOrders', 'completeSubmission', 'saveMailMessages'] as const;
+export const TIMED_WRITES = ['saveSubmission', 'saveSingleOrder', 'registerOrders', 'completeSubmission', 'saveMailMessages'] as const;
 
 export function timeStoreWrites(store: Store, metrics: Metrics): Store {
   const timed: Partial<Record<(typeof TIMED_WRITES)[number], unknown>> = {};

@@ -47,7 +47,7 @@ before(async () => {
   });
   principal = await seedIntakeStore(real);
   // Record when each intake write settles, to know which commit held it.
-  const settled = <K extends 'saveSubmission' | 'saveAndRegister' | 'registerOrders' | 'completeSubmission'>(what: K) =>
+  const settled = <K extends 'saveSubmission' | 'saveAndRegister' | 'saveSingleOrder' | 'registerOrders' | 'completeSubmission'>(what: K) =>
     (async (...args: unknown[]) => {
       const r = await (real[what] as (...a: unknown[]) => Promise<unknown>)(...args);
       drain();
@@ -57,6 +57,7 @@ before(async () => {
   store = Object.setPrototypeOf({
     saveSubmission: settled('saveSubmission'),
     saveAndRegister: settled('saveAndRegister'),
+    saveSingleOrder: settled('saveSingleOrder'),
     registerOrders: settled('registerOrders'),
     completeSubmission: settled('completeSubmission'),
   }, real) as Store;
@@ -99,9 +100,9 @@ void describe('durability of the intake writes, observed at the connection', () 
     const { outcome } = await intake.submit(rest('D-1'));
     assert.equal(outcome.esito, 'ok');
     const seen = observe(from);
-    // Saved, claimed and registered in one write, then the outcome: two writes, one fsync.
-    assert.deepEqual(seen.writes, ['saveAndRegister', 'completeSubmission']);
-    assert.equal(seen.fsyncs, 1, 'save and register share the fsync of the outcome');
+    // Saved already processed, with its order registered and its outcome, in one write and one fsync.
+    assert.deepEqual(seen.writes, ['saveSingleOrder']);
+    assert.equal(seen.fsyncs, 1, 'one fsync for the request');
   });
 
   void it('submit of a refused order: saved and answered the same way, nothing registered', async () => {
@@ -111,7 +112,7 @@ void describe('durability of the intake writes, observed at the connection', () 
     const { submission, outcome } = await intake.submit({ ...rest('D-BAD'), raw: Buffer.from(JSON.stringify(bad)) });
     assert.equal(outcome.esito, 'errore');
     const seen = observe(from);
-    assert.deepEqual(seen.writes, ['saveAndRegister', 'completeSubmission']);
+    assert.deepEqual(seen.writes, ['saveSingleOrder']);
     assert.equal(seen.fsyncs, 1);
     const stored = await store.getSubmission(submission.id);
     assert.equal(stored?.state, 'processed');

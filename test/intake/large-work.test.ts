@@ -33,9 +33,9 @@ before(async () => {
       seen.push({ step: 'register', holders: heapGrowthHolders() });
       return real.registerOrders(...args);
     },
-    saveAndRegister: (...args: Parameters<Store['saveAndRegister']>) => {
-      seen.push({ step: 'saveAndRegister', holders: heapGrowthHolders() });
-      return real.saveAndRegister(...args);
+    saveSingleOrder: (...args: Parameters<Store['saveSingleOrder']>) => {
+      seen.push({ step: 'saveSingleOrder', holders: heapGrowthHolders() });
+      return real.saveSingleOrder(...args);
     },
   }, real) as Store;
   intake = createIntake({ store, timeZone: 'Europe/Rome', log: createLogger('silent'), largeWork: holdHeapGrowthLimit, largeWorkBytes: LARGE });

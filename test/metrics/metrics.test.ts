@@ -89,10 +89,10 @@ void describe('GET /metrics', () => {
     assert.equal(d('intake_ack_seconds_count', { channel: 'sftp' }), 1);
     assert.ok(d('intake_ack_seconds_sum', { channel: 'rest' }) > 0);
     assert.equal(d('intake_ack_seconds_bucket', { channel: 'ftp', le: '+Inf' }), 1);
-    // REST orders are saved with their registration (saveAndRegister); the files are saved first, then judged.
-    assert.equal(d('intake_store_write_seconds_count', { operation: 'saveAndRegister' }), 3);
+    // REST orders are saved already processed, in one write (saveSingleOrder); the files are saved first, then judged.
+    assert.equal(d('intake_store_write_seconds_count', { operation: 'saveSingleOrder' }), 3);
     assert.equal(d('intake_store_write_seconds_count', { operation: 'saveSubmission' }), 2);
-    assert.equal(d('intake_store_write_seconds_count', { operation: 'completeSubmission' }), 5);
+    assert.equal(d('intake_store_write_seconds_count', { operation: 'completeSubmission' }), 2);
   });
 
   void it('queue depth counts received submissions not yet judged', async () => {

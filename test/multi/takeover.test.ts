@@ -5,7 +5,7 @@
 // keeps its judgements waiting, so this does not depend on the machine's speed.) Its claims die with its database
 // session, so a survivor must judge all of it within 10 s of the kill (a lease-based takeover would take 30 s, and
 // before issue 21 e-mail waited 300 s): each once, every acknowledged order registered once, every number unique.
-// A synchronous call of one order (SOAP, REST) is saved together with its registration (saveAndRegister), so one in
+// A synchronous call of one order (SOAP, REST) is saved together with its registration (saveSingleOrder), so one in
 // flight leaves nothing behind: its caller, never answered, sends again (here to a survivor) and is registered once.
 // The takeover times are printed per channel. A graceful stop (SIGTERM) of an instance holding e-mail waiting to be
 // derived hands it back at once, with nothing left in its name.

@@ -15,6 +15,7 @@ import { outcomesContract } from './contract-outcomes.ts';
 import { mailContract } from './contract-mail.ts';
 import { ordersContract } from './contract-orders.ts';
 import { saveAndRegisterContract } from './contract-save-register.ts';
+import { saveSingleOrderContract } from './contract-save-single.ts';
 import { statsContract } from './contract-stats.ts';
 import { poisonContract } from './contract-poison.ts';
 import { workContract } from './contract-work.ts';
@@ -263,7 +264,7 @@ function catalogContract(makeStore: StoreFactory): void {
  * so that a backend's contract can be spread over several test files that the runner runs side by side.
  */
 const QUARTERS: readonly (readonly ((makeStore: StoreFactory) => void)[])[] = [
-  [basicsContract, ordersContract],
+  [basicsContract, ordersContract, saveSingleOrderContract],
   [catalogContract, workContract],
   [saveAndRegisterContract, mailContract, poisonContract, connectorsContract, connectorCustomersContract, eventsContract],
   [handoffContract, retentionContract, customerStateContract, filesContract, uploadPiecesContract, outcomesContract, statsContract, webContract],

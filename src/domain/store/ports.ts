@@ -30,7 +30,7 @@ export type JudgeStore = ConnectorCustomerLookup & Pick<Store,
 
 /** The intake core (src/intake/intake.ts): durable receipt, claims, judging, completion. */
 export type IntakeStore = ClaimStore & JudgeStore & Pick<Store,
-  'saveSubmission' | 'saveAndRegister' | 'completeSubmission' | 'resetSubmission' | 'countRetry' | 'getSubmissionOutcomes'>;
+  'saveSubmission' | 'saveSingleOrder' | 'completeSubmission' | 'resetSubmission' | 'countRetry' | 'getSubmissionOutcomes'>;
 
 /** The e-mail channel (src/channels/mail/): its own tables, the customers its mailboxes belong to, its leases. */
 export type MailChannelStore = MailStore & Pick<Store,

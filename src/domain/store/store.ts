@@ -96,6 +96,15 @@ export interface WriteOptions {
   durable?: boolean;
 }
 
+/** What Store.saveSingleOrder records: the one order to register, or the outcome of one refused before registration. */
+export type SingleJudged = { item: RegisterItem } | { outcome: Outcome };
+
+/** What Store.saveSingleOrder did: the registration's result (none without an item) and the outcome recorded. */
+export interface SavedSingleOrder {
+  results: RegisterResult[];
+  outcome: Outcome;
+}
+
 /** See Store.completeSubmission. */
 export interface CompleteOptions {
   attemptsRecorded?: boolean;
@@ -175,6 +184,18 @@ export interface Store extends MailStore, ConnectorStore, EventStore, HandoffSto
    */
   saveAndRegister(s: NewSubmission, items: readonly RegisterItem[], claim: { holder: string; leaseMs: number }):
     Promise<RegisterResult[]>;
+  /**
+   * The synchronous path's one write (REST, SOAP, the portal's form: one order, answered with its outcome): save the
+   * submission already processed, either with `judged.item` registered and the outcome its registration makes
+   * (singleOrderOutcome in src/domain/registered-outcome.ts: accepted, a duplicate, or refused as a conflict), or with
+   * `judged.outcome` as it stands (refused before any registration); the order's attempt and outbox events with it.
+   * Durable when it resolves; resolves with the registration's result (none without an item) and the outcome
+   * recorded, which is the answer. SQLite writes the submission row once, in one operation of the group commit;
+   * PostgreSQL runs saveAndRegister (claimed by `claim`) and completeSubmission, each grouped with the requests in
+   * flight.
+   */
+  saveSingleOrder(s: NewSubmission, judged: SingleJudged, processedAt: string, claim: { holder: string; leaseMs: number }):
+    Promise<SavedSingleOrder>;
   /**
    * Record the outcome and clear the claim; state becomes processed (or failed for internal errors). The order
    * attempts of an earlier judgement are replaced by this one's, in the same transaction. With

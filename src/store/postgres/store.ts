@@ -39,6 +39,7 @@ import {
 import { jsonOut } from '../common/rows.ts';
 import { isCompact } from '../common/outcome-form.ts';
 import { withoutUndefined } from '../../domain/objects.ts';
+import { singleOrderOutcome } from '../../domain/registered-outcome.ts';
 import { readRawFile } from '../common/raw-file.ts';
 import { checkPieceRange, stagedOf } from '../common/upload-pieces.ts';
 import { adoptPieces, discardPieces, readPieces, stagePieces, SUBMISSION_SIZE_SQL, sweepPieces } from './pieces.ts';
@@ -417,6 +418,15 @@ export async function openPostgresStore(url: string, opts: PostgresStoreOptions 
       } catch (e) {
         throw registrationError(e);
       }
+    },
+
+    async saveSingleOrder(s, judged, processedAt, claim) {
+      // Two grouped statements: the outcome is built here from the registration's answer. (SQLite builds it inside
+      // its one write: its write thread runs JavaScript; here it would have to be SQL.)
+      const results = await store.saveAndRegister(s, 'item' in judged ? [judged.item] : [], claim);
+      const outcome = 'item' in judged ? singleOrderOutcome(judged.item, results[0]!) : judged.outcome;
+      await store.completeSubmission(s.id, 'processed', outcome, processedAt);
+      return { results, outcome };
     },
 
     async getSubmission(id) {

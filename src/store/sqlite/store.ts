@@ -372,6 +372,14 @@ function sqliteStoreOn(
       }
     },
 
+    async saveSingleOrder(s, judged, processedAt) {
+      if ('item' in judged) checkItem(judged.item, 0);
+      const r = newSubmissionRow(s);
+      // Saved already processed: never received in the table, so there is nothing to claim (the claim is PostgreSQL's,
+      // between its two statements). Durable when it resolves: it is the answer's only write.
+      return registering(runner.run('saveSingleOrder', [submissionValues(r), judged, isoIn(processedAt, 'processedAt')]));
+    },
+
     async getSubmission(id) {
       const r = q(`SELECT ${SUBMISSION_COLUMNS}, raw, outcome FROM submissions WHERE id = ?`).get(id) as SubmissionRow | undefined;
       return r && withOrders(toSubmission({ ...r, raw: readSubmissionBody(q, r.id, r.raw) }));

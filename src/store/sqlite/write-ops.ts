@@ -17,7 +17,8 @@ import {
   adoptUploadPieces, discardStagedUpload, INLINE_BODY_BYTES, insertSubmissionChunks, insertSubmissionChunksFromFile,
   stageUploadPieces, sweepStagedUploads,
 } from './bodies.ts';
-import type { CompleteOptions, RegisterItem, RegisterResult } from '../../domain/store/store.ts';
+import type { CompleteOptions, RegisterItem, RegisterResult, SavedSingleOrder, SingleJudged } from '../../domain/store/store.ts';
+import { singleOrderOutcome } from '../../domain/registered-outcome.ts';
 
 export interface OpContext {
   q: (sql: string) => Database.Statement;
@@ -28,8 +29,13 @@ export interface OpContext {
 /** The values of one submissions row, in SUBMISSION_INSERT's order (see newSubmissionRow). */
 export type SubmissionValues = readonly unknown[];
 
-/** Where the raw bytes are among SUBMISSION_INSERT's values. */
+/** Where the raw bytes and the columns an attempt and an event are written with are among SUBMISSION_INSERT's values. */
+const CUSTOMER_ID_AT = 1;
+const CUSTOMER_CODE_AT = 2;
+const CHANNEL_AT = 3;
 const RAW_AT = 7;
+const RESERVED_ORDER_ID_AT = 13;
+const RECEIVED_AT_AT = 15;
 /** submissions.raw of a submission saved since migration 015 with more than INLINE_BODY_BYTES: its bytes are in submission_chunks. */
 const EMPTY_BODY = Buffer.alloc(0);
 
@@ -65,40 +71,69 @@ function insertLines(q: OpContext['q'], orderId: string, righe: RegisterItem['or
   }
 }
 
-function registerOne(c: OpContext, item: RegisterItem): RegisterResult {
+/**
+ * The store's answer to an order's registration, and whether the order is new: the repeat check, then the next
+ * number of its year (`seq` set: the order is new). Writes nothing but the counter; insertOrder writes a new order (registerOne does both; a single
+ * order's one write, singleOrder, saves its submission in between, with the outcome the answer makes).
+ */
+function allocate(c: OpContext, item: RegisterItem): { result: RegisterResult; seq?: number } {
   const { q } = c;
   const o = item.order;
   const found = q(`SELECT id, numero_ordine, submission_id, content_hash FROM orders
     WHERE codice_cliente = ? AND riferimento_ordine = ?`).get(o.codice_cliente, o.riferimento_ordine) as ExistingOrder | undefined;
-  if (found) return decide(found, item);
+  if (found) return { result: decide(found, item) };
   const { last } = q(`INSERT INTO order_sequences (year, last) VALUES (?, 1)
     ON CONFLICT (year) DO UPDATE SET last = last + 1 RETURNING last`).get(item.year) as { last: number };
-  const numero = numeroOrdine(item.year, last);
+  return { result: { status: 'created', id_ordine: item.id, numero_ordine: numeroOrdine(item.year, last) }, seq: last };
+}
+
+/** A new order, its lines and its event, under the number allocate gave it (`seq` within its year). */
+function insertOrder(c: OpContext, item: RegisterItem, numero: string, seq: number): void {
+  const { q } = c;
+  const o = item.order;
   const at = isoIn(item.registeredAt, 'registeredAt');
   q(`INSERT INTO orders (id, customer_id, codice_cliente, riferimento_ordine, numero_ordine, year, seq, data_ordine,
     data_consegna, content_hash, submission_id, channel, site, registered_at)
     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`).run(
-    item.id, item.customerId, o.codice_cliente, o.riferimento_ordine, numero, item.year, last, o.data_ordine,
+    item.id, item.customerId, o.codice_cliente, o.riferimento_ordine, numero, item.year, seq, o.data_ordine,
     o.data_consegna ?? null, item.contentHash, item.submissionId, item.channel, item.site ?? null, at,
   );
   insertLines(q, item.id, o.righe);
   // The outbox: in the same transaction, so the event exists exactly when the order does.
   if (c.outbox) insertEvents(q, [registeredEvent(item, numero, at)]);
-  return { status: 'created', id_ordine: item.id, numero_ordine: numero };
 }
 
-function save(c: OpContext, values: SubmissionValues): void {
+function registerOne(c: OpContext, item: RegisterItem): RegisterResult {
+  const { result, seq } = allocate(c, item);
+  if (seq !== undefined) insertOrder(c, item, result.numero_ordine, seq);
+  return result;
+}
+
+/** A submission saved already processed (singleOrder): its state, its outcome (as stored) and when. */
+type Done = readonly [state: SubmissionState, outcome: string, processedAt: string];
+
+/** SUBMISSION_INSERT with the columns completeSubmission sets, for a submission saved already processed. */
+const SUBMISSION_INSERT_DONE = `INSERT INTO submissions (id, customer_id, customer_code, channel, file_name, media_type, charset,
+  raw, meta, single_order, site, sites, connector_id, reserved_order_id, sha256, received_at, state, outcome, processed_at, attempts)
+  VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1)`;
+
+function save(c: OpContext, values: SubmissionValues, done?: Done): void {
   // A few bytes go in the row; more go in pieces beside it, in the same transaction, and the row's own raw is
   // empty (bodies.ts). A Buffer arrives from another thread as a plain Uint8Array: the pieces are views of it, no
   // copy. A file channel's upload comes as its spool file's name and size ({file, size}): read here in pieces.
   // One whose first bytes were streamed into upload_pieces while it arrived ({file, size, staged}) adopts them and
   // writes the rest there (bodies.ts).
   const raw = values[RAW_AT] as Uint8Array | { file: string; size: number; staged?: number };
+  const insert = c.q(done ? SUBMISSION_INSERT_DONE : SUBMISSION_INSERT);
+  const row = (body: Buffer) => {
+    const v = values.map((x, i) => (i === RAW_AT ? body : x));
+    return done ? [...v, ...done] : v;
+  };
   if (raw instanceof Uint8Array && raw.length <= INLINE_BODY_BYTES) {
-    c.q(SUBMISSION_INSERT).run(...values.map((v, i) => (i === RAW_AT ? Buffer.from(raw.buffer, raw.byteOffset, raw.byteLength) : v)));
+    insert.run(row(Buffer.from(raw.buffer, raw.byteOffset, raw.byteLength)));
     return;
   }
-  c.q(SUBMISSION_INSERT).run(...values.map((v, i) => (i === RAW_AT ? EMPTY_BODY : v)));
+  insert.run(row(EMPTY_BODY));
   if (raw instanceof Uint8Array) insertSubmissionChunks(c.q, values[0] as string, raw);
   else if (raw.staged !== undefined) adoptUploadPieces(c.q, values[0] as string, raw.file, raw.size, raw.staged);
   else insertSubmissionChunksFromFile(c.q, values[0] as string, raw.file, raw.size);
@@ -120,14 +155,15 @@ function record(c: OpContext, id: string, orders: readonly OrderOutcome[]): void
   }
 }
 
+/** What a submission's attempts and refusal events are written with (its row's columns). */
+interface JudgedRow { customer_id: string; customer_code: string; channel: Channel; received_at: string; reserved_order_id: string | null }
+
 function complete(c: OpContext, id: string, state: SubmissionState, outcome: Outcome, processedAt: string, opts?: CompleteOptions): void {
   const { q } = c;
   // One statement finds the row, changes it and gives back what the attempts and events need.
   const sub = q(`UPDATE submissions SET state = ?, outcome = ?, processed_at = ?, attempts = attempts + 1 WHERE id = ?
     RETURNING customer_id, customer_code, channel, received_at, reserved_order_id`)
-    .get(state, outcomeJson(outcome, opts?.attemptsRecorded ? 0 : undefined), isoIn(processedAt, 'processedAt'), id) as
-    | { customer_id: string; customer_code: string; channel: Channel; received_at: string; reserved_order_id: string | null }
-    | undefined;
+    .get(state, outcomeJson(outcome, opts?.attemptsRecorded ? 0 : undefined), isoIn(processedAt, 'processedAt'), id) as JudgedRow | undefined;
   if (!sub) throw new IntakeError('NOT_FOUND', `submission ${id} not found`);
   if (opts?.attemptsRecorded) {
     // This judgement's rows are written (record): what is left of an earlier one goes.
@@ -135,17 +171,47 @@ function complete(c: OpContext, id: string, state: SubmissionState, outcome: Out
       .run(id, outcome.orders.length, JSON.stringify(positionsWithoutAttempt(outcome)));
   } else {
     q('DELETE FROM order_attempts WHERE submission_id = ?').run(id);
-    const ins = q(`INSERT INTO order_attempts (submission_id, idx, customer_id, riferimento_ordine, esito, outcome,
-      received_at, channel) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`);
-    for (const a of eachAttemptRow(outcome)) {
-      ins.run(id, a.idx, a.customer ?? sub.customer_id, a.riferimento, a.esito, a.json, sub.received_at, sub.channel);
-    }
+    insertAttempts(c, id, sub, outcome);
   }
-  // The outbox: refusals are known only now, and are recorded with the outcome that states them.
-  if (c.outbox) insertEvents(q, refusalEvents(outcome, {
+  writeRefusals(c, sub, outcome, processedAt);
+}
+
+function insertAttempts(c: OpContext, id: string, sub: JudgedRow, outcome: Outcome): void {
+  const ins = c.q(`INSERT INTO order_attempts (submission_id, idx, customer_id, riferimento_ordine, esito, outcome,
+    received_at, channel) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`);
+  for (const a of eachAttemptRow(outcome)) {
+    ins.run(id, a.idx, a.customer ?? sub.customer_id, a.riferimento, a.esito, a.json, sub.received_at, sub.channel);
+  }
+}
+
+/** The outbox: refusals are known only once judged, and are recorded with the outcome that states them. */
+function writeRefusals(c: OpContext, sub: JudgedRow, outcome: Outcome, processedAt: string): void {
+  if (c.outbox) insertEvents(c.q, refusalEvents(outcome, {
     customerId: sub.customer_id, customerCode: sub.customer_code, channel: sub.channel, receivedAt: sub.received_at,
     reservedOrderId: sub.reserved_order_id ?? undefined,
   }, isoIn(processedAt, 'processedAt')));
+}
+
+/**
+ * Store.saveSingleOrder: one order's submission written once, already processed. The order's number is taken
+ * before the submission row exists (its orders row references it), the outcome built from that answer
+ * (singleOrderOutcome, as judging builds it), then the row, the order, its attempt and its events: what saveAndRegister
+ * and completeSubmission wrote in two operations, the row inserted and then rewritten with every index moved.
+ */
+function singleOrder(c: OpContext, values: SubmissionValues, judged: SingleJudged, processedAt: string): SavedSingleOrder {
+  const at = isoIn(processedAt, 'processedAt');
+  const item = 'item' in judged ? judged.item : undefined;
+  const taken = item && allocate(c, item);
+  const outcome = item && taken ? singleOrderOutcome(item, taken.result) : (judged as { outcome: Outcome }).outcome;
+  save(c, values, ['processed', outcomeJson(outcome), at]);
+  if (item && taken?.seq !== undefined) insertOrder(c, item, taken.result.numero_ordine, taken.seq);
+  const sub: JudgedRow = {
+    customer_id: values[CUSTOMER_ID_AT] as string, customer_code: values[CUSTOMER_CODE_AT] as string, channel: values[CHANNEL_AT] as Channel,
+    received_at: values[RECEIVED_AT_AT] as string, reserved_order_id: values[RESERVED_ORDER_ID_AT] as string | null,
+  };
+  insertAttempts(c, values[0] as string, sub, outcome);
+  writeRefusals(c, sub, outcome, at);
+  return { results: taken ? [taken.result] : [], outcome };
 }
 
 /**
@@ -158,6 +224,8 @@ export const WRITE_OPS = {
     save(c, values);
     return items.map((i) => registerOne(c, i));
   },
+  saveSingleOrder: (c: OpContext, values: SubmissionValues, judged: SingleJudged, processedAt: string): SavedSingleOrder =>
+    singleOrder(c, values, judged, processedAt),
   registerOrders: (c: OpContext, items: readonly RegisterItem[]): RegisterResult[] => items.map((i) => registerOne(c, i)),
   stageUploadPieces: (c: OpContext, uploadId: string, file: string, offset: number, length: number, at: string): void =>
     stageUploadPieces(c.q, uploadId, file, offset, length, at),
