@@ -2,7 +2,7 @@
  * CPU per order of the REST path: a measure that holds on a loaded machine, where throughput does not.
  *
  *   node --import tsx bench/profile/cpu-per-order.ts [--store sqlite|pg] [--runs 3] [--seconds 5] [--warmup 2]
- *        [--root OTHER_CHECKOUT] [--idle 30]
+ *        [--root OTHER_CHECKOUT] [--idle 30] [--compiled]
  *
  * Per run: a fresh `order-intake serve` of the checkout `--root` (default this one; another worktree gives the
  * "before" of a change with the same load generator), a closed loop of 32 requests in flight (`--concurrency N`) (bench/load/loadgen.ts;
@@ -60,6 +60,8 @@ const { values: opt } = parseArgs({
     'pg-options': { type: 'string' },
     /** The server's log file, read for --log-statements (the Debian/Ubuntu default of PostgreSQL 15). */
     'pg-log': { type: 'string', default: '/var/log/postgresql/postgresql-15-main.log' },
+    /** Run the root's compiled dist/ (what `order-intake serve` runs; build it first) rather than src/ under tsx. */
+    compiled: { type: 'boolean', default: false },
   },
 });
 const root = path.resolve(opt.root);
@@ -144,7 +146,8 @@ function statementKind(line: string): string | undefined {
 interface Serve { pid: number; port: number; apiKey: string; stop(): Promise<unknown> }
 
 async function startServe(dataDir: string, env: Record<string, string>): Promise<Serve> {
-  const proc = track(spawn(process.execPath, [...profArgs, '--import', 'tsx', path.join(root, 'src/cli/main.ts'), 'serve'], {
+  const entry = opt.compiled ? [path.join(root, 'dist/cli/main.js')] : ['--import', 'tsx', path.join(root, 'src/cli/main.ts')];
+  const proc = track(spawn(process.execPath, [...profArgs, ...entry, 'serve'], {
     cwd: root,
     env: { ...process.env, INTAKE_DATA_DIR: dataDir, INTAKE_HOST: '127.0.0.1', INTAKE_HTTP_PORT: '0', INTAKE_SFTP_PORT: 'off',
       INTAKE_FTP_PORT: 'off', INTAKE_SMTP_PORT: 'off', INTAKE_LOG_LEVEL: 'info', ...env },
