@@ -276,6 +276,45 @@ void describe('SQLite group commit', () => {
     db.close();
   });
 
+  void it('runs a batch holding a large write between largeBatch(true) and (false), outside its transaction, even when it fails', async () => {
+    const { db, other, rows } = open();
+    const m = manual();
+    const calls: { on: boolean; inTransaction: boolean }[] = [];
+    const w = sqliteWriter(db, m.schedule, { largeBatch: (on) => calls.push({ on, inTransaction: db.inTransaction }) });
+    const ins = db.prepare('INSERT INTO t (v) VALUES (?)');
+
+    // Small writes only: nothing is called.
+    const small = [w.write(() => ins.run('a')), w.write(() => ins.run('b'))];
+    m.next();
+    await Promise.all(small);
+    assert.deepEqual([...calls], []);
+
+    // One large write among small ones: the whole batch is inside the calls, which are outside its transaction.
+    const seen: boolean[] = [];
+    const mixed = [
+      w.write(() => ins.run('c')),
+      w.write(() => {
+        seen.push(calls.length === 1);
+        ins.run('d');
+      }, true, true),
+    ];
+    m.next();
+    await Promise.all(mixed);
+    assert.deepEqual(seen, [true], 'the large write runs after largeBatch(true)');
+    assert.deepEqual([...calls], [{ on: true, inTransaction: false }, { on: false, inTransaction: false }]);
+
+    // A large batch whose COMMIT fails (a deferred foreign key) still ends with largeBatch(false).
+    calls.length = 0;
+    const failing = w.write(() => db.prepare('INSERT INTO child (p) VALUES (42)').run(), true, true);
+    m.next();
+    assert.equal((await settled(failing)).ok, false);
+    assert.deepEqual(calls.map((c) => c.on), [true, false]);
+    assert.equal(db.inTransaction, false);
+    assert.deepEqual(rows(), ['a', 'b', 'c', 'd']);
+    other.close();
+    db.close();
+  });
+
   void it(`splits more than ${MAX_BATCH} queued writes into batches on later turns; flush() drains all at once`, async () => {
     const { db, other, rows } = open();
     const m = manual();

@@ -252,6 +252,32 @@ export type OpName = keyof WriteOps;
 export type OpArgs<K extends OpName> = WriteOps[K] extends (c: OpContext, ...args: infer A) => unknown ? A : never;
 export type OpResult<K extends OpName> = ReturnType<WriteOps[K]>;
 
+/**
+ * Rows an operation may add before its batch counts as large (write-thread.ts gives such a batch a larger page
+ * cache). A REST order is about five rows (the order, its lines, its event) and a batch of them stays far below; a
+ * large file's batch of 1,000 orders of 10 lines is 12,000 rows, whose pages (the tables' and their indexes' right
+ * edges, the new rows) outgrow 2 MiB within the transaction, so SQLite spills them to the WAL and reads them back.
+ */
+export const LARGE_OP_ROWS = 1000;
+
+function registerRows(items: readonly RegisterItem[]): number {
+  let rows = 0;
+  for (const i of items) rows += 2 + (i.order?.righe?.length ?? 0);
+  return rows;
+}
+
+/** Whether the operation `name` with these (unchecked) arguments adds LARGE_OP_ROWS rows or more. */
+export function isLargeOp(name: string, args: readonly unknown[]): boolean {
+  const list = (v: unknown): readonly never[] => (Array.isArray(v) ? v as never[] : []);
+  switch (name) {
+    case 'registerOrders': return registerRows(list(args[0])) >= LARGE_OP_ROWS;
+    case 'saveAndRegister': return registerRows(list(args[1])) >= LARGE_OP_ROWS;
+    case 'recordAttempts': return list(args[1]).length >= LARGE_OP_ROWS;
+    case 'completeSubmission': return list((args[2] as Outcome | undefined)?.orders).length >= LARGE_OP_ROWS;
+    default: return false;
+  }
+}
+
 /** Run the operation `name` (from a message: the name is checked, the arguments are the store method's). */
 export function runOp(c: OpContext, name: string, args: readonly unknown[]): unknown {
   if (!Object.hasOwn(WRITE_OPS, name)) throw new Error(`unknown SQLite write operation "${name}"`);

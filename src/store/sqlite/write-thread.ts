@@ -14,7 +14,7 @@ import Database from 'better-sqlite3';
 import { isIntakeError } from '../../domain/errors.ts';
 import { statementCache } from './statements.ts';
 import { lockThread, unlock } from './write-lock.ts';
-import { runOp } from './write-ops.ts';
+import { isLargeOp, runOp } from './write-ops.ts';
 import { sqliteWriter } from './writer.ts';
 
 export interface ThreadData {
@@ -37,6 +37,10 @@ export function serialiseError(e: unknown): SerialisedError {
   return { name: err.name, message: err.message, code: (err as { code?: unknown }).code };
 }
 
+/** Page cache sizes (negative: KiB) of this thread's connection: SQLite's default, and better-sqlite3's for large batches. */
+const SMALL_CACHE_KIB = -2000;
+const LARGE_CACHE_KIB = -16000;
+
 function main(port: NonNullable<typeof parentPort>, data: ThreadData): void {
   const db = new Database(data.file);
   // As the store's own connection (sqlite.ts): every commit fsynced unless the whole batch asked for less.
@@ -47,7 +51,10 @@ function main(port: NonNullable<typeof parentPort>, data: ThreadData): void {
   // SQLite's own default page cache (2 MiB) rather than better-sqlite3's 16 MiB: at every COMMIT SQLite sweeps the
   // cache's hash table (pcache1TruncateUnsafe, from pager_end_transaction), which with 16 MiB was 5 % of this
   // thread's CPU under REST load; the pages this thread needs (the right edges of the tables and their indexes) fit.
-  db.pragma('cache_size = -2000');
+  // A batch holding a large write (a large file's 1,000 orders, their attempts: isLargeOp) does not fit: its
+  // changed pages spill to the WAL and are read back within the transaction, so it runs with 16 MiB, given back at
+  // its end (the sweep then costs once per thousand orders, not once per order).
+  db.pragma(`cache_size = ${SMALL_CACHE_KIB}`);
   const ctx = { q: statementCache(db), outbox: data.outbox };
   const lock = new Int32Array(data.lock);
   // Each flush (one transaction) holds the lock shared with the main connection from BEGIN to COMMIT.
@@ -58,7 +65,7 @@ function main(port: NonNullable<typeof parentPort>, data: ThreadData): void {
     } finally {
       unlock(lock);
     }
-  }));
+  }), { largeBatch: (on) => void db.pragma(`cache_size = ${on ? LARGE_CACHE_KIB : SMALL_CACHE_KIB}`) });
 
   // Results of one commit are sent together: they settle in one go, after it.
   let pending: OpDone[] = [];
@@ -75,7 +82,7 @@ function main(port: NonNullable<typeof parentPort>, data: ThreadData): void {
   port.on('message', (m: ThreadIn) => {
     if (m.type === 'ops') {
       for (const o of m.ops) {
-        writer.write(() => runOp(ctx, o.op, o.args), o.durable).then(
+        writer.write(() => runOp(ctx, o.op, o.args), o.durable, isLargeOp(o.op, o.args)).then(
           (value) => settle({ id: o.id, ok: true, value }),
           (e: unknown) => settle({ id: o.id, ok: false, error: serialiseError(e) }),
         );

@@ -36,16 +36,26 @@ export interface SqliteWriter {
    * Run `work` (synchronous, statements of this connection only) in the next group commit. Resolves with its
    * result once the commit holding it is durable (`durable` false: once it is committed; it becomes durable with
    * the next durable write); rejects with what it threw (nothing of it stays), or with the commit's error when
-   * the whole batch could not be committed.
+   * the whole batch could not be committed. `large`: the write changes many rows (a large file's batch of orders),
+   * so its batch runs between WriterOptions.largeBatch(true) and (false).
    */
-  write<T>(work: () => T, durable?: boolean): Promise<T>;
+  write<T>(work: () => T, durable?: boolean, large?: boolean): Promise<T>;
   /** Commit everything queued now, synchronously (before closing the connection). */
   flush(): void;
+}
+
+export interface WriterOptions {
+  /**
+   * Called with true before a batch holding a write queued as large, and with false once it is committed or rolled
+   * back: the write thread gives such a batch a larger page cache (write-thread.ts).
+   */
+  largeBatch?: (on: boolean) => void;
 }
 
 interface Queued {
   work: () => unknown;
   durable: boolean;
+  large: boolean;
   resolve: (value: unknown) => void;
   reject: (err: unknown) => void;
 }
@@ -56,6 +66,7 @@ export function sqliteWriter(
   db: Database.Database,
   // Injected by tests to decide when a flush runs; the service flushes on the next turn of the event loop.
   schedule: (flush: () => void) => void = (f) => void setImmediate(f),
+  opts: WriterOptions = {},
 ): SqliteWriter {
   let queue: Queued[] = [];
   let scheduled = false;
@@ -161,17 +172,23 @@ export function sqliteWriter(
     // The store runs with synchronous=FULL; only a batch with no durable write is committed without fsync,
     // and the connection is set back at once, so every other statement keeps FULL.
     const lazy = !batch.some((item) => item.durable);
+    const large = opts.largeBatch !== undefined && batch.some((item) => item.large);
     let done: Done[];
-    if (lazy) {
-      // exec, not a prepared statement: SQLite applies this pragma when it compiles it, not when it runs it.
-      db.exec('PRAGMA synchronous = NORMAL');
-      try {
+    if (large) opts.largeBatch!(true);
+    try {
+      if (lazy) {
+        // exec, not a prepared statement: SQLite applies this pragma when it compiles it, not when it runs it.
+        db.exec('PRAGMA synchronous = NORMAL');
+        try {
+          done = commitBatch(batch);
+        } finally {
+          db.exec('PRAGMA synchronous = FULL');
+        }
+      } else {
         done = commitBatch(batch);
-      } finally {
-        db.exec('PRAGMA synchronous = FULL');
       }
-    } else {
-      done = commitBatch(batch);
+    } finally {
+      if (large) opts.largeBatch!(false);
     }
     // Settled only now, after COMMIT: no caller hears of a write before it is committed, and (unless it asked
     // for less) before it is durable.
@@ -193,9 +210,9 @@ export function sqliteWriter(
   }
 
   return {
-    write<T>(work: () => T, durable = true): Promise<T> {
+    write<T>(work: () => T, durable = true, large = false): Promise<T> {
       return new Promise<T>((resolve, reject) => {
-        queue.push({ work, durable, resolve: resolve as (v: unknown) => void, reject });
+        queue.push({ work, durable, large, resolve: resolve as (v: unknown) => void, reject });
         if (!scheduled) {
           scheduled = true;
           schedule(flushScheduled);
