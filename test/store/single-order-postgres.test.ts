@@ -11,7 +11,7 @@ import type { RegisterItem, Store } from '../../src/domain/store/store.ts';
 import { registeredEvent, refusalEvents } from '../../src/store/common/events.ts';
 import { fillHoles, fillHolesSql, withHoles } from '../../src/store/postgres/json-holes.ts';
 import { addCustomer, at, item, newSubmission } from './fixtures.ts';
-import { adminQuery, PG_SKIP, withPgInstances } from './pg-schema.ts';
+import { adminQuery, PG_SKIP, READABLE_WITHIN_MS, withPgInstances } from './pg-schema.ts';
 import { waitFor } from '../helpers/service.ts';
 
 const CLAIM = { holder: 'instance-a', leaseMs: 60_000 };
@@ -89,14 +89,15 @@ void describe('a single order on PostgreSQL, one statement', { skip: PG_SKIP }, 
         await holder.query('SELECT pg_advisory_lock($1)', [HOLD_KEY]);
         const winnerItem = item(c, winnerSub.id, 'RACE');
         const winner = b!.saveSingleOrder(winnerSub, { item: winnerItem }, at(20), CLAIM);
-        await waitFor(async () => (await holder.query(
-          `SELECT 1 FROM pg_locks WHERE locktype = 'advisory' AND objid = $1 AND NOT granted`, [HOLD_KEY])).rowCount === 1 || undefined,
+        const winnerPid = await waitFor(async () => (await holder.query<{ pid: number }>(
+          `SELECT pid FROM pg_locks WHERE locktype = 'advisory' AND objid = $1 AND NOT granted`, [HOLD_KEY])).rows[0]?.pid,
         10_000, 'the winner to hold its order uncommitted');
         const loserSub = newSubmission(c, { singleOrder: true, receivedAt: at(1) });
         const loserItem = item(c, loserSub.id, 'RACE', { contentHash: 'other' });
         const loser = a!.saveSingleOrder(loserSub, { item: loserItem }, at(21), CLAIM);
+        // Its statement only: other sessions of the cluster (other tests) may be waiting on locks of their own.
         await waitFor(async () => (await holder.query(
-          `SELECT 1 FROM pg_locks WHERE locktype = 'transactionid' AND NOT granted`)).rowCount === 1 || undefined,
+          `SELECT 1 FROM pg_stat_activity WHERE $1 = ANY(pg_blocking_pids(pid)) AND wait_event = 'transactionid'`, [winnerPid])).rowCount === 1 || undefined,
         10_000, 'the loser\'s insert to wait for the winner');
         await holder.query('SELECT pg_advisory_unlock($1)', [HOLD_KEY]);
         const [w, l] = await Promise.all([winner, loser]);
@@ -106,7 +107,12 @@ void describe('a single order on PostgreSQL, one statement', { skip: PG_SKIP }, 
         const saved = await a!.getSubmission(loserSub.id);
         assert.deepEqual([saved?.state, saved?.outcome, saved?.attempts], ['processed', l.outcome, 1]);
         assert.deepEqual((await a!.latestAttempt(c.id, 'RACE'))?.outcome, l.outcome.orders[0]);
-        assert.deepEqual((await a!.readEvents(null, 10)).map((e) => e.type), ['ordine.registrato', 'ordine.rifiutato']);
+        // Readable once no older transaction of the cluster is open (events.ts): polled, other tests run beside.
+        const events = await waitFor(async () => {
+          const got = await a!.readEvents(null, 10);
+          return got.length === 2 ? got : undefined;
+        }, READABLE_WITHIN_MS, 'both events to be readable');
+        assert.deepEqual(events.map((e) => e.type), ['ordine.registrato', 'ordine.rifiutato']);
         // The number the lost insert took is a gap (docs/development/numbering.md), never given again.
         const next = newSubmission(c, { singleOrder: true });
         const n = await a!.saveSingleOrder(next, { item: item(c, next.id, 'NEXT') }, at(22), CLAIM);

@@ -22,7 +22,7 @@
  */
 import type pg from 'pg';
 import { grouped } from './groups.ts';
-import { fillHolesSql, withHoles } from './json-holes.ts';
+import { fillHolesSql, mayHoldStandIns, withHoles } from './json-holes.ts';
 import { singleOrderOutcome } from '../../domain/registered-outcome.ts';
 import type { RegisterItem, RegisterResult, SavedSingleOrder, SingleJudged } from '../../domain/store/store.ts';
 import type { NewEvent } from '../../domain/store/events.ts';
@@ -203,6 +203,8 @@ function written(call: SingleCall, outbox: boolean): Written[] {
   }
   const item = call.judged.item;
   const registeredAt = isoIn(item.registeredAt, 'registeredAt');
+  // Everything the builders read besides the id and the number: one build per answer unless it holds a stand-in.
+  const twice = mayHoldStandIns([item, sub]);
   return ANSWERS_TO_AN_ORDER.map((answer) => {
     let first: { attempts: AttemptInsert[]; events: NewEvent[] } | undefined;
     const texts = withHoles((id, numero) => {
@@ -211,7 +213,7 @@ function written(call: SingleCall, outbox: boolean): Written[] {
       const events = [...(outbox && answer === 'created' ? [registeredEvent(item, numero, registeredAt)] : []), ...refused(outcome)];
       first ??= { attempts, events };
       return [outcomeJson(outcome), ...attempts.map((a) => a.json), ...events.map((e) => JSON.stringify(e.data))];
-    });
+    }, twice);
     const { attempts, events } = first!;
     return {
       answer, outcome: texts[0]!,
