@@ -16,8 +16,8 @@ const invalid = (e: unknown): boolean => e instanceof IntakeError && e.code === 
 /** Later than every event of the test (they are all at(10), in 2025): everything is past retention. */
 const FUTURE = '2100-01-01T00:00:00.000Z';
 
-/** The whole stream once `count` events are readable (on PostgreSQL other tests' transactions may delay it). */
-async function settled(store: Store, count: number): Promise<OrderEvent[]> {
+/** The whole stream once `count` events are readable (on PostgreSQL other tests' transactions may delay it; a bound, not a wait). */
+export async function settled(store: Store, count: number): Promise<OrderEvent[]> {
   const until = Date.now() + READABLE_WITHIN_MS;
   for (;;) {
     const got = await store.readEvents(null, 1000);

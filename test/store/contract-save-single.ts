@@ -8,6 +8,7 @@ import { describe, it } from 'node:test';
 import { singleOrderOutcome } from '../../src/domain/registered-outcome.ts';
 import type { Outcome } from '../../src/domain/types.ts';
 import { addCustomer, at, item, newSubmission, withStore, type StoreFactory } from './fixtures.ts';
+import { settled as readable } from './contract-retention.ts';
 
 const CLAIM = { holder: 'instance-a', leaseMs: 60_000 };
 
@@ -31,7 +32,7 @@ export function saveSingleOrderContract(makeStore: StoreFactory): void {
       // Never received in the table: nothing for a sweeper or another instance to take.
       assert.deepEqual(await store.pendingSubmissionIds(10), []);
       assert.deepEqual(await store.claimSubmissions('instance-b', 10, 60_000), []);
-      const events = await store.readEvents(null, 10);
+      const events = await readable(store, 1);
       assert.deepEqual(events.map((e) => [e.type, e.data.id_ordine]), [['ordine.registrato', it1.id]]);
     }));
 
@@ -50,7 +51,7 @@ export function saveSingleOrderContract(makeStore: StoreFactory): void {
       for (const [s, o] of [[first!, a.outcome], [again!, b.outcome], [changed!, x.outcome]] as const) {
         assert.deepEqual((await store.getSubmission(s.id))?.outcome, o);
       }
-      const events = await store.readEvents(null, 10);
+      const events = await readable(store, 2);
       assert.deepEqual(events.map((e) => e.type), ['ordine.registrato', 'ordine.rifiutato']);
       assert.equal(events[1]?.data.riferimento_ordine, 'R1');
     }));
@@ -69,7 +70,7 @@ export function saveSingleOrderContract(makeStore: StoreFactory): void {
       assert.deepEqual(saved?.outcome, refused);
       assert.equal(await store.getOrderByRef(c.id, 'R-BAD'), undefined);
       assert.deepEqual((await store.latestAttempt(c.id, 'R-BAD'))?.outcome, refused.orders[0]);
-      assert.deepEqual((await store.readEvents(null, 10)).map((e) => e.type), ['ordine.rifiutato']);
+      assert.deepEqual((await readable(store, 1)).map((e) => e.type), ['ordine.rifiutato']);
     }));
 
     void it('many at once: each numbered once; a faulty one fails alone and leaves nothing', () => withStore(makeStore, async (store) => {

@@ -8,6 +8,7 @@ import { describe, it } from 'node:test';
 import pg from 'pg';
 import { completeGroupSql } from '../../src/store/postgres/complete-batch.ts';
 import { registerGroupSql } from '../../src/store/postgres/register-batch.ts';
+import { singleGroupSql } from '../../src/store/postgres/single-batch.ts';
 import { PG_SKIP, withPgInstances } from './pg-schema.ts';
 
 /** The generic plan of `sql` (every parameter of which is cast, so PREPARE infers its types). */
@@ -35,6 +36,13 @@ void describe('group statement plans on PostgreSQL', { skip: PG_SKIP }, () => {
         assert.doesNotMatch(plan, WHOLE_TABLE, plan);
         assert.match(plan, /Index Scan using \w+ on orders/, plan);
       }
+    }));
+
+  void it('look up the existing order of a single order saved processed through an index', () =>
+    withPgInstances(1, async (_stores, schema) => {
+      const plan = await genericPlan(schema.url, singleGroupSql());
+      assert.doesNotMatch(plan, WHOLE_TABLE, plan);
+      assert.match(plan, /Index Scan using \w+ on orders/, plan);
     }));
 
   void it('find an earlier judgement\'s attempts through an index', () =>

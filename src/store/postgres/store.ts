@@ -26,6 +26,7 @@ import { postgresWeb } from './web.ts';
 import { numberSequence, yearSequences } from './numbering.ts';
 import { registerGroups, type GroupRow } from './register-batch.ts';
 import { completeGroups } from './complete-batch.ts';
+import { singleOrderGroups } from './single-batch.ts';
 import { pgAttempts } from './attempts.ts';
 import { postgresCustomerState } from './customer-state.ts';
 import { postgresNotifications } from './notifications.ts';
@@ -39,7 +40,6 @@ import {
 import { jsonOut } from '../common/rows.ts';
 import { isCompact } from '../common/outcome-form.ts';
 import { withoutUndefined } from '../../domain/objects.ts';
-import { singleOrderOutcome } from '../../domain/registered-outcome.ts';
 import { readRawFile } from '../common/raw-file.ts';
 import { checkPieceRange, stagedOf } from '../common/upload-pieces.ts';
 import { adoptPieces, discardPieces, readPieces, stagePieces, SUBMISSION_SIZE_SQL, sweepPieces } from './pieces.ts';
@@ -118,6 +118,7 @@ export async function openPostgresStore(url: string, opts: PostgresStoreOptions 
   const numbering = yearSequences(pool);
   const attempts = pgAttempts(pool, outbox);
   const completes = completeGroups(pool, outbox, (call) => attempts.completeAlone(call));
+  const singles = singleOrderGroups(pool, outbox);
   // A group that failed registers its orders one by one; one that came with its submission saves that first, in
   // the same transaction, so that a faulty request leaves neither behind.
   const groups = registerGroups(pool, outbox, (item, sub) => (sub
@@ -420,13 +421,20 @@ export async function openPostgresStore(url: string, opts: PostgresStoreOptions 
       }
     },
 
-    async saveSingleOrder(s, judged, processedAt, claim) {
-      // Two grouped statements: the outcome is built here from the registration's answer. (SQLite builds it inside
-      // its one write: its write thread runs JavaScript; here it would have to be SQL.)
-      const results = await store.saveAndRegister(s, 'item' in judged ? [judged.item] : [], claim);
-      const outcome = 'item' in judged ? singleOrderOutcome(judged.item, results[0]!) : judged.outcome;
-      await store.completeSubmission(s.id, 'processed', outcome, processedAt);
-      return { results, outcome };
+    async saveSingleOrder(s, judged, processedAt) {
+      // One statement shared with the requests in flight (single-batch.ts): the submission inserted processed, with
+      // the order, its attempt and its events, and the outcome singleOrderOutcome makes of the registration's answer.
+      // No claim: the row is never received in the table, so no sweeper can take it.
+      const row = await submissionRow(s);
+      const at = isoIn(processedAt, 'processedAt');
+      if (!('item' in judged)) return singles.save({ row, processedAt: at, judged });
+      checkItem(judged.item, 0);
+      try {
+        await numbering.ready(new Set([judged.item.year]));
+        return await singles.save({ row, processedAt: at, judged, seqName: numberSequence(judged.item.year) });
+      } catch (e) {
+        throw registrationError(e);
+      }
     },
 
     async getSubmission(id) {
