@@ -82,9 +82,12 @@ export function saveAndRegisterContract(makeStore: StoreFactory): void {
         assert.equal(await store.getSubmission(bad!.id), undefined, 'the failed write left nothing behind');
         assert.equal(missing?.status, 'rejected');
         assert.equal((missing as PromiseRejectedResult).reason.code, 'NOT_FOUND');
-        const [a] = (first as PromiseFulfilledResult<{ status: string; id_ordine: string; numero_ordine: string }[]>).value;
-        const [b] = (dup as PromiseFulfilledResult<{ status: string; id_ordine: string; numero_ordine: string }[]>).value;
-        const [x] = (other as PromiseFulfilledResult<{ status: string; id_ordine: string; numero_ordine: string }[]>).value;
+        const value = (r: PromiseSettledResult<unknown> | undefined) =>
+          (r as PromiseFulfilledResult<{ status: string; id_ordine: string; numero_ordine: string }[]>).value[0];
+        // The two calls of R1: one created it and the other is its duplicate. Which is which may flip on PostgreSQL,
+        // where a failed group's calls run again each alone, side by side (groups.ts).
+        const [a, b] = value(first)?.status === 'created' ? [value(first), value(dup)] : [value(dup), value(first)];
+        const x = value(other);
         assert.equal(a?.status, 'created');
         assert.deepEqual(b, { status: 'duplicate', id_ordine: a!.id_ordine, numero_ordine: a!.numero_ordine });
         assert.equal(x?.status, 'created');
