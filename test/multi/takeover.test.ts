@@ -108,8 +108,7 @@ void describe('takeover after a crash on PostgreSQL', { skip: PG_SKIP }, () => {
       // The victim starts first and alone, so it is the one watching the IMAP mailbox.
       const victim = await start(schema.url, dirs);
       if (d) await waitForLine(victim.serve, /watching IMAP mailbox/, 20_000);
-      const [a, b] = [await start(schema.url, dirs), await start(schema.url, dirs)];
-      instances.push(a, b, victim);
+      instances.push(victim);
       const key = c.apiKey;
       const port = victim.serve.httpPort;
       const [victimRow] = await adminQuery<{ id: string }>(testDatabaseUrl!, `SELECT id FROM ${schema.name}.instances WHERE pid = $1`, [victim.serve.proc.pid]);
@@ -160,6 +159,11 @@ void describe('takeover after a crash on PostgreSQL', { skip: PG_SKIP }, () => {
         channels.push(channel);
       }
       assert.deepEqual(acked.filter((s) => !s.acked).map((s) => s.refs), [], 'the victim acknowledged every asynchronous hand-over');
+      // The survivors start now, once the victim holds its work: started earlier, their sweeps (every 5 s) could take
+      // an asynchronous REST submission in the moment between the victim's save and its own claim (a loaded machine
+      // widens it), and the victim would then never hold REST work. Their first sweep finds everything claimed.
+      const [a, b] = [await start(schema.url, dirs), await start(schema.url, dirs)];
+      instances.push(a, b);
       const killedAt = Date.now();
       victim.serve.proc.kill('SIGKILL');
       await victim.serve.exited;
