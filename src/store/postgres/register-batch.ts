@@ -140,29 +140,33 @@ export function registerGroups(
   };
 }
 
-function values(group: readonly Waiting[]): unknown[] {
-  const col = <T>(f: (w: Waiting) => T): T[] => group.map(f);
-  const lineOrder: string[] = [];
-  const lineIdx: number[] = [];
-  const lineA: string[] = [];
-  const lineQ: number[] = [];
-  const lineU: string[] = [];
-  for (const { item } of group) {
+/**
+ * The lines of `items`' orders as the group statements' five line arrays (order id, position, article, quantity,
+ * unit), flattened in order: what `unnest(...) AS l(order_id, idx, a, q, u)` reads.
+ */
+export function lineColumns(items: readonly RegisterItem[]): [string[], number[], string[], number[], string[]] {
+  const cols: [string[], number[], string[], number[], string[]] = [[], [], [], [], []];
+  for (const item of items) {
     item.order.righe.forEach((r, i) => {
-      lineOrder.push(item.id);
-      lineIdx.push(i);
-      lineA.push(r.codice_articolo);
-      lineQ.push(r.quantita);
-      lineU.push(r.unita_misura);
+      cols[0].push(item.id);
+      cols[1].push(i);
+      cols[2].push(r.codice_articolo);
+      cols[3].push(r.quantita);
+      cols[4].push(r.unita_misura);
     });
   }
+  return cols;
+}
+
+function values(group: readonly Waiting[]): unknown[] {
+  const col = <T>(f: (w: Waiting) => T): T[] => group.map(f);
   return [
     col((w) => w.item.id), col((w) => w.item.customerId), col((w) => w.item.order.codice_cliente),
     col((w) => w.item.order.riferimento_ordine), col((w) => w.item.order.data_ordine), col((w) => w.item.year),
     col((w) => w.item.order.data_consegna ?? null), col((w) => w.item.contentHash), col((w) => w.item.submissionId),
     col((w) => w.item.channel), col((w) => w.item.site ?? null), col((w) => isoIn(w.item.registeredAt, 'registeredAt')),
     col((w) => w.seqName), col((w) => w.event?.id ?? null), col((w) => (w.event ? JSON.stringify(w.event.data) : null)),
-    lineOrder, lineIdx, lineA, lineQ, lineU,
+    ...lineColumns(group.map((w) => w.item)),
     ...submissionColumns(group.flatMap((w) => (w.sub ? [w.sub] : []))),
   ];
 }

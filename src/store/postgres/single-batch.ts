@@ -22,6 +22,7 @@
  */
 import type pg from 'pg';
 import { grouped } from './groups.ts';
+import { lineColumns } from './register-batch.ts';
 import { fillHolesSql, mayHoldStandIns, withHoles } from './json-holes.ts';
 import { singleOrderOutcome } from '../../domain/registered-outcome.ts';
 import type { RegisterItem, RegisterResult, SavedSingleOrder, SingleJudged } from '../../domain/store/store.ts';
@@ -226,19 +227,11 @@ function written(call: SingleCall, outbox: boolean): Written[] {
 function values(calls: readonly Prepared[]): unknown[] {
   const col = <T>(f: (c: Prepared) => T): T[] => calls.map(f);
   const item = (c: Prepared): RegisterItem | undefined => ('item' in c.judged ? c.judged.item : undefined);
-  const lines = { order: [] as string[], idx: [] as number[], a: [] as string[], q: [] as number[], u: [] as string[] };
   const cases = { k: [] as number[], answer: [] as string[], outcome: [] as string[] };
   const att = { k: [] as number[], answer: [] as string[], idx: [] as number[], ref: [] as string[], esito: [] as string[], json: [] as string[], customer: [] as (string | null)[] };
   const ev = { k: [] as number[], answer: [] as string[], id: [] as string[], type: [] as string[], time: [] as string[], order: [] as (string | null)[], customer: [] as string[], data: [] as string[] };
   calls.forEach((c, i) => {
     const k = i + 1; // WITH ORDINALITY counts from 1
-    item(c)?.order.righe.forEach((r, idx) => {
-      lines.order.push(item(c)!.id);
-      lines.idx.push(idx);
-      lines.a.push(r.codice_articolo);
-      lines.q.push(r.quantita);
-      lines.u.push(r.unita_misura);
-    });
     for (const w of c.written) {
       cases.k.push(k);
       cases.answer.push(w.answer);
@@ -276,7 +269,7 @@ function values(calls: readonly Prepared[]): unknown[] {
     col((c) => item(c)?.year ?? null), col((c) => item(c)?.order.data_consegna ?? null), col((c) => item(c)?.contentHash ?? null),
     col((c) => item(c)?.channel ?? null), col((c) => item(c)?.site ?? null),
     col((c) => { const it = item(c); return it ? isoIn(it.registeredAt, 'registeredAt') : null; }), col((c) => c.seqName ?? null),
-    lines.order, lines.idx, lines.a, lines.q, lines.u,
+    ...lineColumns(calls.flatMap((c) => item(c) ?? [])),
     cases.k, cases.answer, cases.outcome,
     att.k, att.answer, att.idx, att.ref, att.esito, att.json, att.customer,
     ev.k, ev.answer, ev.id, ev.type, ev.time, ev.order, ev.customer, ev.data,
