@@ -169,7 +169,7 @@ export function createIntake(deps: IntakeDeps): Intake {
     let saved: Outcome | undefined;
     const save = async (judged: SingleJudged) => {
       asked = true;
-      const done = await store.saveSingleOrder(fresh, judged, now().toISOString(), { holder: claims.holder, leaseMs });
+      const done = await store.saveSingleOrder(fresh, judged, now().toISOString());
       saved = done.outcome;
       return done.results;
     };

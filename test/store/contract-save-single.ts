@@ -10,7 +10,6 @@ import type { Outcome } from '../../src/domain/types.ts';
 import { addCustomer, at, item, newSubmission, withStore, type StoreFactory } from './fixtures.ts';
 import { settled as readable } from './contract-retention.ts';
 
-const CLAIM = { holder: 'instance-a', leaseMs: 60_000 };
 
 export function saveSingleOrderContract(makeStore: StoreFactory): void {
   void describe('saveSingleOrder', () => {
@@ -18,7 +17,7 @@ export function saveSingleOrderContract(makeStore: StoreFactory): void {
       const c = await addCustomer(store, 'C001');
       const s = newSubmission(c, { singleOrder: true, raw: Buffer.from('{"riferimento_ordine":"R1"}') });
       const it1 = item(c, s.id, 'R1');
-      const { results, outcome } = await store.saveSingleOrder(s, { item: it1 }, at(20), CLAIM);
+      const { results, outcome } = await store.saveSingleOrder(s, { item: it1 }, at(20));
       assert.deepEqual(results, [{ status: 'created', id_ordine: it1.id, numero_ordine: '2025-000001' }]);
       assert.deepEqual(outcome, singleOrderOutcome(it1, results[0]!));
       assert.equal(outcome.esito, 'ok');
@@ -39,9 +38,9 @@ export function saveSingleOrderContract(makeStore: StoreFactory): void {
     void it('a repeat is a duplicate, a changed repeat a conflict with its refusal event', () => withStore(makeStore, async (store) => {
       const c = await addCustomer(store, 'C001');
       const [first, again, changed] = [1, 2, 3].map(() => newSubmission(c, { singleOrder: true }));
-      const a = await store.saveSingleOrder(first!, { item: item(c, first!.id, 'R1') }, at(20), CLAIM);
-      const b = await store.saveSingleOrder(again!, { item: item(c, again!.id, 'R1') }, at(21), CLAIM);
-      const x = await store.saveSingleOrder(changed!, { item: item(c, changed!.id, 'R1', { contentHash: 'other' }) }, at(22), CLAIM);
+      const a = await store.saveSingleOrder(first!, { item: item(c, first!.id, 'R1') }, at(20));
+      const b = await store.saveSingleOrder(again!, { item: item(c, again!.id, 'R1') }, at(21));
+      const x = await store.saveSingleOrder(changed!, { item: item(c, changed!.id, 'R1', { contentHash: 'other' }) }, at(22));
       const numero = a.results[0]!.numero_ordine;
       assert.deepEqual(b.results, [{ status: 'duplicate', id_ordine: a.results[0]!.id_ordine, numero_ordine: numero }]);
       assert.equal(b.outcome.orders[0]?.duplicate, true);
@@ -63,7 +62,7 @@ export function saveSingleOrderContract(makeStore: StoreFactory): void {
         submissionId: s.id, esito: 'errore',
         orders: [{ index: 0, codice_cliente: 'C001', riferimento_ordine: 'R-BAD', esito: 'errore', code: 'VALIDATION', message: ['righe: vuoto'] }],
       };
-      const done = await store.saveSingleOrder(s, { outcome: refused }, at(20), CLAIM);
+      const done = await store.saveSingleOrder(s, { outcome: refused }, at(20));
       assert.deepEqual(done, { results: [], outcome: refused });
       const saved = await store.getSubmission(s.id);
       assert.equal(saved?.state, 'processed');
@@ -80,7 +79,7 @@ export function saveSingleOrderContract(makeStore: StoreFactory): void {
       const subs = Array.from({ length: 24 }, () => newSubmission(c, { singleOrder: true }));
       const bad = 9;
       const settled = await Promise.allSettled(subs.map((s, k) =>
-        store.saveSingleOrder(s, { item: item(k === bad ? { ...c, id: 'no-such-customer' } : c, s.id, `R${k}`) }, at(20), CLAIM)));
+        store.saveSingleOrder(s, { item: item(k === bad ? { ...c, id: 'no-such-customer' } : c, s.id, `R${k}`) }, at(20))));
       settled.forEach((r, k) => assert.equal(r.status, k === bad ? 'rejected' : 'fulfilled', `request ${k}`));
       assert.equal(await store.getSubmission(subs[bad]!.id), undefined, 'the faulty request left no submission behind');
       const numbers = settled.flatMap((r) => (r.status === 'fulfilled' ? [r.value.results[0]!.numero_ordine] : []));

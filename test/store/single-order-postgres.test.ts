@@ -14,7 +14,6 @@ import { addCustomer, at, item, newSubmission } from './fixtures.ts';
 import { adminQuery, PG_SKIP, READABLE_WITHIN_MS, withPgInstances } from './pg-schema.ts';
 import { waitFor } from '../helpers/service.ts';
 
-const CLAIM = { holder: 'instance-a', leaseMs: 60_000 };
 const HOLD_KEY = 515_151;
 
 /** The stored texts of a submission: its outcome, its attempts' outcomes, its events' data (jsonb: parsed). */
@@ -42,7 +41,7 @@ void describe('a single order on PostgreSQL, one statement', { skip: PG_SKIP }, 
         for (const [want, over] of calls) {
           const s = newSubmission(c, { singleOrder: true, ...(site ? { site } : {}), reservedOrderId: `reserved-${want}-${site}` });
           const it1 = item(c, s.id, ref, { ...over, ...(site ? { site } : {}) });
-          const done = await store!.saveSingleOrder(s, { item: it1 }, at(30), CLAIM);
+          const done = await store!.saveSingleOrder(s, { item: it1 }, at(30));
           const result = done.results[0]!;
           assert.equal(result.status, want);
           const outcome = singleOrderOutcome(it1, result);
@@ -88,13 +87,13 @@ void describe('a single order on PostgreSQL, one statement', { skip: PG_SKIP }, 
         await holder.query('CREATE TRIGGER hold_winner AFTER INSERT ON orders FOR EACH ROW EXECUTE FUNCTION hold_winner()');
         await holder.query('SELECT pg_advisory_lock($1)', [HOLD_KEY]);
         const winnerItem = item(c, winnerSub.id, 'RACE');
-        const winner = b!.saveSingleOrder(winnerSub, { item: winnerItem }, at(20), CLAIM);
+        const winner = b!.saveSingleOrder(winnerSub, { item: winnerItem }, at(20));
         const winnerPid = await waitFor(async () => (await holder.query<{ pid: number }>(
           `SELECT pid FROM pg_locks WHERE locktype = 'advisory' AND objid = $1 AND NOT granted`, [HOLD_KEY])).rows[0]?.pid,
         10_000, 'the winner to hold its order uncommitted');
         const loserSub = newSubmission(c, { singleOrder: true, receivedAt: at(1) });
         const loserItem = item(c, loserSub.id, 'RACE', { contentHash: 'other' });
-        const loser = a!.saveSingleOrder(loserSub, { item: loserItem }, at(21), CLAIM);
+        const loser = a!.saveSingleOrder(loserSub, { item: loserItem }, at(21));
         // Its statement only: other sessions of the cluster (other tests) may be waiting on locks of their own.
         await waitFor(async () => (await holder.query(
           `SELECT 1 FROM pg_stat_activity WHERE $1 = ANY(pg_blocking_pids(pid)) AND wait_event = 'transactionid'`, [winnerPid])).rowCount === 1 || undefined,
@@ -115,7 +114,7 @@ void describe('a single order on PostgreSQL, one statement', { skip: PG_SKIP }, 
         assert.deepEqual(events.map((e) => e.type), ['ordine.registrato', 'ordine.rifiutato']);
         // The number the lost insert took is a gap (docs/development/numbering.md), never given again.
         const next = newSubmission(c, { singleOrder: true });
-        const n = await a!.saveSingleOrder(next, { item: item(c, next.id, 'NEXT') }, at(22), CLAIM);
+        const n = await a!.saveSingleOrder(next, { item: item(c, next.id, 'NEXT') }, at(22));
         assert.equal(n.results[0]!.numero_ordine, '2025-000003');
       } finally {
         await holder.end();
@@ -127,7 +126,7 @@ void describe('a single order on PostgreSQL, one statement', { skip: PG_SKIP }, 
       const c = await addCustomer(store!, 'C001');
       const subs = Array.from({ length: 6 }, () => newSubmission(c, { singleOrder: true }));
       const settled = await Promise.allSettled(subs.map((s, k) =>
-        store!.saveSingleOrder(k === 2 ? { ...s, customerId: 'nobody' } : s, { item: item(k === 2 ? { ...c, id: 'nobody' } : c, s.id, `F${k}`) }, at(20), CLAIM)));
+        store!.saveSingleOrder(k === 2 ? { ...s, customerId: 'nobody' } : s, { item: item(k === 2 ? { ...c, id: 'nobody' } : c, s.id, `F${k}`) }, at(20))));
       settled.forEach((r, k) => assert.equal(r.status, k === 2 ? 'rejected' : 'fulfilled', `call ${k}`));
       assert.match(String((settled[2] as PromiseRejectedResult).reason), /not stored/);
       assert.equal(await store!.getSubmission(subs[2]!.id), undefined);

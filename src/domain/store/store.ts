@@ -190,12 +190,10 @@ export interface Store extends MailStore, ConnectorStore, EventStore, HandoffSto
    * (singleOrderOutcome in src/domain/registered-outcome.ts: accepted, a duplicate, or refused as a conflict), or with
    * `judged.outcome` as it stands (refused before any registration); the order's attempt and outbox events with it.
    * Durable when it resolves; resolves with the registration's result (none without an item) and the outcome
-   * recorded, which is the answer. Both engines write the submission row once, never received nor claimed (`claim`
-   * is not used by either now): SQLite in one operation of the group commit, PostgreSQL in one statement grouped
-   * with the requests in flight.
+   * recorded, which is the answer. Both engines write the submission row once, never received, so never claimed:
+   * SQLite in one operation of the group commit, PostgreSQL in one statement grouped with the requests in flight.
    */
-  saveSingleOrder(s: NewSubmission, judged: SingleJudged, processedAt: string, claim: { holder: string; leaseMs: number }):
-    Promise<SavedSingleOrder>;
+  saveSingleOrder(s: NewSubmission, judged: SingleJudged, processedAt: string): Promise<SavedSingleOrder>;
   /**
    * Record the outcome and clear the claim; state becomes processed (or failed for internal errors). The order
    * attempts of an earlier judgement are replaced by this one's, in the same transaction. With

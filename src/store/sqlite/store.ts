@@ -375,8 +375,8 @@ function sqliteStoreOn(
     async saveSingleOrder(s, judged, processedAt) {
       if ('item' in judged) checkItem(judged.item, 0);
       const r = newSubmissionRow(s);
-      // Saved already processed: never received in the table, so there is nothing to claim (the claim is PostgreSQL's,
-      // between its two statements). Durable when it resolves: it is the answer's only write.
+      // Saved already processed: never received in the table, so there is nothing to claim. Durable when it resolves:
+      // it is the answer's only write.
       return registering(runner.run('saveSingleOrder', [submissionValues(r), judged, isoIn(processedAt, 'processedAt')]));
     },
 
