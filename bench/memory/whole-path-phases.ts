@@ -83,8 +83,9 @@ try {
   store.completeSubmission = async (...args) => {
     mark('judged');
     phase = 'record outcome';
-    await complete(...args);
+    const recorded = await complete(...args);
     mark('outcome recorded');
+    return recorded;
   };
   // A checkout whose intake bounds the heap only during large work is given the service's hook (src/main.ts).
   const intake = createIntake({ store, timeZone: 'Europe/Rome', log: createLogger('warn'), largeWork: heap?.holdHeapGrowthLimit });

@@ -257,12 +257,12 @@ export function createIntake(deps: IntakeDeps): Intake {
       // Another instance held it and has finished it meanwhile: its answer is the answer.
       if (!taken.claimed) return { outcome: taken.outcome, customerId };
     }
-    let j: Judgement;
+    let j: Judgement & { recorded: boolean };
     try {
       j = await sized(s, async () => {
         const judged = await judge({ store: judgeStore, timeZone: deps.timeZone, now }, s);
-        await store.completeSubmission(id, 'processed', judged.outcome, now().toISOString(), judged.tally ? { attemptsRecorded: true } : undefined);
-        return judged;
+        const recorded = await store.completeSubmission(id, 'processed', judged.outcome, now().toISOString(), judged.tally ? { attemptsRecorded: true } : undefined);
+        return { ...judged, recorded };
       });
     } catch (err) {
       // An internal failure (a bug, the database gone) must not lose the submission: it stays received, its
@@ -270,8 +270,22 @@ export function createIntake(deps: IntakeDeps): Intake {
       log.error({ err, submission: id }, 'processing failed; submission kept for retry');
       throw err;
     }
-    await finished(s, j);
-    return { ...j, customerId };
+    if (!j.recorded) return { outcome: await outcomeThatStands(id), customerId };
+    const { recorded: _recorded, ...judgement } = j;
+    await finished(s, judgement);
+    return { ...judgement, customerId };
+  }
+
+  /**
+   * The outcome another judgement recorded first. This instance stalled past its lease while another took the work
+   * over and finished first (claims.ts); its own judgement wrote nothing (Store.completeSubmission) and is not
+   * announced: the listeners (outcome files, replies, metrics) heard of the submission from the one that recorded it.
+   */
+  async function outcomeThatStands(id: string): Promise<Outcome> {
+    const stored = await store.getSubmission(id);
+    if (!stored?.outcome) throw new Error(`submission ${id} has no outcome recorded`);
+    log.warn({ submission: id }, 'outcome recorded first by another instance; this judgement discarded');
+    return stored.outcome;
   }
 
   /** Judge and record (or find recorded) a submission's outcome; a large file's orders stay in the store (Judgement). */
@@ -316,11 +330,13 @@ export function createIntake(deps: IntakeDeps): Intake {
         message: [`Il file non è stato elaborato: l'elaborazione non è riuscita per ${retries} volte. Il file è conservato e il servizio clienti può farlo elaborare di nuovo; in alternativa lo invii di nuovo.`],
       },
     };
+    let recorded: boolean;
     try {
-      await store.completeSubmission(id, 'failed', outcome, now().toISOString());
+      recorded = await store.completeSubmission(id, 'failed', outcome, now().toISOString());
     } finally {
       claims.done(id);
     }
+    if (!recorded) return outcomeThatStands(id);
     log.error({ submission: id, channel: s.channel, customer: s.customerCode, retries }, 'submission given up as failed after repeated processing failures');
     await notify({ ...s, state: 'failed', outcome }, outcome);
     return outcome;

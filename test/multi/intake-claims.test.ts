@@ -160,6 +160,59 @@ void describe('claims between intakes: postgres', { skip: PG_SKIP }, () => {
       await db.cleanup();
     }
   });
+
+  void it('keeps the outcome of the instance that took over from one stalled past its lease, which records nothing', async () => {
+    // The stalled instance has judged and is about to record when its event loop stops (a long GC pause, a loaded
+    // machine): neither its renewal nor its outcome reaches the database until the other has taken the work over
+    // and recorded. Its late outcome must then record nothing, announce nothing (no second outcome file, reply
+    // or refusal event), and its caller gets the outcome that stands.
+    const db = await postgres.make();
+    const [a, b] = [await db.open(), await db.open()];
+    let resume!: () => void;
+    const stall = new Promise<void>((r) => {
+      resume = r;
+    });
+    let stalled!: () => void;
+    const reachedRecord = new Promise<void>((r) => {
+      stalled = r;
+    });
+    const slow: Store = {
+      ...a,
+      async renewClaims(holder, ids, leaseMs) {
+        await stall;
+        return a.renewClaims(holder, ids, leaseMs);
+      },
+      async completeSubmission(...args) {
+        stalled();
+        await stall;
+        return a.completeSubmission(...args);
+      },
+    };
+    const first = intakeOn(slow, 'stalled', { claimLeaseMs: 300 });
+    const second = intakeOn(b, 'taker', { claimLeaseMs: 10_000 });
+    try {
+      const c = await setUp(a);
+      const [id] = await receiveAll(first.intake, c, 1, 'L');
+      const late = first.intake.process(id!);
+      await reachedRecord;
+      const taken = await second.intake.process(id!);
+      assert.deepEqual(second.seen, [id], 'taken over once the stalled lease lapsed, and announced');
+      resume();
+      assert.deepEqual(await late, taken, 'the stalled caller answers with the outcome that stands');
+      assert.deepEqual(first.seen, [], 'the late judgement is not announced');
+      const s = await b.getSubmission(id!);
+      assert.equal(s?.attempts, 1, 'one outcome recorded');
+      assert.deepEqual(s?.outcome, taken);
+      assert.equal((await b.listOrders({ customerId: c.id })).length, 1, 'one order registered');
+    } finally {
+      resume();
+      await first.intake.stop();
+      await second.intake.stop();
+      await a.close();
+      await b.close();
+      await db.cleanup();
+    }
+  });
 });
 
 /** The store refusing the first `n` commits of an outcome, as it does while the database is away. */

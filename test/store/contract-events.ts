@@ -123,17 +123,30 @@ export function eventsContract(makeStore: StoreFactory): void {
         submissionId: s, esito: 'errore', orders: [{ index: 0, codice_cliente: c.code, riferimento_ordine: ref, esito: 'errore', code: 'BUSINESS',
           errori: [{ campo: 'righe[0].codice_articolo', messaggio: `Articolo sconosciuto in ${ref}` }] }],
       });
-      // Judged once with two orders, then again (in the crowd below) with one: the other attempt must go.
+      // Judged once with two orders, reset (an operator's reprocess), then judged again (in the crowd below) with
+      // one: the other attempt must go.
       const again = await addSubmission(store, c, { channel: 'ftp', receivedAt: at(1) });
       await store.completeSubmission(again, 'processed', {
         submissionId: again, esito: 'errore', orders: [refused(again, 'OLD1').orders[0]!, { ...refused(again, 'OLD2').orders[0]!, index: 1 }],
       }, at(2));
+      await store.resetSubmission(again);
+      // Judged once, then a late second judgement in the crowd (an instance that lost its lease): it writes nothing.
+      const late = await addSubmission(store, c, { channel: 'ftp', receivedAt: at(1) });
+      assert.equal(await store.completeSubmission(late, 'processed', refused(late, 'FIRST'), at(2)), true);
       const subs = await Promise.all(Array.from({ length: 12 }, () => addSubmission(store, c, { channel: 'ftp', receivedAt: at(3) })));
       const calls = subs.map((s, k) => store.completeSubmission(s, 'processed', refused(s, `B${k}`), at(4)));
       calls.push(store.completeSubmission(again, 'processed', refused(again, 'OLD1'), at(4)));
-      const missing = store.completeSubmission('no-such-submission', 'processed', refused('x', 'X'), at(4));
-      await Promise.all(calls);
-      await assert.rejects(missing, (e: unknown) => e instanceof IntakeError && e.code === 'NOT_FOUND', 'an unknown id fails alone');
+      const lateCall = store.completeSubmission(late, 'processed', refused(late, 'SECOND'), at(4));
+      const missing = assert.rejects(store.completeSubmission('no-such-submission', 'processed', refused('x', 'X'), at(4)),
+        (e: unknown) => e instanceof IntakeError && e.code === 'NOT_FOUND', 'an unknown id fails alone');
+      assert.deepEqual(await Promise.all(calls), calls.map(() => true), 'every received submission recorded');
+      assert.equal(await lateCall, false, 'the late judgement of a processed submission recorded nothing');
+      await missing;
+      const kept = await store.getSubmission(late);
+      assert.deepEqual(kept?.outcome, refused(late, 'FIRST'), 'the outcome recorded first stands');
+      assert.equal(kept?.attempts, 1);
+      assert.equal(await store.latestAttempt(c.id, 'SECOND'), undefined, 'no attempt of the late judgement');
+      assert.equal((await store.latestAttempt(c.id, 'FIRST'))?.submissionId, late, 'the first judgement\'s attempt kept');
 
       for (const [k, s] of subs.entries()) {
         const got = await store.getSubmission(s);
@@ -142,8 +155,10 @@ export function eventsContract(makeStore: StoreFactory): void {
         assert.equal((await store.latestAttempt(c.id, `B${k}`))?.submissionId, s);
       }
       assert.equal(await store.latestAttempt(c.id, 'OLD2'), undefined, 'the attempt of the earlier judgement was replaced');
-      const events = await settled(store, 2 + subs.length + 1);
-      assert.equal(events.length, 2 + subs.length + 1);
+      // again's first judgement (2), late's (1, not its late one), the crowd's, again's second.
+      const events = await settled(store, 2 + 1 + subs.length + 1);
+      assert.equal(events.length, 2 + 1 + subs.length + 1);
+      assert.ok(!events.some((e) => e.data.riferimento_ordine === 'SECOND'), 'no refusal event from the late judgement');
       for (const [k] of subs.entries()) {
         const e = events.find((x) => x.data.riferimento_ordine === `B${k}`);
         assert.deepEqual(json(e?.data), json(await statusByRef(store, c.id, `B${k}`)), 'the refusal as GET shows it');

@@ -68,9 +68,12 @@ export function outcomesContract(makeStore: StoreFactory): void {
       const a = await addCustomer(store, 'A001');
       const id = await addSubmission(store, a, { receivedAt: at(1) });
       await store.completeSubmission(id, 'processed', outcomeOf(id, COMPACT_OUTCOME_ORDERS * 2, a.id), at(2));
+      // Each later judgement follows a reset (an operator's reprocess): without one the first outcome stands.
+      await store.resetSubmission(id);
       const fewer = outcomeOf(id, COMPACT_OUTCOME_ORDERS + 1, a.id);
       await store.completeSubmission(id, 'processed', fewer, at(3));
       assert.equal(JSON.stringify((await store.getSubmission(id))!.outcome), JSON.stringify(fewer));
+      await store.resetSubmission(id);
       const whole: Outcome = { submissionId: id, esito: 'ok', orders: outcomeOf(id, 3, a.id).orders.filter((o) => o.esito === 'ok') };
       await store.completeSubmission(id, 'processed', whole, at(4));
       assert.deepEqual((await store.getSubmission(id))!.outcome, whole);
@@ -82,9 +85,35 @@ export function outcomesContract(makeStore: StoreFactory): void {
       const a = await addCustomer(store, 'A001');
       const ids = [await addSubmission(store, a, { receivedAt: at(1) }), await addSubmission(store, a, { receivedAt: at(1) })];
       for (const id of ids) await store.completeSubmission(id, 'processed', outcomeOf(id, COMPACT_OUTCOME_ORDERS * 2, a.id), at(2));
+      for (const id of ids) await store.resetSubmission(id);
       const fewer = ids.map((id) => outcomeOf(id, COMPACT_OUTCOME_ORDERS + 1, a.id));
       await Promise.all(ids.map((id, i) => store.completeSubmission(id, 'processed', fewer[i]!, at(3))));
       for (const [i, id] of ids.entries()) assert.equal(JSON.stringify((await store.getSubmission(id))!.outcome), JSON.stringify(fewer[i]));
+    }));
+
+    void it('keeps the outcome recorded first: a late judgement, whole or batch by batch, writes nothing', () => withStore(makeStore, async (store) => {
+      // Two instances judged one file (the first stalled past its lease, the second took it over and finished
+      // first); the first's attempts and verdict arrive after, and must neither replace nor mix with what stands.
+      const a = await addCustomer(store, 'A001');
+      const id = await addSubmission(store, a, { receivedAt: at(1) });
+      const first = outcomeOf(id, COMPACT_OUTCOME_ORDERS * 2, a.id);
+      assert.equal(await store.completeSubmission(id, 'processed', first, at(2)), true);
+      const before = JSON.stringify((await store.getSubmission(id))!.outcome);
+      assert.equal(before, JSON.stringify(first));
+      const late = outcomeOf(id, COMPACT_OUTCOME_ORDERS + 7, a.id);
+      late.orders = late.orders.map((o) => (o.esito === 'ok' ? { ...o, numero_ordine: `9999-${o.index}` } : o));
+      await store.recordAttempts(id, late.orders.filter((o) => o.esito === 'ok' && o.riferimento_ordine));
+      assert.equal(await store.completeSubmission(id, 'processed', { ...late, orders: late.orders.filter((o) => o.esito !== 'ok') }, at(3),
+        { attemptsRecorded: true }), false, 'the late verdict is not recorded');
+      assert.equal(await store.completeSubmission(id, 'failed', { submissionId: id, esito: 'errore', orders: [] }, at(4)), false,
+        'nor a late failure');
+      const now = (await store.getSubmission(id))!;
+      assert.equal(JSON.stringify(now.outcome), before, 'the first outcome stands, attempts included');
+      assert.equal(now.state, 'processed');
+      assert.equal(now.attempts, 1);
+      assert.equal(now.processedAt, at(2));
+      assert.equal(JSON.stringify((await store.getSubmissionOutcomes(a.id, [id])).get(id)), before);
+      assert.deepEqual((await store.latestAttempt(a.id, 'R-8'))?.outcome, first.orders[8], 'an attempt the late judgement would overwrite is kept');
     }));
   });
 }

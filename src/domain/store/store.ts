@@ -201,14 +201,20 @@ export interface Store extends MailStore, ConnectorStore, EventStore, HandoffSto
    * `outcome.orders` has one slot per order of the file and holds at least every order without a reference and
    * every refused one (their events are written now), holes elsewhere; the attempts of an earlier judgement that
    * this one did not overwrite are deleted.
+   *
+   * Only over a received submission: an outcome, once recorded, stands until resetSubmission. A second judgement of
+   * the same submission (an instance that stalled past its lease while another took the work over, and finished
+   * last) writes nothing, neither outcome nor attempts nor refusal events, and resolves false; its caller reads the
+   * outcome that stands. Resolves true when this call recorded the outcome; NOT_FOUND when there is no such submission.
    */
-  completeSubmission(id: string, state: SubmissionState, outcome: Outcome, processedAt: string, opts?: CompleteOptions): Promise<void>;
+  completeSubmission(id: string, state: SubmissionState, outcome: Outcome, processedAt: string, opts?: CompleteOptions): Promise<boolean>;
   /**
    * The order attempts of a large file's orders, written batch by batch as they are judged (`orders` at their
    * `index` in the file; those without a reference get no row, as in completeSubmission) instead of all at once
    * with the outcome: judging then holds no outcome of every order for the whole file. Rows of an earlier
    * judgement at the same positions are overwritten. Nothing reads them as an outcome before completeSubmission
-   * (`{ attemptsRecorded: true }`) records the verdict: until then the submission has none.
+   * (`{ attemptsRecorded: true }`) records the verdict: until then the submission has none. A submission no longer
+   * received gets none (its recorded outcome stands, see completeSubmission).
    */
   recordAttempts(submissionId: string, orders: readonly OrderOutcome[], opts?: WriteOptions): Promise<void>;
   /** Put a submission back to received so it is processed again (operator reprocess). Clears any claim. */

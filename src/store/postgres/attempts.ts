@@ -29,7 +29,7 @@ export interface PgAttempts {
   record(submissionId: string, orders: readonly OrderOutcome[], durable: boolean): Promise<void>;
   /** completeSubmission's single statement (groups of one, and the calls of a failed group: complete-batch.ts). */
   completeAlone(call: CompleteCall): Promise<boolean>;
-  /** completeSubmission with `{ attemptsRecorded: true }`; false when there is no such submission. */
+  /** completeSubmission with `{ attemptsRecorded: true }`; false when there is no such submission still received. */
   completeRecorded(call: CompleteCall): Promise<boolean>;
   /** The submission's state and whole outcome, read with its attempts in one snapshot (called for a compact one). */
   readCompact(id: string): Promise<OutcomeInSnapshot>;
@@ -48,7 +48,7 @@ export function pgAttempts(pool: pg.Pool, outbox: boolean): PgAttempts {
       name,
       text: `WITH upd AS (
          UPDATE submissions SET state = $2, outcome = $3, processed_at = $4, attempts = attempts + 1,
-           claimed_by = NULL, lease_until = NULL WHERE id = $1
+           claimed_by = NULL, lease_until = NULL WHERE id = $1 AND state = 'received'
          RETURNING id, customer_id, customer_code, received_at, channel, reserved_order_id
        ), ${attemptsSql}, ev AS (
          INSERT INTO order_events (id, type, time, order_id, customer_id, data)
@@ -77,14 +77,18 @@ export function pgAttempts(pool: pg.Pool, outbox: boolean): PgAttempts {
           text: `INSERT INTO order_attempts (submission_id, idx, customer_id, riferimento_ordine, esito, outcome, received_at, channel)
             SELECT s.id, t.idx, COALESCE(t.customer, s.customer_id), t.ref, t.esito, t.outcome::json, s.received_at, s.channel
             FROM submissions s, unnest($2::int[], $3::text[], $4::text[], $5::text[], $6::text[]) AS t(idx, ref, esito, outcome, customer)
-            WHERE s.id = $1
+            WHERE s.id = $1 AND s.state = 'received'
             ON CONFLICT (submission_id, idx) DO UPDATE SET customer_id = excluded.customer_id,
               riferimento_ordine = excluded.riferimento_ordine, esito = excluded.esito, outcome = excluded.outcome,
               received_at = excluded.received_at, channel = excluded.channel`,
           values: [submissionId, rows.map((a) => a.idx), rows.map((a) => a.riferimento), rows.map((a) => a.esito),
             rows.map((a) => a.json), rows.map((a) => a.customer ?? null)],
         });
-        if (rowCount === 0) throw new Error(`submission ${submissionId} not found`);
+        // Nothing written: no such submission, or one whose outcome is recorded already, which stands (a late
+        // judgement; its completeSubmission will find it so).
+        if (rowCount === 0 && (await c.query('SELECT FROM submissions WHERE id = $1', [submissionId])).rowCount === 0) {
+          throw new Error(`submission ${submissionId} not found`);
+        }
       });
     },
 
@@ -93,7 +97,7 @@ export function pgAttempts(pool: pg.Pool, outbox: boolean): PgAttempts {
       // The attempts of an earlier judgement are replaced: rows past the new count deleted, the others overwritten.
       // The DELETE and the upsert touch disjoint rows, as two parts of one statement must (they share one snapshot).
       return completeOne('complete-submission', `del AS (
-           DELETE FROM order_attempts WHERE submission_id = $1 AND idx <> ALL ($7::int[])
+           DELETE FROM order_attempts WHERE submission_id = $1 AND idx <> ALL ($7::int[]) AND EXISTS (SELECT FROM upd)
          ), ins AS (
            INSERT INTO order_attempts (submission_id, idx, customer_id, riferimento_ordine, esito, outcome, received_at, channel)
            SELECT upd.id, t.idx, COALESCE(t.customer, upd.customer_id), t.ref, t.esito, t.outcome::json, upd.received_at, upd.channel
@@ -110,7 +114,7 @@ export function pgAttempts(pool: pg.Pool, outbox: boolean): PgAttempts {
       // written: an earlier judgement's rows that this one did not overwrite (past its orders, or where its orders
       // have no reference) are deleted.
       return completeOne('complete-recorded', `del AS (
-           DELETE FROM order_attempts WHERE submission_id = $1 AND (idx >= $7 OR idx = ANY ($8::int[]))
+           DELETE FROM order_attempts WHERE submission_id = $1 AND (idx >= $7 OR idx = ANY ($8::int[])) AND EXISTS (SELECT FROM upd)
          )`, call, outcomeJson(call.outcome, 0), [call.outcome.orders.length, positionsWithoutAttempt(call.outcome)]);
     },
 

@@ -32,7 +32,7 @@ export function completeGroupSql(): string {
     ), upd AS (
       UPDATE submissions s SET state = i.state, outcome = i.outcome, processed_at = i.processed_at,
         attempts = s.attempts + 1, claimed_by = NULL, lease_until = NULL
-      FROM input i WHERE s.id = i.id
+      FROM input i WHERE s.id = i.id AND s.state = 'received'
       RETURNING s.id, s.customer_id, s.customer_code, s.received_at, s.channel, s.reserved_order_id, i.processed_at
     ), att AS (
       SELECT * FROM unnest($5::text[], $6::int[], $7::text[], $8::text[], $9::text[], $10::text[])
@@ -41,9 +41,10 @@ export function completeGroupSql(): string {
       -- The earlier judgement's rows found by one index probe per submission and deleted by their row address: a
       -- join of input against the table was planned, while the table was small, as a sequential scan of every
       -- attempt, and the prepared statement kept that plan (register-batch.ts, PLANS). The submissions' claims keep
-      -- another completion of the same submission from updating these rows meanwhile.
+      -- another completion of the same submission from updating these rows meanwhile. Only the submissions
+      -- updated: one no longer received keeps the outcome recorded and its attempts.
       DELETE FROM order_attempts d USING (
-        SELECT x.tid FROM input i CROSS JOIN LATERAL (
+        SELECT x.tid FROM upd i CROSS JOIN LATERAL (
           SELECT ctid AS tid, idx FROM order_attempts WHERE submission_id = i.id OFFSET 0
         ) AS x
         WHERE NOT EXISTS (SELECT 1 FROM att WHERE att.sid = i.id AND att.idx = x.idx)
@@ -70,7 +71,7 @@ export function completeGroupSql(): string {
 }
 
 export interface CompleteGroups {
-  /** Record one outcome with the next group; resolves with false when there is no such submission. */
+  /** Record one outcome with the next group; resolves with false when there is no such submission still received. */
   complete(call: CompleteCall): Promise<boolean>;
 }
 

@@ -515,9 +515,12 @@ export async function openPostgresStore(url: string, opts: PostgresStoreOptions 
       // With the outcomes of other requests in flight, in one statement and one durable commit (complete-batch.ts);
       // a large file whose attempts are written already, alone (attempts.ts).
       const call = { id, state, outcome, processedAt };
-      if (!(await (opts?.attemptsRecorded ? attempts.completeRecorded(call) : completes.complete(call)))) {
+      if (await (opts?.attemptsRecorded ? attempts.completeRecorded(call) : completes.complete(call))) return true;
+      // Nothing written: a submission whose outcome another judgement recorded first (it stands), or none at all.
+      if ((await pool.query('SELECT FROM submissions WHERE id = $1', [id])).rowCount === 0) {
         throw new IntakeError('NOT_FOUND', `submission ${id} not found`);
       }
+      return false;
     },
 
     async resetSubmission(id) {

@@ -428,8 +428,9 @@ function sqliteStoreOn(
     },
 
     async completeSubmission(id, state, outcome, processedAt, opts) {
-      await runner.run('completeSubmission', opts ? [id, state, outcome, processedAt, opts] : [id, state, outcome, processedAt]);
+      const recorded = await runner.run('completeSubmission', opts ? [id, state, outcome, processedAt, opts] : [id, state, outcome, processedAt]);
       forget(id);
+      return recorded;
     },
 
     async resetSubmission(id) {

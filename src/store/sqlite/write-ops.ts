@@ -146,9 +146,11 @@ const ATTEMPT_UPSERT = `INSERT INTO order_attempts (submission_id, idx, customer
 
 /** A batch of a large file's attempts (Store.recordAttempts), over those of an earlier judgement at the same positions. */
 function record(c: OpContext, id: string, orders: readonly OrderOutcome[]): void {
-  const sub = c.q('SELECT customer_id, channel, received_at FROM submissions WHERE id = ?').get(id) as
-    | { customer_id: string; channel: Channel; received_at: string } | undefined;
+  const sub = c.q('SELECT customer_id, channel, received_at, state FROM submissions WHERE id = ?').get(id) as
+    | { customer_id: string; channel: Channel; received_at: string; state: SubmissionState } | undefined;
   if (!sub) throw new IntakeError('NOT_FOUND', `submission ${id} not found`);
+  // An outcome recorded already stands (completeSubmission): a late judgement writes none of its attempts over it.
+  if (sub.state !== 'received') return;
   const ins = c.q(ATTEMPT_UPSERT);
   for (const a of recordedAttemptRows(orders)) {
     ins.run(id, a.idx, a.customer ?? sub.customer_id, a.riferimento, a.esito, a.json, sub.received_at, sub.channel);
@@ -158,13 +160,17 @@ function record(c: OpContext, id: string, orders: readonly OrderOutcome[]): void
 /** What a submission's attempts and refusal events are written with (its row's columns). */
 interface JudgedRow { customer_id: string; customer_code: string; channel: Channel; received_at: string; reserved_order_id: string | null }
 
-function complete(c: OpContext, id: string, state: SubmissionState, outcome: Outcome, processedAt: string, opts?: CompleteOptions): void {
+function complete(c: OpContext, id: string, state: SubmissionState, outcome: Outcome, processedAt: string, opts?: CompleteOptions): boolean {
   const { q } = c;
-  // One statement finds the row, changes it and gives back what the attempts and events need.
-  const sub = q(`UPDATE submissions SET state = ?, outcome = ?, processed_at = ?, attempts = attempts + 1 WHERE id = ?
+  // One statement finds the row, changes it and gives back what the attempts and events need; only a received one:
+  // an outcome recorded already stands (Store.completeSubmission).
+  const sub = q(`UPDATE submissions SET state = ?, outcome = ?, processed_at = ?, attempts = attempts + 1 WHERE id = ? AND state = 'received'
     RETURNING customer_id, customer_code, channel, received_at, reserved_order_id`)
     .get(state, outcomeJson(outcome, opts?.attemptsRecorded ? 0 : undefined), isoIn(processedAt, 'processedAt'), id) as JudgedRow | undefined;
-  if (!sub) throw new IntakeError('NOT_FOUND', `submission ${id} not found`);
+  if (!sub) {
+    if (!q('SELECT 1 FROM submissions WHERE id = ?').get(id)) throw new IntakeError('NOT_FOUND', `submission ${id} not found`);
+    return false;
+  }
   if (opts?.attemptsRecorded) {
     // This judgement's rows are written (record): what is left of an earlier one goes.
     q('DELETE FROM order_attempts WHERE submission_id = ? AND (idx >= ? OR idx IN (SELECT value FROM json_each(?)))')
@@ -174,6 +180,7 @@ function complete(c: OpContext, id: string, state: SubmissionState, outcome: Out
     insertAttempts(c, id, sub, outcome);
   }
   writeRefusals(c, sub, outcome, processedAt);
+  return true;
 }
 
 function insertAttempts(c: OpContext, id: string, sub: JudgedRow, outcome: Outcome): void {
@@ -231,7 +238,7 @@ export const WRITE_OPS = {
     stageUploadPieces(c.q, uploadId, file, offset, length, at),
   discardStagedUpload: (c: OpContext, uploadId: string): void => discardStagedUpload(c.q, uploadId),
   sweepStagedUploads: (c: OpContext, before: string): number => sweepStagedUploads(c.q, before),
-  completeSubmission: (c: OpContext, id: string, state: SubmissionState, outcome: Outcome, processedAt: string, opts?: CompleteOptions): void =>
+  completeSubmission: (c: OpContext, id: string, state: SubmissionState, outcome: Outcome, processedAt: string, opts?: CompleteOptions): boolean =>
     complete(c, id, state, outcome, processedAt, opts),
   recordAttempts: (c: OpContext, id: string, orders: readonly OrderOutcome[]): void => record(c, id, orders),
   acquireLease: (c: OpContext, name: string, holder: string, until: number, at: number): boolean => c.q(
