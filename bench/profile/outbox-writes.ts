@@ -1,9 +1,10 @@
 /**
- * The write thread's work per REST order, alone in one thread (no HTTP, no main thread): the same operations on the
- * same schema (save + register in one lazy commit, the outcome in a durable one, GROUP orders per commit; or, the
- * path since the eighth round, saveSingleOrder's one write in one durable commit), timed with process.cpuUsage,
- * outbox on and off, and variants given as arguments. What the outbox costs the SQLite write
- * thread, which is what bounds SQLite's REST throughput. `node --import tsx bench/profile/outbox-writes.ts`
+ * The write thread's work per REST order, alone in one thread (no HTTP, no main thread): the same operation on the
+ * same schema (saveSingleOrder's one write, GROUP orders per durable commit), timed with process.cpuUsage, outbox on
+ * and off, and variants given as arguments. What the outbox costs the SQLite write thread, which is what bounds
+ * SQLite's REST throughput. `node --import tsx bench/profile/outbox-writes.ts`. (Until the eighth round a REST
+ * order was two operations, save + register in one lazy commit and the outcome in a durable one; the figures of
+ * performance.md's "before" columns were measured with the tool of that commit.)
  */
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -18,12 +19,12 @@ import { WRITE_OPS } from '../../src/store/sqlite/write-ops.ts';
 import { newSubmissionRow } from '../../src/store/common/rows.ts';
 import { jsonOrder } from '../lib/orders.ts';
 import type { RegisterItem } from '../../src/domain/store/store.ts';
-import type { Order, Outcome } from '../../src/domain/types.ts';
+import type { Order } from '../../src/domain/types.ts';
 
 const GROUP = Number(process.env.GROUP ?? 8);
 const N = Number(process.env.N ?? 6000);
 
-async function run(outbox: boolean, sqlText: string, single = false): Promise<{ usPerOrder: number; walBytesPerOrder: number }> {
+async function run(outbox: boolean, sqlText: string): Promise<{ usPerOrder: number; walBytesPerOrder: number }> {
   const dir = mkdtempSync(path.join(tmpdir(), 'outbox-writes-'));
   const file = path.join(dir, 'intake.sqlite');
   const store = await openStore({ dataDir: dir });
@@ -48,29 +49,14 @@ async function run(outbox: boolean, sqlText: string, single = false): Promise<{ 
     const values = [row.id, row.customer_id, row.customer_code, row.channel, row.file_name, row.media_type, row.charset, row.raw, row.meta,
       row.single_order ? 1 : 0, row.site, row.sites, row.connector_id, row.reserved_order_id, row.sha256, row.received_at];
     const item: RegisterItem = { id: uuidv7(), customerId, submissionId: subId, channel: 'rest', year: 2026, contentHash: ref, order, registeredAt: at };
-    return { values, item, subId, at };
+    return { values, item, at };
   };
   const stmt = (s: string) => db.prepare(s);
   const [begin, commit] = [stmt('BEGIN IMMEDIATE'), stmt('COMMIT')];
   const group = () => {
     const orders = Array.from({ length: GROUP }, one);
-    if (single) {
-      begin.run();
-      for (const o of orders) WRITE_OPS.saveSingleOrder(c, o.values, { item: o.item }, o.at);
-      commit.run();
-      return;
-    }
-    db.exec('PRAGMA synchronous = NORMAL');
     begin.run();
-    const results = orders.map((o) => WRITE_OPS.saveAndRegister(c, o.values, [o.item])[0]!);
-    commit.run();
-    db.exec('PRAGMA synchronous = FULL');
-    begin.run();
-    orders.forEach((o, k) => {
-      const r = results[k]!;
-      const outcome: Outcome = { esito: 'ok', orders: [{ esito: 'ok', codice_cliente: 'DEMO', riferimento_ordine: o.item.order.riferimento_ordine, id_ordine: r.id_ordine, numero_ordine: r.numero_ordine }] } as never;
-      WRITE_OPS.completeSubmission(c, o.subId, 'processed' as never, outcome, o.at);
-    });
+    for (const o of orders) WRITE_OPS.saveSingleOrder(c, o.values, { item: o.item }, o.at);
     commit.run();
   };
   for (let k = 0; k < 500 / GROUP; k++) group();
@@ -88,11 +74,9 @@ async function run(outbox: boolean, sqlText: string, single = false): Promise<{ 
 }
 
 /** Variants: outbox off, on, and on with the schema changed (what each part of the event row costs). */
-const VARIANTS: Record<string, { outbox: boolean; sql: string; single?: boolean }> = {
+const VARIANTS: Record<string, { outbox: boolean; sql: string }> = {
   off: { outbox: false, sql: '' },
   on: { outbox: true, sql: '' },
-  'on, one write (saveSingleOrder)': { outbox: true, sql: '', single: true },
-  'off, one write (saveSingleOrder)': { outbox: false, sql: '', single: true },
   'on, no order_id index': { outbox: true, sql: 'DROP INDEX order_events_order' },
   'on, plain rowid table, no index': { outbox: true, sql: `CREATE TABLE ev2 (seq INTEGER PRIMARY KEY, id TEXT NOT NULL, type TEXT NOT NULL,
     time TEXT NOT NULL, order_id TEXT, customer_id TEXT NOT NULL REFERENCES customers (id), data TEXT NOT NULL) STRICT;
@@ -104,7 +88,7 @@ const sums: Record<string, number[]> = {};
 const wal: Record<string, number[]> = {};
 for (let r = 0; r < Number(process.env.REPEAT ?? 3); r++) {
   for (const v of names) {
-    const got = await run(VARIANTS[v]!.outbox, VARIANTS[v]!.sql, VARIANTS[v]!.single);
+    const got = await run(VARIANTS[v]!.outbox, VARIANTS[v]!.sql);
     (sums[v] ??= []).push(got.usPerOrder);
     (wal[v] ??= []).push(got.walBytesPerOrder);
   }

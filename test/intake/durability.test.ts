@@ -47,7 +47,7 @@ before(async () => {
   });
   principal = await seedIntakeStore(real);
   // Record when each intake write settles, to know which commit held it.
-  const settled = <K extends 'saveSubmission' | 'saveAndRegister' | 'saveSingleOrder' | 'registerOrders' | 'completeSubmission'>(what: K) =>
+  const settled = <K extends 'saveSubmission' | 'saveSingleOrder' | 'registerOrders' | 'completeSubmission'>(what: K) =>
     (async (...args: unknown[]) => {
       const r = await (real[what] as (...a: unknown[]) => Promise<unknown>)(...args);
       drain();
@@ -56,7 +56,6 @@ before(async () => {
     }) as Store[K];
   store = Object.setPrototypeOf({
     saveSubmission: settled('saveSubmission'),
-    saveAndRegister: settled('saveAndRegister'),
     saveSingleOrder: settled('saveSingleOrder'),
     registerOrders: settled('registerOrders'),
     completeSubmission: settled('completeSubmission'),

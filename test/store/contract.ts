@@ -14,7 +14,6 @@ import { uploadPiecesContract } from './contract-upload-pieces.ts';
 import { outcomesContract } from './contract-outcomes.ts';
 import { mailContract } from './contract-mail.ts';
 import { ordersContract } from './contract-orders.ts';
-import { saveAndRegisterContract } from './contract-save-register.ts';
 import { saveSingleOrderContract } from './contract-save-single.ts';
 import { statsContract } from './contract-stats.ts';
 import { poisonContract } from './contract-poison.ts';
@@ -266,7 +265,7 @@ function catalogContract(makeStore: StoreFactory): void {
 const QUARTERS: readonly (readonly ((makeStore: StoreFactory) => void)[])[] = [
   [basicsContract, ordersContract, saveSingleOrderContract],
   [catalogContract, workContract],
-  [saveAndRegisterContract, mailContract, poisonContract, connectorsContract, connectorCustomersContract, eventsContract],
+  [mailContract, poisonContract, connectorsContract, connectorCustomersContract, eventsContract],
   [handoffContract, retentionContract, customerStateContract, filesContract, uploadPiecesContract, outcomesContract, statsContract, webContract],
 ];
 

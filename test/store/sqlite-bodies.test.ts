@@ -11,6 +11,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import Database from 'better-sqlite3';
+import type { Outcome } from '../../src/domain/types.ts';
 import { INLINE_BODY_BYTES, SUBMISSION_CHUNK_BYTES } from '../../src/store/sqlite/bodies.ts';
 import { openSqliteStore } from '../../src/store/sqlite/store.ts';
 import { addCustomer, newSubmission } from './fixtures.ts';
@@ -57,11 +58,10 @@ void describe('SQLite submission bodies', () => {
     const over = randomBytes(INLINE_BODY_BYTES + 1);
     // The REST path's write (through the write thread) and the plain save.
     const a = newSubmission(customer, { raw: small, singleOrder: true });
-    await store.saveAndRegister(a, [], { holder: 'h', leaseMs: 60_000 });
+    const refused = (id: string): Outcome => ({ submissionId: id, esito: 'errore', orders: [] });
+    await store.saveSingleOrder(a, { outcome: refused(a.id) }, new Date().toISOString());
     const b = await store.saveSubmission(newSubmission(customer, { raw: over }));
-    for (const id of [a.id, b.id]) {
-      await store.completeSubmission(id, 'processed', { submissionId: id, esito: 'errore', orders: [] }, new Date().toISOString());
-    }
+    await store.completeSubmission(b.id, 'processed', refused(b.id), new Date().toISOString());
     assert.deepEqual((await store.getSubmission(a.id))!.raw, small);
     assert.deepEqual((await store.getSubmission(b.id))!.raw, over);
     const listed = await store.listSubmissions({ customerId: customer.id, limit: 10 });

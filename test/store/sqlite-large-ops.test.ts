@@ -15,8 +15,7 @@ void describe('SQLite write thread: large operations', () => {
     assert.equal(isLargeOp('registerOrders', [items(100, 8)]), true);
     assert.equal(isLargeOp('registerOrders', [[...items(99, 8), ...items(1, 7)]]), false);
     assert.equal(isLargeOp('registerOrders', [items(1000, 10)]), true, "a large file's batch");
-    assert.equal(isLargeOp('saveAndRegister', [[], items(1, 3)]), false, 'a REST order');
-    assert.equal(isLargeOp('saveAndRegister', [[], items(100, 8)]), true);
+    assert.equal(isLargeOp('saveSingleOrder', [[], { item: items(1, 3)[0] }, 'now']), false, 'a REST order');
   });
 
   void it(`takes attempts and outcomes of ${LARGE_OP_ROWS} orders or more as large`, () => {

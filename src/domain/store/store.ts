@@ -175,16 +175,6 @@ export interface Store extends MailStore, ConnectorStore, EventStore, HandoffSto
   /** Ids of submissions received and not yet processed, oldest first. */
   pendingSubmissionIds(limit: number): Promise<string[]>;
   /**
-   * The synchronous path's first write (REST, SOAP: one order, answered with its outcome), two writes in one:
-   * save the submission already claimed by `claim.holder` for `claim.leaseMs` (no other instance's sweeper can
-   * take it between the two, and no claim write of its own is needed) and register `items` of it, in one
-   * transaction (SQLite: one write of the group commit; PostgreSQL: one statement shared with the other requests
-   * in flight). Committed without waiting for the disk, like `{ durable: false }`: the caller answers only after
-   * completeSubmission, whose durable commit covers it. Results in the same order as items.
-   */
-  saveAndRegister(s: NewSubmission, items: readonly RegisterItem[], claim: { holder: string; leaseMs: number }):
-    Promise<RegisterResult[]>;
-  /**
    * The synchronous path's one write (REST, SOAP, the portal's form: one order, answered with its outcome): save the
    * submission already processed, either with `judged.item` registered and the outcome its registration makes
    * (singleOrderOutcome in src/domain/registered-outcome.ts: accepted, a duplicate, or refused as a conflict), or with

@@ -1,8 +1,9 @@
 /**
  * Group completion on PostgreSQL: outcomes recorded while others are being recorded go together, as ONE statement
- * and one durable commit for many submissions (groups.ts), instead of one commit each. On the REST/SOAP path this
- * is the one durable write per order (saveAndRegister's commit waits for it), so a group here is what spreads one
- * WAL flush over the requests in flight.
+ * and one durable commit for many submissions (groups.ts), instead of one commit each: a file's registrations
+ * commit lazily and its outcome's commit is the durable one, so with many files judged at once (an SFTP burst, a
+ * sweep taking work over) a group here spreads one WAL flush over them. A REST/SOAP order's outcome is written with
+ * its submission instead (single-batch.ts).
  *
  * Same rules as the single statement (store.ts completeSubmission): state, outcome and time recorded, the claim
  * cleared, the attempts of an earlier judgement replaced (rows past the new count deleted, the others

@@ -5,13 +5,12 @@
  * alone, a call goes at once.
  *
  * - Up to `maxParallel` statements run at once; calls that arrive meanwhile wait for the next free slot.
- * - A group of one runs `one` (the single-call statement) unless `oneRunsGroup` is set, for a caller whose `one`
- *   takes more round trips than its group statement: the registration of an order with its submission is BEGIN,
- *   SET, two statements, COMMIT alone, one statement in a group, and under a light load most groups are of one.
- *   Tried for every group once and reverted (REST at 32 in flight 2,254 → 2,038 orders/s, open-loop p99 at
- *   2,000/s 102 → 354 ms, 2026-11-26): the group statements' plans then read every order and every attempt on each
- *   call (register-batch.ts, PLANS), so the more groups, the dearer. With those plans fixed it is set for the
- *   registration only; an outcome's `one` is already one statement, simpler than the group's.
+ * - A group of one runs `one` (the single-call statement) unless `oneRunsGroup` is set, for a caller whose only
+ *   statement is the group's (the one-order write, single-batch.ts, whose `one` is a group of one). Tried for every
+ *   group once and reverted (REST at 32 in flight 2,254 → 2,038 orders/s, open-loop p99 at 2,000/s 102 → 354 ms,
+ *   2026-11-26): the group statements' plans then read every order and every attempt on each call (register-batch.ts,
+ *   PLANS), so the more groups, the dearer. A registration's and an outcome's `one` are one statement each, simpler
+ *   than the group's.
  * - A group whose statement fails is not allowed to take the others down: each of its calls then runs `one` on its
  *   own, and only the faulty one fails, with `one`'s own error.
  */

@@ -9,30 +9,21 @@
  *   (ON CONFLICT DO NOTHING) and the caller reads the winner.
  * - A group whose statement fails (an order naming a submission that is not stored, say) is not allowed to take the
  *   others down: each of its orders is then registered on its own, and only the faulty one fails.
- * - An order may bring its submission along (saveAndRegister, the synchronous path): the submission row, already
- *   claimed, is inserted by the same statement, so a REST order's save, claim and registration are one commit
- *   shared with the group instead of three of its own.
+ *
+ * A REST/SOAP order does not come here: it is written with its submission and outcome by single-batch.ts.
  */
 import type pg from 'pg';
 import { grouped } from './groups.ts';
 import type { RegisterItem } from '../../domain/store/store.ts';
-import { isoIn, type ExistingOrder, type SubmissionRow } from '../common/rows.ts';
+import { isoIn, type ExistingOrder } from '../common/rows.ts';
 import type { NewEvent } from '../../domain/store/events.ts';
 
 export interface GroupRow extends ExistingOrder {
   created: boolean;
 }
 
-/** A submission saved with its order (saveAndRegister): its row's values and the claim it is saved with. */
-export interface GroupSubmission {
-  row: SubmissionRow & { raw: Buffer };
-  holder: string;
-  leaseMs: number;
-}
-
 interface Waiting {
   item: RegisterItem;
-  sub?: GroupSubmission;
   event?: NewEvent;
   seqName: string;
 }
@@ -56,19 +47,6 @@ export function registerGroupSql(outbox: boolean): string {
         $9::text[], $10::text[], $11::text[], $12::timestamptz[], $13::text[], $14::text[], $15::jsonb[])
         WITH ORDINALITY AS t(id, customer_id, codice, ref, data_ordine, year, data_consegna, hash, submission_id, channel,
           site, registered_at, seq_name, event_id, event_data, k)
-    ), subs AS (
-      -- Submissions that came with their order (saveAndRegister), saved claimed. Their orders reference them:
-      -- the foreign key is checked at the end of the statement, when these rows exist.
-      INSERT INTO submissions (id, customer_id, customer_code, channel, file_name, media_type, charset, raw, meta,
-        single_order, site, sites, connector_id, reserved_order_id, sha256, received_at, claimed_by, lease_until)
-      SELECT s.id, s.customer_id, s.customer_code, s.channel, s.file_name, s.media_type, s.charset, s.raw, s.meta,
-        s.single_order, s.site, s.sites, s.connector_id, s.reserved_order_id, s.sha256, s.received_at, s.holder,
-        now() + s.lease_ms * interval '1 millisecond'
-      FROM lazy_commit, unnest($21::text[], $22::text[], $23::text[], $24::text[], $25::text[], $26::text[], $27::text[],
-        $28::bytea[], $29::json[], $30::boolean[], $31::text[], $32::json[], $33::text[], $34::text[], $35::text[],
-        $36::timestamptz[], $37::text[], $38::bigint[])
-        AS s(id, customer_id, customer_code, channel, file_name, media_type, charset, raw, meta, single_order, site,
-          sites, connector_id, reserved_order_id, sha256, received_at, holder, lease_ms)
     ), found AS (
       -- One index lookup per order, whatever the table's size when the plan was made (see PLANS above).
       SELECT i.k, o.id, o.numero_ordine, o.submission_id, o.content_hash
@@ -105,11 +83,8 @@ export function registerGroupSql(outbox: boolean): string {
 }
 
 export interface RegisterGroups {
-  /**
-   * Queue one order (checked already) for the next group, with its submission when it is to be saved with it;
-   * resolves with its row, undefined when the insert did nothing.
-   */
-  register(item: RegisterItem, event: NewEvent | undefined, seqName: string, sub?: GroupSubmission): Promise<GroupRow | undefined>;
+  /** Queue one order (checked already) for the next group; resolves with its row, undefined when the insert did nothing. */
+  register(item: RegisterItem, event: NewEvent | undefined, seqName: string): Promise<GroupRow | undefined>;
 }
 
 /**
@@ -119,11 +94,11 @@ export interface RegisterGroups {
 export function registerGroups(
   pool: pg.Pool,
   outbox: boolean,
-  alone: (item: RegisterItem, sub?: GroupSubmission) => Promise<GroupRow | undefined>,
+  alone: (item: RegisterItem) => Promise<GroupRow | undefined>,
 ): RegisterGroups {
   const text = registerGroupSql(outbox);
   const groups = grouped<Waiting, GroupRow | undefined>(
-    (w) => alone(w.item, w.sub),
+    (w) => alone(w.item),
     async (group) => {
       const { rows } = await pool.query<GroupRow & { k: string }>({ name: `register-group-${outbox ? 'events' : 'no-events'}`, text, values: values(group) });
       return group.map((_, i) => {
@@ -131,12 +106,9 @@ export function registerGroups(
         return row?.id ? { id: row.id, numero_ordine: row.numero_ordine, submission_id: row.submission_id, content_hash: row.content_hash, created: row.created } : undefined;
       });
     },
-    // Alone, an order saved with its submission is five round trips (BEGIN, SET, save, register, COMMIT); in the
-    // group statement one. Under a light load most groups are of one (groups.ts).
-    { oneRunsGroup: true },
   );
   return {
-    register: (item, event, seqName, sub) => groups.run({ item, event, seqName, ...(sub ? { sub } : {}) }),
+    register: (item, event, seqName) => groups.run({ item, event, seqName }),
   };
 }
 
@@ -167,18 +139,5 @@ function values(group: readonly Waiting[]): unknown[] {
     col((w) => w.item.channel), col((w) => w.item.site ?? null), col((w) => isoIn(w.item.registeredAt, 'registeredAt')),
     col((w) => w.seqName), col((w) => w.event?.id ?? null), col((w) => (w.event ? JSON.stringify(w.event.data) : null)),
     ...lineColumns(group.map((w) => w.item)),
-    ...submissionColumns(group.flatMap((w) => (w.sub ? [w.sub] : []))),
-  ];
-}
-
-/** The group statement's submission arrays ($21…$38), one element per submission saved with its order. */
-export function submissionColumns(subs: readonly GroupSubmission[]): unknown[][] {
-  const col = <T>(f: (s: GroupSubmission) => T): T[] => subs.map(f);
-  return [
-    col((s) => s.row.id), col((s) => s.row.customer_id), col((s) => s.row.customer_code), col((s) => s.row.channel),
-    col((s) => s.row.file_name), col((s) => s.row.media_type), col((s) => s.row.charset), col((s) => s.row.raw),
-    col((s) => s.row.meta), col((s) => s.row.single_order), col((s) => s.row.site), col((s) => s.row.sites),
-    col((s) => s.row.connector_id), col((s) => s.row.reserved_order_id), col((s) => s.row.sha256),
-    col((s) => s.row.received_at), col((s) => s.holder), col((s) => s.leaseMs),
   ];
 }

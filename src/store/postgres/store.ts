@@ -11,7 +11,6 @@ import { pgCode, withTransaction } from './tx.ts';
 import { IntakeError } from '../../domain/errors.ts';
 import type { Outcome, RegisteredOrder, StoredSubmission, SubmissionState } from '../../domain/types.ts';
 import { checkKnown, migrationsDir, readMigrations } from '../common/migrate.ts';
-import { checkLabel, checkLeaseMs } from '../common/work.ts';
 import { postgresWork } from './work.ts';
 import { postgresCustomers } from './customers.ts';
 import { postgresMail } from './mail.ts';
@@ -119,15 +118,8 @@ export async function openPostgresStore(url: string, opts: PostgresStoreOptions 
   const attempts = pgAttempts(pool, outbox);
   const completes = completeGroups(pool, outbox, (call) => attempts.completeAlone(call));
   const singles = singleOrderGroups(pool, outbox);
-  // A group that failed registers its orders one by one; one that came with its submission saves that first, in
-  // the same transaction, so that a faulty request leaves neither behind.
-  const groups = registerGroups(pool, outbox, (item, sub) => (sub
-    ? tx(async (c) => {
-      await c.query('SET LOCAL synchronous_commit = off');
-      await insertSubmission(sub.row, undefined, sub, c);
-      return aloneRow(item, undefined, c);
-    })
-    : aloneRow(item, LAZY)));
+  // A group that failed registers its orders one by one.
+  const groups = registerGroups(pool, outbox, (item) => aloneRow(item, LAZY));
 
   /** The row of a submission, its bytes read from its local file when it came as one (a file channel's upload). */
   async function submissionRow(s: NewSubmission): Promise<ReturnType<typeof newSubmissionRow>> {
@@ -145,17 +137,14 @@ export async function openPostgresStore(url: string, opts: PostgresStoreOptions 
    * A submissions row, on its own statement (its own implicit transaction), claimed by `claim` if given. Answered
    * from what was inserted: reading the row back (RETURNING) would send the raw body back over the socket.
    */
-  async function insertSubmission(r: ReturnType<typeof newSubmissionRow>, opts: WriteOptions | undefined,
-    claim?: { holder: string; leaseMs: number }, db: Queryable = pool): Promise<void> {
+  async function insertSubmission(r: ReturnType<typeof newSubmissionRow>, opts: WriteOptions | undefined, db: Queryable = pool): Promise<void> {
     await db.query({
       name: `save-submission-${opts?.durable === false ? 'lazy' : 'durable'}`,
       text: `INSERT INTO submissions (id, customer_id, customer_code, channel, file_name, media_type, charset, raw, meta,
-         single_order, site, sites, connector_id, reserved_order_id, sha256, received_at, claimed_by, lease_until)
-       SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17::text,
-         now() + $18::bigint * interval '1 millisecond' ${lazyFrom(opts)}`,
+         single_order, site, sites, connector_id, reserved_order_id, sha256, received_at)
+       SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16 ${lazyFrom(opts)}`,
       values: [r.id, r.customer_id, r.customer_code, r.channel, r.file_name, r.media_type, r.charset, r.raw, r.meta,
-        r.single_order, r.site, r.sites, r.connector_id, r.reserved_order_id, r.sha256, r.received_at,
-        claim?.holder ?? null, claim?.leaseMs ?? null],
+        r.single_order, r.site, r.sites, r.connector_id, r.reserved_order_id, r.sha256, r.received_at],
     });
   }
 
@@ -387,38 +376,13 @@ export async function openPostgresStore(url: string, opts: PostgresStoreOptions 
         const r = newSubmissionRow({ ...s, raw: Buffer.alloc(0) });
         await tx(async (c) => {
           await adoptPieces(c, s.id, s.rawFile!.path, s.rawFile!.size, staged.bytes);
-          await insertSubmission(r, undefined, undefined, c);
+          await insertSubmission(r, undefined, c);
         });
         return { ...toSubmission(r), rawFile: s.rawFile! };
       }
       const r = await submissionRow(s);
       await insertSubmission(r, opts);
       return s.rawFile ? { ...toSubmission({ ...r, raw: Buffer.alloc(0) }), rawFile: s.rawFile } : toSubmission(r);
-    },
-
-    async saveAndRegister(s, items, claim) {
-      items.forEach(checkItem);
-      const sub = { row: await submissionRow(s), holder: checkLabel(claim.holder, 'holder'), leaseMs: checkLeaseMs(claim.leaseMs) };
-      if (items.length === 0) {
-        await insertSubmission(sub.row, LAZY, sub);
-        return [];
-      }
-      const only = items[0]!;
-      try {
-        await numbering.ready(new Set(items.map((i) => i.year)));
-        if (items.length > 1) {
-          return await tx(async (c) => {
-            await c.query('SET LOCAL synchronous_commit = off');
-            await insertSubmission(sub.row, undefined, sub, c);
-            return registerEach(c, items);
-          });
-        }
-        const event = outbox ? registeredEvent(only, '', isoIn(only.registeredAt, 'registeredAt')) : undefined;
-        // Saved, claimed and registered by the group statement of the requests in flight (register-batch.ts).
-        return [await settle(only, await groups.register(only, event, numberSequence(only.year), sub))];
-      } catch (e) {
-        throw registrationError(e);
-      }
     },
 
     async saveSingleOrder(s, judged, processedAt) {

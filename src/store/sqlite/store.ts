@@ -154,7 +154,7 @@ function sqliteStoreOn(
       db.pragma('foreign_keys = ON');
     }
   } };
-  const { forget, claimNew, ...work } = sqliteWork(db);
+  const { forget, ...work } = sqliteWork(db);
 
   const upsertArticleBatch = db.transaction((rows: readonly Article[]) => {
     const s = q(`INSERT INTO articles (codice_articolo, descrizione, unita_misura) VALUES (?, ?, ?)
@@ -356,20 +356,6 @@ function sqliteStoreOn(
       // Resolves after the commit's fsync (unless the caller said a later write will do it).
       await runner.run('saveSubmission', [submissionValues(r, raw)], opts?.durable !== false);
       return s.rawFile ? { ...toSubmission(r), rawFile: s.rawFile } : toSubmission(r);
-    },
-
-    async saveAndRegister(s, items, claim) {
-      items.forEach(checkItem);
-      const r = newSubmissionRow(s);
-      const raw = s.rawFile ? { file: s.rawFile.path, size: s.rawFile.size } : r.raw;
-      // Claimed before the write is queued: the sweeper never finds it received and free.
-      claimNew(r.id, claim.holder, claim.leaseMs);
-      try {
-        return await registering(runner.run('saveAndRegister', [submissionValues(r, raw), items], false));
-      } catch (e) {
-        forget(r.id);
-        throw e;
-      }
     },
 
     async saveSingleOrder(s, judged, processedAt) {

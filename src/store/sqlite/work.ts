@@ -11,8 +11,6 @@ import { statementCache } from './statements.ts';
 export interface SqliteWork extends WorkMethods {
   /** A submission's outcome was recorded or it was reset: its claim, if any, is over. */
   forget(id: string): void;
-  /** Claim a submission being saved now (saveAndRegister): no one else can know its id yet. */
-  claimNew(id: string, holder: string, leaseMs: number): void;
 }
 
 export function sqliteWork(db: Database.Database, now: () => number = Date.now): SqliteWork {
@@ -32,10 +30,6 @@ export function sqliteWork(db: Database.Database, now: () => number = Date.now):
   return {
     forget(id) {
       claims.delete(id);
-    },
-
-    claimNew(id, holder, leaseMs) {
-      claims.set(id, { holder: checkLabel(holder, 'holder'), until: now() + checkLeaseMs(leaseMs) });
     },
 
     async claimSubmissions(holder, limit, leaseMs) {

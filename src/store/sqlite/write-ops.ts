@@ -202,8 +202,8 @@ function writeRefusals(c: OpContext, sub: JudgedRow, outcome: Outcome, processed
 /**
  * Store.saveSingleOrder: one order's submission written once, already processed. The order's number is taken
  * before the submission row exists (its orders row references it), the outcome built from that answer
- * (singleOrderOutcome, as judging builds it), then the row, the order, its attempt and its events: what saveAndRegister
- * and completeSubmission wrote in two operations, the row inserted and then rewritten with every index moved.
+ * (singleOrderOutcome, as judging builds it), then the row, the order, its attempt and its events: what used to be
+ * two operations (the row saved with its order, then completed), the second rewriting the row with every index moved.
  */
 function singleOrder(c: OpContext, values: SubmissionValues, judged: SingleJudged, processedAt: string): SavedSingleOrder {
   const at = isoIn(processedAt, 'processedAt');
@@ -227,10 +227,6 @@ function singleOrder(c: OpContext, values: SubmissionValues, judged: SingleJudge
  */
 export const WRITE_OPS = {
   saveSubmission: (c: OpContext, values: SubmissionValues): void => save(c, values),
-  saveAndRegister: (c: OpContext, values: SubmissionValues, items: readonly RegisterItem[]): RegisterResult[] => {
-    save(c, values);
-    return items.map((i) => registerOne(c, i));
-  },
   saveSingleOrder: (c: OpContext, values: SubmissionValues, judged: SingleJudged, processedAt: string): SavedSingleOrder =>
     singleOrder(c, values, judged, processedAt),
   registerOrders: (c: OpContext, items: readonly RegisterItem[]): RegisterResult[] => items.map((i) => registerOne(c, i)),
@@ -278,7 +274,6 @@ export function isLargeOp(name: string, args: readonly unknown[]): boolean {
   const list = (v: unknown): readonly never[] => (Array.isArray(v) ? v as never[] : []);
   switch (name) {
     case 'registerOrders': return registerRows(list(args[0])) >= LARGE_OP_ROWS;
-    case 'saveAndRegister': return registerRows(list(args[1])) >= LARGE_OP_ROWS;
     case 'recordAttempts': return list(args[1]).length >= LARGE_OP_ROWS;
     case 'completeSubmission': return list((args[2] as Outcome | undefined)?.orders).length >= LARGE_OP_ROWS;
     default: return false;
