@@ -95,7 +95,7 @@ export interface Config {
    * claims die with its database session, see docs/operators/crash-recovery.md); the lease only bounds the wait for
    * the work of an instance that hangs with its session open. Default 30000. At least 1000: a shorter lease is lost to
    * an ordinary pause of a busy process (garbage collection, a large order judged), and the same work would then be
-   * judged twice.
+   * judged twice (its outcome is still recorded once: the first recorded stands).
    */
   readonly claimLeaseMs: number;
   /**
