@@ -18,14 +18,16 @@ const USAGE = `usage: npm run bench -- [NAME ...] [options]
   --runs N           repetitions of each measurement (default 5)
   --duration S       seconds per measurement (default 10)
   --warmup S         unmeasured seconds before each measurement (default 3)
+  --service-warmup S unmeasured seconds of load a freshly started REST service (each instance) and bare server get
+                     once before their first measurement (default 20; see bench/profile/warm-up.ts)
   --concurrency N    closed-loop requests in flight (default 32)
   --rate N           open-loop requests per second (default 2000)
   --profile          rest: one extra pass with the service under node --cpu-prof, summarised
-  --quick            --runs 3 --duration 3 --warmup 1: a smoke run, figures too noisy to quote
+  --quick            --runs 3 --duration 3 --warmup 1 --service-warmup 2: a smoke run, figures too noisy to quote
   --list             list the benchmarks`;
 
 /** Bounds on the options: a typo must not start a benchmark that runs for a day or floods the machine. */
-const LIMITS = { runs: [1, 50], duration: [1, 600], warmup: [0, 120], concurrency: [1, 1024], rate: [1, 100_000] } as const;
+const LIMITS = { runs: [1, 50], duration: [1, 600], warmup: [0, 120], 'service-warmup': [0, 300], concurrency: [1, 1024], rate: [1, 100_000] } as const;
 
 function numberOption(values: Record<string, unknown>, name: keyof typeof LIMITS, fallback: number): number {
   const raw = values[name];
@@ -33,7 +35,7 @@ function numberOption(values: Record<string, unknown>, name: keyof typeof LIMITS
   const n = Number(raw);
   const [lo, hi] = LIMITS[name];
   if (!Number.isFinite(n) || n < lo || n > hi) throw new Error(`--${name} must be a number from ${lo} to ${hi}, got "${String(raw)}"`);
-  return name === 'duration' || name === 'warmup' ? n : Math.round(n);
+  return name === 'duration' || name === 'warmup' || name === 'service-warmup' ? n : Math.round(n);
 }
 
 /** The scratch folder of this run, removed at the end or on Ctrl-C. */
@@ -43,7 +45,7 @@ async function main(): Promise<number> {
   const { values, positionals } = parseArgs({
     allowPositionals: true,
     options: {
-      runs: { type: 'string' }, duration: { type: 'string' }, warmup: { type: 'string' }, concurrency: { type: 'string' },
+      runs: { type: 'string' }, duration: { type: 'string' }, warmup: { type: 'string' }, 'service-warmup': { type: 'string' }, concurrency: { type: 'string' },
       rate: { type: 'string' }, profile: { type: 'boolean' }, quick: { type: 'boolean' }, list: { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
     },
@@ -67,6 +69,7 @@ async function main(): Promise<number> {
     runs: numberOption(values, 'runs', quick ? 3 : 5),
     durationSec: numberOption(values, 'duration', quick ? 3 : 10),
     warmupSec: numberOption(values, 'warmup', quick ? 1 : 3),
+    serviceWarmupSec: numberOption(values, 'service-warmup', quick ? 2 : 20),
     concurrency: numberOption(values, 'concurrency', 32),
     rate: numberOption(values, 'rate', 2000),
   };

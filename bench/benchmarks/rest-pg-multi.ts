@@ -12,7 +12,7 @@ import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { createSchema, dropSchema, countPgOrders, newSchemaName, pgBaseUrl, pgDurability, pgUnreachable, schemaUrl } from '../lib/pg.ts';
 import { startService, type RunningService } from '../lib/service.ts';
-import { drive, loadSpec } from './rest.ts';
+import { drive, loadSpec, warmUp } from './rest.ts';
 import { cpuMsOfPids, postgresCpuBetween, postgresCpuMs, processCpuMs, tcpPortsOf } from '../lib/proc-cpu.ts';
 import type { Benchmark, Metric } from '../lib/types.ts';
 
@@ -114,6 +114,8 @@ export const restPgMultiBenchmark: Benchmark = {
             ...loadSpec(ctx, services[0]!.ports.http!, services[0]!.apiKey, 'closed', `M${randomBytes(4).toString('hex')}`),
             origins: services.map((s) => `http://127.0.0.1:${s.ports.http!}`),
           };
+          step(`warming the ${n} instance(s), ${ctx.serviceWarmupSec * n} s`);
+          const warmed = (await warmUp(ctx, spec.origins, services[0]!.apiKey, `${spec.refPrefix}-w`)).reduce((a, r) => a + r.sent, 0);
           step(`${ctx.concurrency} in flight over ${n}`);
           const sampler = lockSampler(base, schema);
           const pgBefore = postgresCpuMs();
@@ -137,7 +139,7 @@ export const restPgMultiBenchmark: Benchmark = {
             if (code !== 0) notes.push(`run ${run}, ${n} instances: an instance exited with ${code}`);
           }
           const registered = await countPgOrders(base, schema);
-          if (registered !== res.sent) notes.push(`run ${run}, ${n} instances: ${res.sent} orders sent, ${registered} registered`);
+          if (registered !== res.sent + warmed) notes.push(`run ${run}, ${n} instances: ${res.sent + warmed} orders sent, ${registered} registered`);
           const failed = res.errors + res.unanswered + Object.entries(res.statuses).filter(([st]) => st !== '201').reduce((a, [, c]) => a + c, 0);
           if (failed > 0) notes.push(`run ${run}, ${n} instances: ${failed} requests failed or answered other than 201 (${res.firstError ?? ''})`);
           const waitedOn = new Map<string, number>();
@@ -175,7 +177,7 @@ export const restPgMultiBenchmark: Benchmark = {
       { name: `${n} instance(s): service CPU per order`, unit: 'ms', better: 'lower', samples: m(`svcCpu${n}`) },
     ]);
     return {
-      settings: { store: 'postgres', instances: COUNTS, concurrency: ctx.concurrency, warmupSec: ctx.warmupSec, durationSec: ctx.durationSec,
+      settings: { store: 'postgres', instances: COUNTS, concurrency: ctx.concurrency, warmupSec: ctx.warmupSec, serviceWarmupSecPerInstance: ctx.serviceWarmupSec, durationSec: ctx.durationSec,
         lockSampleMs: SAMPLE_MS, postgres: d, freshSchemaPerCount: true },
       durability: `PostgreSQL ${d.server_version}: fsync=${d.fsync}, synchronous_commit=${d.synchronous_commit}; every answer after its commit's flush`,
       metrics,

@@ -51,6 +51,22 @@ export function loadSpec(ctx: BenchContext, port: number, apiKey: string | undef
   };
 }
 
+/**
+ * The unmeasured load a freshly started server gets once (ctx.serviceWarmupSec per instance, spread over `origins`
+ * as the measurement spreads it), so that what follows measures its steady state: in its first 15–30 s under load a
+ * new process is still compiling its hot paths and growing its heap (bench/profile/warm-up.ts: REST on SQLite ran
+ * 2,534 orders/s in its first 5 s and about 3,100 from 25 s on, 2026-11-26).
+ */
+export async function warmUp(ctx: BenchContext, origins: readonly string[], apiKey: string | undefined, refPrefix: string): Promise<LoadResult[]> {
+  if (ctx.serviceWarmupSec <= 0) return [];
+  const url = new URL(origins[0]!);
+  // Its orders are registered like the measured ones: the caller counts them in what must be registered.
+  return [await drive({
+    ...loadSpec(ctx, Number(url.port), apiKey, 'closed', refPrefix), origins: [...origins],
+    warmupSec: 0, durationSec: ctx.serviceWarmupSec * origins.length,
+  })];
+}
+
 /** Where the service of one run keeps its data: a data folder, and for PostgreSQL a schema of its own. */
 interface RunStore {
   env: Record<string, string>;
@@ -148,6 +164,8 @@ export function restBenchmark(kind: StoreKind): Benchmark {
       if (ctx.profile) notes.push(...await profilePass(kind, ctx));
       const bare = await startBare();
       try {
+        ctx.progress(`${name}: warming the bare fastify route, ${ctx.serviceWarmupSec} s`);
+        await warmUp(ctx, [`http://127.0.0.1:${bare.port}`], undefined, `W${randomBytes(4).toString('hex')}-bare`);
         for (let run = 1; run <= ctx.runs; run++) {
           const prefix = `B${randomBytes(4).toString('hex')}`;
           const step = (what: string) => ctx.progress(`${name} run ${run}/${ctx.runs}: ${what}`);
@@ -161,6 +179,7 @@ export function restBenchmark(kind: StoreKind): Benchmark {
             await createSchema(base, schema);
             const barePg = await startBare('bench/load/bare-pg-server.ts', { ...process.env, BARE_PG_URL: schemaUrl(base, schema) });
             try {
+              await warmUp(ctx, [`http://127.0.0.1:${barePg.port}`], undefined, `${prefix}-barepg-w`);
               add('pgCeiling', (await drive(loadSpec(ctx, barePg.port, undefined, 'closed', `${prefix}-barepg`))).okPerSec);
             } finally {
               await stopChild(barePg.child);
@@ -171,11 +190,14 @@ export function restBenchmark(kind: StoreKind): Benchmark {
           const store = await runStore(kind, ctx, run);
           let service: RunningService | undefined;
           const loads: LoadResult[] = [];
+          const warmed: LoadResult[] = [];
           let registered: number;
           let halfRate = 0;
           try {
             service = await startService({ dataDir: store.dataDir, env: store.env });
             const port = service.ports.http!;
+            step(`warming the service, ${ctx.serviceWarmupSec} s`);
+            warmed.push(...await warmUp(ctx, [`http://127.0.0.1:${port}`], service.apiKey, `${prefix}-w`));
             step(`intake throughput, ${ctx.concurrency} in flight`);
             loads.push(await drive(loadSpec(ctx, port, service.apiKey, 'closed', `${prefix}-c`)));
             step(`intake latency at ${ctx.rate}/s open loop`);
@@ -195,14 +217,14 @@ export function restBenchmark(kind: StoreKind): Benchmark {
           }
           const [closed, open, half] = loads as [LoadResult, LoadResult, LoadResult];
 
-          const sent = loads.reduce((n, r) => n + r.sent, 0);
-          const errors = loads.reduce((n, r) => n + r.errors + r.unanswered, 0);
-          const otherStatuses = loads.flatMap((r) => Object.entries(r.statuses)).filter(([st]) => st !== '201')
+          const sent = [...warmed, ...loads].reduce((n, r) => n + r.sent, 0);
+          const errors = [...warmed, ...loads].reduce((n, r) => n + r.errors + r.unanswered, 0);
+          const otherStatuses = [...warmed, ...loads].flatMap((r) => Object.entries(r.statuses)).filter(([st]) => st !== '201')
             .reduce((n, [, c]) => n + c, 0);
           // Every request carried a new valid order, so every one sent must be registered once the service stopped.
           if (registered !== sent) notes.push(`run ${run}: ${sent} orders sent, ${registered} registered`);
           if (errors + otherStatuses > 0) {
-            const first = loads.find((r) => r.firstError)?.firstError;
+            const first = [...warmed, ...loads].find((r) => r.firstError)?.firstError;
             notes.push(`run ${run}: ${errors} requests failed or unanswered, ${otherStatuses} answered other than 201${first ? ` (${first})` : ''}`);
           }
           add('ceiling', bareRes.okPerSec);
@@ -256,7 +278,7 @@ export function restBenchmark(kind: StoreKind): Benchmark {
       const result: BenchResult = {
         settings: {
           store: kind, orderLines: ORDER_LINES, concurrency: ctx.concurrency, openLoopRates: [ctx.rate, 'half of the run\'s measured throughput'], openLoopConnections: 64,
-          warmupSec: ctx.warmupSec, durationSec: ctx.durationSec, logLevel: 'info (logs piped to the benchmark and counted)',
+          warmupSec: ctx.warmupSec, serviceWarmupSec: ctx.serviceWarmupSec, durationSec: ctx.durationSec, logLevel: 'info (logs piped to the benchmark and counted)',
           freshDatabaseEachRun: true, client: 'undici Pool in a separate process, pipelining 1', ...extraSettings,
         },
         durability,

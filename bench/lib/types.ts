@@ -7,6 +7,12 @@ export interface BenchContext {
   durationSec: number;
   /** Seconds of unmeasured load before each measurement, so the JIT and caches are warm (--warmup). */
   warmupSec: number;
+  /**
+   * Seconds of unmeasured load a freshly started service (and bare server) gets once, before its first measurement,
+   * per instance (--service-warmup): a new process reaches its steady state only after 15–30 s under load
+   * (bench/profile/warm-up.ts), and a customer reaches a service that has been up for hours.
+   */
+  serviceWarmupSec: number;
   /** Requests per second of the open-loop latency measurement (--rate). */
   rate: number;
   /** In-flight requests of the closed-loop throughput measurement (--concurrency). */
