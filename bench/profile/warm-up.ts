@@ -3,13 +3,14 @@
  * closed loop of 32 requests in flight cut into consecutive windows, each window's orders/s and the service's CPU
  * per order printed as it ends. A benchmark whose measurement starts before the curve flattens measures start-up
  * (V8 compiling the hot paths, the heap growing to its working size, pg's statements prepared on each pooled
- * connection), not the service a customer reaches hours after it started.
+ * connection), not the service a customer reaches hours after it started. The service's resident memory is printed
+ * with each window: under a steady load it should level off.
  *
  *   node --import tsx bench/profile/warm-up.ts [--store sqlite|pg] [--windows 12] [--seconds 5] [--compiled]
  *
  * Figures are for reading the shape of the curve on one machine, not for quoting against other runs.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
@@ -34,6 +35,12 @@ if (!['sqlite', 'pg'].includes(opt.store!) || !(windows >= 1) || !(seconds > 0))
   process.exit(2);
 }
 
+/** The process's resident set now, from /proc (a growing service under a steady load would be a leak). */
+function rssMiB(pid: number): number {
+  const kb = /VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1];
+  return Math.round(Number(kb ?? 0) / 1024);
+}
+
 const dataDir = mkdtempSync(path.join(tmpdir(), 'warm-up-'));
 const base = pgBaseUrl();
 const schema = opt.store === 'pg' ? newSchemaName() : undefined;
@@ -43,12 +50,12 @@ try {
   service = await startService({ dataDir, compiled: opt.compiled, env: schema ? { INTAKE_DATABASE_URL: schemaUrl(base, schema) } : {} });
   const ctx = { concurrency: 32, warmupSec: 0, durationSec: seconds, rate: 0 } as BenchContext;
   const pid = service.proc.pid!;
-  console.log('window (s from start of load)  orders/s  service CPU per order (ms)');
+  console.log('window (s from start of load)  orders/s  service CPU per order (ms)  service RSS (MiB)');
   for (let w = 0; w < windows; w++) {
     const before = processCpuMs(pid);
     const res = await drive(loadSpec(ctx, service.ports.http!, service.apiKey, 'closed', `W${w}-${process.pid}`));
     const cpu = (processCpuMs(pid) - before) / Math.max(1, res.sent);
-    console.log(`${String(w * seconds).padStart(3)}–${String((w + 1) * seconds).padEnd(26)} ${res.okPerSec.toFixed(0).padStart(8)}  ${cpu.toFixed(3)}`);
+    console.log(`${String(w * seconds).padStart(3)}–${String((w + 1) * seconds).padEnd(26)} ${res.okPerSec.toFixed(0).padStart(8)}  ${cpu.toFixed(3).padEnd(26)}  ${rssMiB(pid)}`);
   }
 } finally {
   await service?.stop();
