@@ -14,6 +14,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
+import pg from 'pg';
 import { createSchema, dropSchema, newSchemaName, pgBaseUrl, schemaUrl } from '../lib/pg.ts';
 import { processCpuMs } from '../lib/proc-cpu.ts';
 import { startService, type RunningService } from '../lib/service.ts';
@@ -50,13 +51,21 @@ try {
   service = await startService({ dataDir, compiled: opt.compiled, env: schema ? { INTAKE_DATABASE_URL: schemaUrl(base, schema) } : {} });
   const ctx = { concurrency: 32, warmupSec: 0, durationSec: seconds, rate: 0 } as BenchContext;
   const pid = service.proc.pid!;
-  console.log('window (s from start of load)  orders/s  service CPU per order (ms)  service RSS (MiB)');
+  // On PostgreSQL, the server's checkpoints in each window too: after one, every page's first change writes the whole
+  // page to the WAL, and a checkpoint requested by the WAL's size (max_wal_size) comes every few tens of seconds here.
+  const server = schema ? new pg.Client({ connectionString: base }) : undefined;
+  await server?.connect();
+  const checkpoints = async (): Promise<number> => (server
+    ? Number((await server.query<{ n: string }>('SELECT checkpoints_timed + checkpoints_req AS n FROM pg_stat_bgwriter')).rows[0]!.n) : 0);
+  console.log(`window (s from start of load)  orders/s  service CPU per order (ms)  service RSS (MiB)${server ? '  checkpoints' : ''}`);
   for (let w = 0; w < windows; w++) {
     const before = processCpuMs(pid);
+    const cpBefore = await checkpoints();
     const res = await drive(loadSpec(ctx, service.ports.http!, service.apiKey, 'closed', `W${w}-${process.pid}`));
     const cpu = (processCpuMs(pid) - before) / Math.max(1, res.sent);
-    console.log(`${String(w * seconds).padStart(3)}–${String((w + 1) * seconds).padEnd(26)} ${res.okPerSec.toFixed(0).padStart(8)}  ${cpu.toFixed(3).padEnd(26)}  ${rssMiB(pid)}`);
+    console.log(`${String(w * seconds).padStart(3)}–${String((w + 1) * seconds).padEnd(26)} ${res.okPerSec.toFixed(0).padStart(8)}  ${cpu.toFixed(3).padEnd(26)}  ${String(rssMiB(pid)).padEnd(17)}${server ? `  ${await checkpoints() - cpBefore}` : ''}`);
   }
+  await server?.end();
 } finally {
   await service?.stop();
   if (schema) await dropSchema(base, schema);

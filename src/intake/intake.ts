@@ -270,7 +270,7 @@ export function createIntake(deps: IntakeDeps): Intake {
       log.error({ err, submission: id }, 'processing failed; submission kept for retry');
       throw err;
     }
-    if (!j.recorded) return { outcome: await outcomeThatStands(id), customerId };
+    if (!j.recorded) return { outcome: await outcomeThatStands(id, customerId), customerId };
     const { recorded: _recorded, ...judgement } = j;
     await finished(s, judgement);
     return { ...judgement, customerId };
@@ -281,11 +281,12 @@ export function createIntake(deps: IntakeDeps): Intake {
    * over and finished first (claims.ts); its own judgement wrote nothing (Store.completeSubmission) and is not
    * announced: the listeners (outcome files, replies, metrics) heard of the submission from the one that recorded it.
    */
-  async function outcomeThatStands(id: string): Promise<Outcome> {
-    const stored = await store.getSubmission(id);
-    if (!stored?.outcome) throw new Error(`submission ${id} has no outcome recorded`);
+  async function outcomeThatStands(id: string, customerId: string): Promise<Outcome> {
+    // The outcome alone (a large file's read back from its attempts), not the submission with its raw body.
+    const stored = (await store.getSubmissionOutcomes(customerId, [id])).get(id);
+    if (!stored) throw new Error(`submission ${id} has no outcome recorded`);
     log.warn({ submission: id }, 'outcome recorded first by another instance; this judgement discarded');
-    return stored.outcome;
+    return stored;
   }
 
   /** Judge and record (or find recorded) a submission's outcome; a large file's orders stay in the store (Judgement). */
@@ -336,7 +337,7 @@ export function createIntake(deps: IntakeDeps): Intake {
     } finally {
       claims.done(id);
     }
-    if (!recorded) return outcomeThatStands(id);
+    if (!recorded) return outcomeThatStands(id, s.customerId);
     log.error({ submission: id, channel: s.channel, customer: s.customerCode, retries }, 'submission given up as failed after repeated processing failures');
     await notify({ ...s, state: 'failed', outcome }, outcome);
     return outcome;
