@@ -14,6 +14,7 @@ import type { OrderOutcome, Outcome, SubmissionState } from '../../domain/types.
 import { refusals } from '../common/events.ts';
 import { expandOutcome, isCompact, outcomeJson, positionsWithoutAttempt } from '../common/outcome-form.ts';
 import { attemptRows, isoIn, jsonOut, optIsoOut, recordedAttemptRows } from '../common/rows.ts';
+import { attemptArrays, attemptColumns } from './attempt-columns.ts';
 import type { CompleteCall } from './complete-batch.ts';
 import { withTransaction } from './tx.ts';
 
@@ -81,8 +82,7 @@ export function pgAttempts(pool: pg.Pool, outbox: boolean): PgAttempts {
             ON CONFLICT (submission_id, idx) DO UPDATE SET customer_id = excluded.customer_id,
               riferimento_ordine = excluded.riferimento_ordine, esito = excluded.esito, outcome = excluded.outcome,
               received_at = excluded.received_at, channel = excluded.channel`,
-          values: [submissionId, rows.map((a) => a.idx), rows.map((a) => a.riferimento), rows.map((a) => a.esito),
-            rows.map((a) => a.json), rows.map((a) => a.customer ?? null)],
+          values: [submissionId, ...attemptArrays(attemptColumns(rows))],
         });
         // Nothing written: no such submission, or one whose outcome is recorded already, which stands (a late
         // judgement; its completeSubmission will find it so).
@@ -93,7 +93,6 @@ export function pgAttempts(pool: pg.Pool, outbox: boolean): PgAttempts {
     },
 
     async completeAlone({ id, state, outcome, processedAt }) {
-      const attempts = attemptRows(outcome);
       // The attempts of an earlier judgement are replaced: rows past the new count deleted, the others overwritten.
       // The DELETE and the upsert touch disjoint rows, as two parts of one statement must (they share one snapshot).
       return completeOne('complete-submission', `del AS (
@@ -105,8 +104,7 @@ export function pgAttempts(pool: pg.Pool, outbox: boolean): PgAttempts {
            ON CONFLICT (submission_id, idx) DO UPDATE SET customer_id = excluded.customer_id,
              riferimento_ordine = excluded.riferimento_ordine, esito = excluded.esito, outcome = excluded.outcome,
              received_at = excluded.received_at, channel = excluded.channel
-         )`, { id, state, outcome, processedAt }, outcomeJson(outcome), [attempts.map((a) => a.idx), attempts.map((a) => a.riferimento),
-        attempts.map((a) => a.esito), attempts.map((a) => a.json), attempts.map((a) => a.customer ?? null)]);
+         )`, { id, state, outcome, processedAt }, outcomeJson(outcome), attemptArrays(attemptColumns(attemptRows(outcome))));
     },
 
     async completeRecorded(call) {

@@ -17,6 +17,7 @@ import type { Outcome, SubmissionState } from '../../domain/types.ts';
 import { refusals } from '../common/events.ts';
 import { attemptRows, isoIn } from '../common/rows.ts';
 import { outcomeJson } from '../common/outcome-form.ts';
+import { attemptArrays, attemptColumns, pushAttempt } from './attempt-columns.ts';
 import { grouped } from './groups.ts';
 
 export interface CompleteCall {
@@ -88,16 +89,13 @@ export function completeGroups(pool: pg.Pool, outbox: boolean, alone: (call: Com
 }
 
 function values(calls: readonly CompleteCall[], outbox: boolean): unknown[][] {
-  const att = { sid: [] as string[], idx: [] as number[], ref: [] as string[], esito: [] as string[], json: [] as string[], customer: [] as (string | null)[] };
+  const sids: string[] = [];
+  const att = attemptColumns();
   const ev = { sid: [] as string[], id: [] as string[], data: [] as string[] };
   for (const c of calls) {
     for (const a of attemptRows(c.outcome)) {
-      att.sid.push(c.id);
-      att.idx.push(a.idx);
-      att.ref.push(a.riferimento);
-      att.esito.push(a.esito);
-      att.json.push(a.json);
-      att.customer.push(a.customer ?? null);
+      sids.push(c.id);
+      pushAttempt(att, a);
     }
     if (!outbox) continue;
     for (const r of refusals(c.outcome)) {
@@ -109,6 +107,6 @@ function values(calls: readonly CompleteCall[], outbox: boolean): unknown[][] {
   return [
     calls.map((c) => c.id), calls.map((c) => c.state), calls.map((c) => outcomeJson(c.outcome)),
     calls.map((c) => isoIn(c.processedAt, 'processedAt')),
-    att.sid, att.idx, att.ref, att.esito, att.json, att.customer, ev.sid, ev.id, ev.data,
+    sids, ...attemptArrays(att), ev.sid, ev.id, ev.data,
   ];
 }

@@ -22,6 +22,7 @@
  */
 import type pg from 'pg';
 import { grouped } from './groups.ts';
+import { attemptArrays, attemptColumns, pushAttempt } from './attempt-columns.ts';
 import { lineColumns } from './register-batch.ts';
 import { fillHolesSql, mayHoldStandIns, withHoles } from './json-holes.ts';
 import { singleOrderOutcome } from '../../domain/registered-outcome.ts';
@@ -228,7 +229,7 @@ function values(calls: readonly Prepared[]): unknown[] {
   const col = <T>(f: (c: Prepared) => T): T[] => calls.map(f);
   const item = (c: Prepared): RegisterItem | undefined => ('item' in c.judged ? c.judged.item : undefined);
   const cases = { k: [] as number[], answer: [] as string[], outcome: [] as string[] };
-  const att = { k: [] as number[], answer: [] as string[], idx: [] as number[], ref: [] as string[], esito: [] as string[], json: [] as string[], customer: [] as (string | null)[] };
+  const att = { k: [] as number[], answer: [] as string[], cols: attemptColumns() };
   const ev = { k: [] as number[], answer: [] as string[], id: [] as string[], type: [] as string[], time: [] as string[], order: [] as (string | null)[], customer: [] as string[], data: [] as string[] };
   calls.forEach((c, i) => {
     const k = i + 1; // WITH ORDINALITY counts from 1
@@ -239,11 +240,7 @@ function values(calls: readonly Prepared[]): unknown[] {
       for (const a of w.attempts) {
         att.k.push(k);
         att.answer.push(w.answer);
-        att.idx.push(a.idx);
-        att.ref.push(a.riferimento);
-        att.esito.push(a.esito);
-        att.json.push(a.json);
-        att.customer.push(a.customer ?? null);
+        pushAttempt(att.cols, a);
       }
       for (const { event: e, data } of w.events) {
         ev.k.push(k);
@@ -271,7 +268,7 @@ function values(calls: readonly Prepared[]): unknown[] {
     col((c) => { const it = item(c); return it ? isoIn(it.registeredAt, 'registeredAt') : null; }), col((c) => c.seqName ?? null),
     ...lineColumns(calls.flatMap((c) => item(c) ?? [])),
     cases.k, cases.answer, cases.outcome,
-    att.k, att.answer, att.idx, att.ref, att.esito, att.json, att.customer,
+    att.k, att.answer, ...attemptArrays(att.cols),
     ev.k, ev.answer, ev.id, ev.type, ev.time, ev.order, ev.customer, ev.data,
   ];
 }
