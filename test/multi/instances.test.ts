@@ -2,11 +2,12 @@
 // spread over them concurrently through REST (synchronous and async), SFTP and SMTP (nodemailer, a real client),
 // some REST orders sent to two instances at once; one instance is killed with SIGKILL while it holds work, e-mail
 // it has acknowledged (250 after DATA) and not yet derived included. Afterwards every acknowledged order is
-// registered exactly once, every numero_ordine is unique, every submission was judged once, every acknowledged
-// message was derived once with exactly one reply queued, and nothing is left unprocessed. The instances run with
-// short leases (INTAKE_CLAIM_LEASE_MS, INTAKE_SWEEP_INTERVAL_MS), so that a survivor stalled past its lease loses
-// claims too and the lease backstop is exercised alongside the session-based takeover (takeover.test.ts times that
-// one with the default lease).
+// registered exactly once, every numero_ordine is unique, every submission has one outcome recorded (attempts 1:
+// a survivor that lost its lease while judging, which the short leases allow, records nothing over the outcome of
+// the one that took it over), every acknowledged message was derived once with exactly one reply queued, and
+// nothing is left unprocessed. The instances run with short leases (INTAKE_CLAIM_LEASE_MS, INTAKE_SWEEP_INTERVAL_MS),
+// so that a survivor stalled past its lease loses claims too and the lease backstop is exercised alongside the
+// session-based takeover (takeover.test.ts times that one with the default lease).
 // Skipped, visibly, without INTAKE_TEST_DATABASE_URL.
 import assert from 'node:assert/strict';
 import { rmSync } from 'node:fs';
