@@ -257,12 +257,13 @@ export function createIntake(deps: IntakeDeps): Intake {
       // Another instance held it and has finished it meanwhile: its answer is the answer.
       if (!taken.claimed) return { outcome: taken.outcome, customerId };
     }
-    let j: Judgement & { recorded: boolean };
+    let j: Judgement;
+    let recorded = false;
     try {
       j = await sized(s, async () => {
         const judged = await judge({ store: judgeStore, timeZone: deps.timeZone, now }, s);
-        const recorded = await store.completeSubmission(id, 'processed', judged.outcome, now().toISOString(), judged.tally ? { attemptsRecorded: true } : undefined);
-        return { ...judged, recorded };
+        recorded = await store.completeSubmission(id, 'processed', judged.outcome, now().toISOString(), judged.tally ? { attemptsRecorded: true } : undefined);
+        return judged;
       });
     } catch (err) {
       // An internal failure (a bug, the database gone) must not lose the submission: it stays received, its
@@ -270,10 +271,9 @@ export function createIntake(deps: IntakeDeps): Intake {
       log.error({ err, submission: id }, 'processing failed; submission kept for retry');
       throw err;
     }
-    if (!j.recorded) return { outcome: await outcomeThatStands(id, customerId), customerId };
-    const { recorded: _recorded, ...judgement } = j;
-    await finished(s, judgement);
-    return { ...judgement, customerId };
+    if (!recorded) return { outcome: await outcomeThatStands(id, customerId), customerId };
+    await finished(s, j);
+    return { ...j, customerId };
   }
 
   /**
