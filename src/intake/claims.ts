@@ -34,7 +34,8 @@ export function defaultHolder(): string {
   return `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`;
 }
 
-export type Taken = { claimed: true } | { claimed: false; outcome: Outcome };
+/** `waited`: another holder had it first (and may have registered some of its orders before letting it go). */
+export type Taken = { claimed: true; waited: boolean } | { claimed: false; outcome: Outcome };
 
 export interface Claims {
   readonly holder: string;
@@ -86,11 +87,11 @@ export function createClaims(store: ClaimStore, log: Logger, holder: string, lea
     async take(id) {
       // Twice the lease: long enough for a live holder to finish, or for a dead one's claim to lapse.
       const deadline = Date.now() + 2 * leaseMs;
-      for (;;) {
+      for (let waited = false; ; waited = true) {
         if (await store.claimSubmission(id, holder, leaseMs)) {
           held.add(id);
           track();
-          return { claimed: true };
+          return { claimed: true, waited };
         }
         const s = await store.getSubmission(id);
         if (!s) throw new Error(`submission ${id} not found`);

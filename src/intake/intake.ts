@@ -14,7 +14,7 @@ import { createClaims, createSweeper, defaultHolder, DEFAULT_LEASE_MS, DEFAULT_S
 import { judge, tallyOf, type Judgement } from './judge.ts';
 import type { Logger } from '../log.ts';
 import type { Metrics } from '../metrics/metrics.ts';
-import type { NewSubmission, SingleJudged, WriteOptions } from '../domain/store/store.ts';
+import { ClaimLostError, type NewSubmission, type SingleJudged, type WriteOptions } from '../domain/store/store.ts';
 import type { IntakeStore } from '../domain/store/ports.ts';
 import type { Outcome, StoredSubmission, Submission } from '../domain/types.ts';
 
@@ -122,7 +122,8 @@ export function createIntake(deps: IntakeDeps): Intake {
   // anything is acknowledged or told to a listener, is a durable write and makes them durable too (WriteOptions).
   // Catalog codes found once are remembered (known-codes.ts: nothing deletes them, so the answer is the store's).
   const judgeStore: IntakeStore = Object.setPrototypeOf({
-    registerOrders: (items: Parameters<IntakeStore['registerOrders']>[0]) => store.registerOrders(items, { durable: false }),
+    // Fenced by this instance's claim: one that stalled past its lease registers nothing after a takeover.
+    registerOrders: (items: Parameters<IntakeStore['registerOrders']>[0]) => store.registerOrders(items, { durable: false, heldBy: claims.holder }),
     recordAttempts: (id: string, orders: Parameters<IntakeStore['recordAttempts']>[1]) => store.recordAttempts(id, orders, { durable: false }),
     knownArticles: rememberKnown((codes) => store.knownArticles(codes)),
     knownUnits: rememberKnown((codes) => store.knownUnits(codes)),
@@ -252,20 +253,31 @@ export function createIntake(deps: IntakeDeps): Intake {
     if (!s) throw new Error(`submission ${id} not found`);
     const { customerId } = s;
     if ((s.state === 'processed' || s.state === 'failed') && s.outcome) return { outcome: s.outcome, customerId };
+    // Saved by this caller just now (`known`), it cannot have registered anything yet, unless another instance had it
+    // first; read back, it may have (judge.ts, JudgeDeps.resumed).
+    let resumed = known === undefined;
     if (!claims.has(id)) {
       const taken = await claims.take(id);
       // Another instance held it and has finished it meanwhile: its answer is the answer.
       if (!taken.claimed) return { outcome: taken.outcome, customerId };
+      resumed ||= taken.waited;
     }
     let j: Judgement;
     let recorded = false;
     try {
       j = await sized(s, async () => {
-        const judged = await judge({ store: judgeStore, timeZone: deps.timeZone, now }, s);
+        const judged = await judge({ store: judgeStore, timeZone: deps.timeZone, now, resumed }, s);
         recorded = await store.completeSubmission(id, 'processed', judged.outcome, now().toISOString(), judged.tally ? { attemptsRecorded: true } : undefined);
         return judged;
       });
     } catch (err) {
+      if (err instanceof ClaimLostError) {
+        // Stalled past the lease: another instance holds the work now (or has finished it). Nothing more was
+        // registered; wait for that instance's outcome, or judge again if it lets go (claims.take).
+        log.warn({ submission: id }, 'claim lost to another instance while registering; its judgement is awaited');
+        claims.done(id);
+        return judgeClaimed(id);
+      }
       // An internal failure (a bug, the database gone) must not lose the submission: it stays received, its
       // claim lapses and it is tried again after the lease, by any instance; the caller sees a generic 5xx.
       log.error({ err, submission: id }, 'processing failed; submission kept for retry');

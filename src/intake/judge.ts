@@ -1,7 +1,9 @@
 /**
  * Judging a stored submission: decode → stage A → stage B → register, giving one OrderOutcome per order.
  * Pure with respect to the submission: judging the same submission again gives the same outcome (the store answers
- * "created" to the submission that registered an order), which is what makes crash recovery and reprocessing safe.
+ * "created" to the submission that registered an order, and a resumed judgement answers "registered" for every order
+ * the submission registered before, whatever it would decide now), which is what makes crash recovery, a takeover
+ * and reprocessing safe.
  */
 import { uuidv7 } from '../domain/uuid7.ts';
 import { IntakeError, isIntakeError } from '../domain/errors.ts';
@@ -33,6 +35,12 @@ export interface JudgeDeps {
   store: JudgeStore;
   timeZone: string;
   now: () => Date;
+  /**
+   * The submission may have been judged before (taken up again after a crash or a takeover, or reprocessed): the
+   * orders it registered then are looked up per batch and answered as registered, whatever judging would decide now.
+   * Left unset for a submission judged straight after it was saved, which cannot have registered anything.
+   */
+  resumed?: boolean;
 }
 
 function principalOf(s: StoredSubmission): Principal {
@@ -178,6 +186,43 @@ function outcomeBase(index: number, order: Order, site: string | undefined) {
     : { index, codice_cliente: order.codice_cliente, riferimento_ordine: order.riferimento_ordine, sito_produzione: site };
 }
 
+/**
+ * Stage B of one order, or its refusal for a connector's customer it may not send for: the outcome of a refused
+ * order, undefined for one to register.
+ */
+function refused(order: Order, base: ReturnType<typeof outcomeBase>, co: ConnectorOrder | undefined, principal: Principal, catalog: Catalog): OrderOutcome | undefined {
+  if (co?.forbidden !== undefined && co.inactive) {
+    // A deactivated customer: the reason in Italian in both shapes, 403 (src/customers/active.ts).
+    return { ...base, esito: 'errore', code: 'CUSTOMER_INACTIVE', errori: [{ campo: 'codice_cliente', messaggio: co.forbidden }], message: [co.forbidden] };
+  }
+  if (co?.forbidden !== undefined) {
+    return {
+      ...base, esito: 'errore', code: 'FORBIDDEN_CUSTOMER', errori: [{ campo: 'codice_cliente', messaggio: co.forbidden }],
+      message: [`codice_cliente "${order.codice_cliente}" does not belong to the authenticated customer: it is not one of this connector's customers, nor in its customer table`],
+    };
+  }
+  const b = validateBusiness(order, principal, catalog);
+  if (b.kind === 'forbidden') {
+    return {
+      ...base, esito: 'errore', code: 'FORBIDDEN_CUSTOMER', errori: b.errori,
+      message: [`codice_cliente "${order.codice_cliente}" does not belong to the authenticated customer`],
+    };
+  }
+  if (b.kind === 'errors') return { ...base, esito: 'errore', code: 'BUSINESS', errori: explainLines(b.errori, co?.notes?.lineKeys) };
+  return undefined;
+}
+
+/** The identities among `valid` that submission `id` registered when it was judged before: references by customer code. */
+async function registeredEarlier(store: JudgeStore, id: string, valid: readonly { order: Order }[]): Promise<Map<string, Set<string>>> {
+  const byCustomer = new Map<string, Set<string>>();
+  for (const r of await store.registeredBySubmission(id, valid.map((v) => v.order.riferimento_ordine))) {
+    let refs = byCustomer.get(r.codice_cliente);
+    if (!refs) byCustomer.set(r.codice_cliente, (refs = new Set()));
+    refs.add(r.riferimento_ordine);
+  }
+  return byCustomer;
+}
+
 /** Stage A, stage B and registration of consecutive orders starting at file position `first`. */
 async function judgeBatch(f: FileState, first: number, candidates: readonly unknown[]): Promise<void> {
   const { deps, s, site, outcomes } = f;
@@ -190,35 +235,21 @@ async function judgeBatch(f: FileState, first: number, candidates: readonly unkn
   });
 
   const catalog = await loadCatalog(deps.store, valid.map((v) => v.order));
+  const registered = deps.resumed && valid.length > 0 ? await registeredEarlier(deps.store, s.id, valid) : undefined;
   const items: { index: number; item: RegisterItem; repeat?: boolean }[] = [];
   for (const { index, order } of valid) {
     const base = outcomeBase(index, order, site);
     const co = f.connector?.[index];
-    if (co?.forbidden !== undefined && co.inactive) {
-      // A deactivated customer: the reason in Italian in both shapes, 403 (src/customers/active.ts).
-      outcomes[index] = { ...base, esito: 'errore', code: 'CUSTOMER_INACTIVE', errori: [{ campo: 'codice_cliente', messaggio: co.forbidden }], message: [co.forbidden] };
-      continue;
-    }
-    if (co?.forbidden !== undefined) {
-      outcomes[index] = {
-        ...base, esito: 'errore', code: 'FORBIDDEN_CUSTOMER', errori: [{ campo: 'codice_cliente', messaggio: co.forbidden }],
-        message: [`codice_cliente "${order.codice_cliente}" does not belong to the authenticated customer: it is not one of this connector's customers, nor in its customer table`],
-      };
-      continue;
-    }
     // A connector's order belongs to the customer its ticket named (one of those the connector is bound to).
     const principal = co?.customer ? { customerId: co.customer.id, customerCode: co.customer.code } : f.principal;
-    const b = validateBusiness(order, principal, catalog);
-    if (b.kind === 'forbidden') {
-      outcomes[index] = {
-        ...base, esito: 'errore', code: 'FORBIDDEN_CUSTOMER', errori: b.errori,
-        message: [`codice_cliente "${order.codice_cliente}" does not belong to the authenticated customer`],
-      };
-      continue;
-    }
-    if (b.kind === 'errors') {
-      outcomes[index] = { ...base, esito: 'errore', code: 'BUSINESS', errori: explainLines(b.errori, co?.notes?.lineKeys) };
-      continue;
+    // Registered by this submission when it was judged before: a fact, whatever the checks below would say now (a
+    // connector's customer deactivated since, say). Registering it again answers "created" with its number.
+    if (registered?.get(order.codice_cliente)?.has(order.riferimento_ordine) !== true) {
+      const refusal = refused(order, base, co, principal, catalog);
+      if (refusal) {
+        outcomes[index] = refusal;
+        continue;
+      }
     }
     const hash = contentHash(order);
     // The identity is (customer, reference): a connector serving several customers may bring the same reference twice.
@@ -249,7 +280,7 @@ async function judgeBatch(f: FileState, first: number, candidates: readonly unkn
   }
 
   // One transaction per batch: a crash between batches leaves the earlier ones registered by this submission,
-  // and judging it again answers "created" for them, so the outcome is the same.
+  // and judging it again (resumed) answers "created" for them, so the outcome is the same.
   const results = items.length ? await deps.store.registerOrders(items.map((i) => i.item)) : [];
   await keepTickets(f, items, results);
   results.forEach((r, k) => {

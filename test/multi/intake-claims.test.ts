@@ -86,7 +86,46 @@ async function receiveAll(intake: Intake, c: Customer, n: number, prefix: string
   return ids;
 }
 
+/** A store whose catalog has forgotten every article: judging refuses whatever it has not registered already. */
+function forgetful(store: Store): Store {
+  return { ...store, knownArticles: async () => new Set<string>() };
+}
+
 function shared(backend: Backend): void {
+  void it('judged again, answers registered for the orders the submission registered before, whatever the checks say now', async () => {
+    const db = await backend.make();
+    const store = await db.open();
+    const first = intakeOn(failingCommits(store, 1), 'first', { claimLeaseMs: 60_000 });
+    const second = intakeOn(forgetful(store), 'second');
+    try {
+      const c = await setUp(store);
+      const [id, untouched] = await receiveAll(first.intake, c, 2, 'G');
+      // The order is registered, then the outcome cannot be recorded (a crash there leaves the same).
+      await assert.rejects(first.intake.process(id!), /unavailable/);
+      const [registered] = await store.listOrders({ customerId: c.id });
+      assert.equal(registered?.riferimento_ordine, 'G-0');
+      await first.intake.stop(); // gives its claim back
+      // Judged again after a change that would refuse it now: the registration is a fact (the ERP may have it).
+      const again = await second.intake.process(id!);
+      assert.equal(again.esito, 'ok', JSON.stringify(again));
+      assert.equal(again.orders[0]?.numero_ordine, registered.numero_ordine, 'the same number');
+      assert.notEqual(again.orders[0]?.duplicate, true, 'registered by this submission, not a duplicate of it');
+      const s = await store.getSubmission(id!);
+      assert.equal(s?.attempts, 1);
+      assert.deepEqual(s?.outcome, again);
+      // The checks still run for what it did not register.
+      const refused = await second.intake.process(untouched!);
+      assert.equal(refused.esito, 'errore');
+      assert.equal(refused.orders[0]?.code, 'BUSINESS');
+      assert.equal((await store.listOrders({ customerId: c.id })).length, 1);
+    } finally {
+      await first.intake.stop();
+      await second.intake.stop();
+      await store.close();
+      await db.cleanup();
+    }
+  });
+
   void it('three intakes recovering together judge every submission once', async () => {
     const db = await backend.make();
     const stores = [await db.open(), await db.open(), await db.open()];
@@ -204,6 +243,57 @@ void describe('claims between intakes: postgres', { skip: PG_SKIP }, () => {
       assert.equal(s?.attempts, 1, 'one outcome recorded');
       assert.deepEqual(s?.outcome, taken);
       assert.equal((await b.listOrders({ customerId: c.id })).length, 1, 'one order registered');
+    } finally {
+      resume();
+      await first.intake.stop();
+      await second.intake.stop();
+      await a.close();
+      await b.close();
+      await db.cleanup();
+    }
+  });
+
+  void it('registers nothing once another instance took over from one stalled past its lease before registering', async () => {
+    // The stalled instance has judged the order acceptable and is about to register it when its event loop stops.
+    // Meanwhile the other takes the work over and refuses the order (here: its catalog no longer knows the article).
+    // The late registration must write nothing: an order registered under a refusal would reach the ERP while the
+    // customer is told it was refused. Its caller gets the outcome that stands.
+    const db = await postgres.make();
+    const [a, b] = [await db.open(), await db.open()];
+    let resume!: () => void;
+    const stall = new Promise<void>((r) => {
+      resume = r;
+    });
+    let stalled!: () => void;
+    const reachedRegister = new Promise<void>((r) => {
+      stalled = r;
+    });
+    const slow: Store = {
+      ...a,
+      async renewClaims(holder, ids, leaseMs) {
+        await stall;
+        return a.renewClaims(holder, ids, leaseMs);
+      },
+      async registerOrders(items, opts) {
+        stalled();
+        await stall;
+        return a.registerOrders(items, opts);
+      },
+    };
+    const first = intakeOn(slow, 'stalled', { claimLeaseMs: 300 });
+    const second = intakeOn(forgetful(b), 'taker', { claimLeaseMs: 10_000 });
+    try {
+      const c = await setUp(a);
+      const [id] = await receiveAll(first.intake, c, 1, 'N');
+      const late = first.intake.process(id!);
+      await reachedRegister;
+      const taken = await second.intake.process(id!);
+      assert.equal(taken.esito, 'errore', 'refused by the instance that took over');
+      resume();
+      assert.deepEqual(await late, taken, 'the stalled caller answers with the outcome that stands');
+      assert.equal((await b.listOrders({ customerId: c.id })).length, 0, 'nothing registered by the stalled instance');
+      assert.deepEqual(first.seen, [], 'the late judgement is not announced');
+      assert.equal((await b.getSubmission(id!))?.attempts, 1);
     } finally {
       resume();
       await first.intake.stop();

@@ -5,8 +5,8 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { IntakeError } from '../../src/domain/errors.ts';
 import type { Outcome } from '../../src/domain/types.ts';
-import type { Store } from '../../src/domain/store/store.ts';
-import { addCustomer, addSubmission, at, withStore, type StoreFactory } from './fixtures.ts';
+import { ClaimLostError, type Store } from '../../src/domain/store/store.ts';
+import { addCustomer, addSubmission, at, item, withStore, type StoreFactory } from './fixtures.ts';
 
 const isValidation = (e: unknown): boolean => e instanceof IntakeError && e.code === 'VALIDATION';
 const LONG = 60_000;
@@ -88,6 +88,50 @@ export function workContract(makeStore: StoreFactory): void {
       assert.equal(await store.claimSubmission(s1!, 'b', LONG), false, 'the renewed claim still runs');
       assert.deepEqual(await store.claimSubmissions('b', 10, LONG), []);
       assert.deepEqual(await store.renewClaims('a', [], LONG), []);
+    }));
+
+    void it('fences a registration by its claim: nothing is registered once another holder took it, or it was finished', () => withStore(makeStore, async (store) => {
+      const c = await addCustomer(store, 'C001');
+      const [s0, s1, s2] = [await addSubmission(store, c, { receivedAt: at(0) }), await addSubmission(store, c, { receivedAt: at(1) }), await addSubmission(store, c, { receivedAt: at(2) })];
+      assert.equal(await store.claimSubmission(s0, 'stalled', SHORT), true);
+      assert.equal(await store.claimSubmission(s1, 'stalled', LONG), true);
+      // Registered under its own claim, whole or one order at a time (the grouped path), lazily as judging does.
+      const kept = await store.registerOrders([item(c, s1, 'K-1'), item(c, s1, 'K-2')], { durable: false, heldBy: 'stalled' });
+      assert.deepEqual(kept.map((r) => r.status), ['created', 'created']);
+      assert.equal((await store.registerOrders([item(c, s1, 'K-3')], { durable: false, heldBy: 'stalled' }))[0]!.status, 'created');
+      // The short claim lapses and another holder takes the submission over.
+      await until(async () => store.claimSubmission(s0, 'heir', LONG), 'the stalled claim to lapse');
+      const refused = async (items: ReturnType<typeof item>[]) => {
+        await assert.rejects(store.registerOrders(items, { durable: false, heldBy: 'stalled' }), (e: unknown) => {
+          assert.ok(e instanceof ClaimLostError, String(e));
+          assert.deepEqual(e.submissionIds, [s0]);
+          return true;
+        });
+      };
+      await refused([item(c, s0, 'L-1')]);
+      await refused([item(c, s0, 'L-2'), item(c, s0, 'L-3')]);
+      // Several submissions in one transaction: one lost fences them all.
+      await refused([item(c, s1, 'L-4'), item(c, s0, 'L-5')]);
+      assert.equal(await store.getOrderByRef(c.id, 'L-1'), undefined, 'nothing registered by the holder that lost its claim');
+      assert.equal(await store.getOrderByRef(c.id, 'L-2'), undefined);
+      assert.equal(await store.getOrderByRef(c.id, 'L-4'), undefined, 'the other submission\'s order went with the transaction');
+      assert.equal((await store.registerOrders([item(c, s0, 'L-1')], { durable: false, heldBy: 'heir' }))[0]!.status, 'created', 'the heir registers');
+      // Finished: no holder registers any more; without a holder (a tool, a test) the store does not ask.
+      await store.completeSubmission(s1, 'processed', outcome(s1), at(9));
+      await assert.rejects(store.registerOrders([item(c, s1, 'K-4')], { durable: false, heldBy: 'stalled' }), ClaimLostError);
+      assert.equal((await store.registerOrders([item(c, s2, 'M-1')]))[0]!.status, 'created');
+    }));
+
+    void it('tells which of some references a submission registered', () => withStore(makeStore, async (store) => {
+      const c = await addCustomer(store, 'C001');
+      const d = await addCustomer(store, 'C002');
+      const [s0, s1] = [await addSubmission(store, c), await addSubmission(store, c)];
+      await store.registerOrders([item(c, s0, 'R-1'), item(d, s0, 'R-1'), item(c, s0, 'R-2')]);
+      await store.registerOrders([item(c, s1, 'R-3')]);
+      const found = await store.registeredBySubmission(s0, ['R-1', 'R-3', 'R-4', 'R-1']);
+      assert.deepEqual(found.map((r) => `${r.codice_cliente}/${r.riferimento_ordine}`).sort(), ['C001/R-1', 'C002/R-1']);
+      assert.deepEqual(await store.registeredBySubmission(s1, ['R-3']), [{ codice_cliente: 'C001', riferimento_ordine: 'R-3' }]);
+      assert.deepEqual(await store.registeredBySubmission(s1, []), []);
     }));
 
     void it('gives claims back on release, for another holder to take at once', () => withStore(makeStore, async (store) => {

@@ -35,6 +35,9 @@ void describe('group statement plans on PostgreSQL', { skip: PG_SKIP }, () => {
         const plan = await genericPlan(schema.url, registerGroupSql(outbox));
         assert.doesNotMatch(plan, WHOLE_TABLE, plan);
         assert.match(plan, /Index Scan using \w+ on orders/, plan);
+        // The claim's fence reads each order's submission by its key, not the table.
+        assert.doesNotMatch(plan, /Seq Scan on submissions\b/, plan);
+        assert.match(plan, /Index Scan using submissions_pkey on submissions/, plan);
       }
     }));
 

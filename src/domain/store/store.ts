@@ -9,7 +9,8 @@
  *   With `{ durable: false }` (and registerOrders likewise) the write is committed but may become durable only
  *   with the next durable write of the same store; see WriteOptions.
  * - registerOrders is one transaction: either every item is decided and stored or none is. Two orders with the
- *   same (codice_cliente, riferimento_ordine) are never both stored, whichever instance registers them.
+ *   same (codice_cliente, riferimento_ordine) are never both stored, whichever instance registers them. Under a
+ *   claim (`heldBy`) it stores nothing once the submission is finished or another holder has claimed it.
  * - numero_ordine sequences are per year, start at 1, never repeat, and are allocated inside that transaction.
  * - every query that takes a customerId returns only that customer's rows.
  */
@@ -94,6 +95,25 @@ export type RegisterResult =
  */
 export interface WriteOptions {
   durable?: boolean;
+}
+
+/** How registerOrders writes: how durable, and under whose claim (a judgement of a claimed submission). */
+export interface RegisterOptions extends WriteOptions {
+  /**
+   * The claim holder judging the items' submissions. Set, the registration is fenced: it writes nothing and rejects
+   * with ClaimLostError unless every submission named is still received and claimed by no other holder, checked in
+   * the registering transaction itself. An instance that stalled past its lease cannot register orders after the one
+   * that took its work over has judged (and perhaps refused) them (docs/development/claims.md).
+   */
+  heldBy?: string;
+}
+
+/** A fenced registration (RegisterOptions.heldBy) found its submission taken over by another holder, or finished. */
+export class ClaimLostError extends Error {
+  constructor(readonly submissionIds: readonly string[]) {
+    super(`claim lost: submission ${submissionIds.join(', ')} is no longer this holder's to register`);
+    this.name = 'ClaimLostError';
+  }
 }
 
 /** What Store.saveSingleOrder records: the one order to register, or the outcome of one refused before registration. */
@@ -240,8 +260,14 @@ export interface Store extends MailStore, ConnectorStore, EventStore, HandoffSto
   releaseLease(name: string, holder: string): Promise<void>;
 
   // Orders.
-  /** One transaction for all items; results in the same order as items. */
-  registerOrders(items: readonly RegisterItem[], opts?: WriteOptions): Promise<RegisterResult[]>;
+  /** One transaction for all items; results in the same order as items. Fenced by a claim with `heldBy`. */
+  registerOrders(items: readonly RegisterItem[], opts?: RegisterOptions): Promise<RegisterResult[]>;
+  /**
+   * Which of `references` the submission itself registered (as codice_cliente and riferimento_ordine): judging it
+   * again (after a crash, a takeover, an operator's reprocess) answers "registered" for those, whatever it would
+   * decide now (a connector's customer deactivated meanwhile, say): a registered order stays registered.
+   */
+  registeredBySubmission(submissionId: string, references: readonly string[]): Promise<{ codice_cliente: string; riferimento_ordine: string }[]>;
   getOrder(customerId: string, id: string): Promise<RegisteredOrder | undefined>;
   getOrderByRef(customerId: string, riferimento: string): Promise<RegisteredOrder | undefined>;
   listOrders(q: { customerId?: string; limit?: number }): Promise<RegisteredOrder[]>;

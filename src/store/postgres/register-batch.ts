@@ -26,7 +26,13 @@ interface Waiting {
   item: RegisterItem;
   event?: NewEvent;
   seqName: string;
+  /** The claim holder the registration is fenced by (RegisterOptions.heldBy), if any. */
+  holder?: string;
 }
+
+/** A group's answer for an order whose fence failed: its submission is no longer its holder's (nothing written). */
+export const FENCED = 'fenced';
+export type GroupAnswer = GroupRow | undefined | typeof FENCED;
 
 /**
  * PLANS. The group statements are prepared (named) once per connection, and after five runs PostgreSQL keeps one
@@ -44,9 +50,22 @@ export function registerGroupSql(outbox: boolean): string {
   return `WITH lazy_commit AS MATERIALIZED (SELECT set_config('synchronous_commit', 'off', true)),
     input AS (
       SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::date[], $6::int[], $7::date[], $8::text[],
-        $9::text[], $10::text[], $11::text[], $12::timestamptz[], $13::text[], $14::text[], $15::jsonb[])
+        $9::text[], $10::text[], $11::text[], $12::timestamptz[], $13::text[], $14::text[], $15::jsonb[], $21::text[])
         WITH ORDINALITY AS t(id, customer_id, codice, ref, data_ordine, year, data_consegna, hash, submission_id, channel,
-          site, registered_at, seq_name, event_id, event_data, k)
+          site, registered_at, seq_name, event_id, event_data, holder, k)
+    ), held AS MATERIALIZED (
+      -- The fence (RegisterOptions.heldBy): an order under a claim is registered only while its submission is received
+      -- and claimed by no other holder. FOR SHARE orders this statement with a takeover's claim (an UPDATE of the row):
+      -- whichever commits second sees the other. The foreign key's check would lock the row anyway (FOR KEY SHARE).
+      -- One key lookup per order, the conditions checked on the row as locked. LIMIT keeps them from being pushed
+      -- inside, where the plan made on a fresh database scanned the partial index of every received submission for
+      -- each order (see PLANS above).
+      SELECT i.k FROM input i CROSS JOIN LATERAL (
+        SELECT s.state, s.claimed_by FROM submissions s WHERE s.id = i.submission_id LIMIT 1 FOR SHARE
+      ) AS s
+      WHERE i.holder IS NOT NULL AND s.state = 'received' AND (s.claimed_by IS NULL OR s.claimed_by = i.holder)
+    ), fenced AS (
+      SELECT i.k FROM input i WHERE i.holder IS NOT NULL AND NOT EXISTS (SELECT 1 FROM held h WHERE h.k = i.k)
     ), found AS (
       -- One index lookup per order, whatever the table's size when the plan was made (see PLANS above).
       SELECT i.k, o.id, o.numero_ordine, o.submission_id, o.content_hash
@@ -56,7 +75,8 @@ export function registerGroupSql(outbox: boolean): string {
       ) AS o
     ), numbered AS MATERIALIZED (
       SELECT i.*, nextval(i.seq_name::regclass)::int AS last FROM input i, lazy_commit
-      WHERE NOT EXISTS (SELECT 1 FROM found f WHERE f.k = i.k) ORDER BY i.k
+      WHERE NOT EXISTS (SELECT 1 FROM found f WHERE f.k = i.k) AND NOT EXISTS (SELECT 1 FROM fenced x WHERE x.k = i.k)
+      ORDER BY i.k
     ), ins AS (
       INSERT INTO orders (id, customer_id, codice_cliente, riferimento_ordine, numero_ordine, year, seq, data_ordine,
         data_consegna, content_hash, submission_id, channel, site, registered_at)
@@ -75,7 +95,8 @@ export function registerGroupSql(outbox: boolean): string {
         n.event_data || jsonb_build_object('numero_ordine', ins.numero_ordine)
       FROM ins JOIN numbered n ON n.id = ins.id ORDER BY n.k
     )` : ''}
-    SELECT i.k, x.id, x.numero_ordine, x.submission_id, x.content_hash, coalesce(x.created, false) AS created
+    SELECT i.k, x.id, x.numero_ordine, x.submission_id, x.content_hash, coalesce(x.created, false) AS created,
+      EXISTS (SELECT 1 FROM fenced y WHERE y.k = i.k) AS fenced
     FROM input i LEFT JOIN (
       SELECT k, id, numero_ordine, submission_id, content_hash, false AS created FROM found
       UNION ALL SELECT n.k, ins.id, ins.numero_ordine, NULL, NULL, true FROM ins JOIN numbered n ON n.id = ins.id
@@ -83,32 +104,37 @@ export function registerGroupSql(outbox: boolean): string {
 }
 
 export interface RegisterGroups {
-  /** Queue one order (checked already) for the next group; resolves with its row, undefined when the insert did nothing. */
-  register(item: RegisterItem, event: NewEvent | undefined, seqName: string): Promise<GroupRow | undefined>;
+  /**
+   * Queue one order (checked already) for the next group; resolves with its row, undefined when the insert did
+   * nothing, FENCED when `holder` no longer holds its submission.
+   */
+  register(item: RegisterItem, event: NewEvent | undefined, seqName: string, holder?: string): Promise<GroupAnswer>;
 }
 
 /**
- * `alone` registers one order by itself (registerAlone's statement): used for the orders of a group that failed.
- * Only lazy registrations (durable: false) are grouped: the statement turns synchronous_commit off for itself.
+ * `alone` registers one order by itself (registerAlone's statement, fenced like the group when `holder` is set): used
+ * for the orders of a group that failed. Only lazy registrations (durable: false) are grouped: the statement turns
+ * synchronous_commit off for itself.
  */
 export function registerGroups(
   pool: pg.Pool,
   outbox: boolean,
-  alone: (item: RegisterItem) => Promise<GroupRow | undefined>,
+  alone: (item: RegisterItem, holder: string | undefined) => Promise<GroupAnswer>,
 ): RegisterGroups {
   const text = registerGroupSql(outbox);
-  const groups = grouped<Waiting, GroupRow | undefined>(
-    (w) => alone(w.item),
+  const groups = grouped<Waiting, GroupAnswer>(
+    (w) => alone(w.item, w.holder),
     async (group) => {
-      const { rows } = await pool.query<GroupRow & { k: string }>({ name: `register-group-${outbox ? 'events' : 'no-events'}`, text, values: values(group) });
+      const { rows } = await pool.query<GroupRow & { k: string; fenced: boolean }>({ name: `register-group-${outbox ? 'events' : 'no-events'}`, text, values: values(group) });
       return group.map((_, i) => {
         const row = rows[i];
+        if (row?.fenced) return FENCED;
         return row?.id ? { id: row.id, numero_ordine: row.numero_ordine, submission_id: row.submission_id, content_hash: row.content_hash, created: row.created } : undefined;
       });
     },
   );
   return {
-    register: (item, event, seqName) => groups.run({ item, event, seqName }),
+    register: (item, event, seqName, holder) => groups.run({ item, event, seqName, ...(holder === undefined ? {} : { holder }) }),
   };
 }
 
@@ -138,6 +164,6 @@ function values(group: readonly Waiting[]): unknown[] {
     col((w) => w.item.order.data_consegna ?? null), col((w) => w.item.contentHash), col((w) => w.item.submissionId),
     col((w) => w.item.channel), col((w) => w.item.site ?? null), col((w) => isoIn(w.item.registeredAt, 'registeredAt')),
     col((w) => w.seqName), col((w) => w.event?.id ?? null), col((w) => (w.event ? JSON.stringify(w.event.data) : null)),
-    ...lineColumns(group.map((w) => w.item)),
+    ...lineColumns(group.map((w) => w.item)), col((w) => w.holder ?? null),
   ];
 }

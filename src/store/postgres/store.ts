@@ -23,7 +23,7 @@ import { registeredEvent } from '../common/events.ts';
 import { postgresStats } from './stats.ts';
 import { postgresWeb } from './web.ts';
 import { numberSequence, yearSequences } from './numbering.ts';
-import { registerGroups, type GroupRow } from './register-batch.ts';
+import { FENCED, registerGroups, type GroupRow } from './register-batch.ts';
 import { completeGroups } from './complete-batch.ts';
 import { singleOrderGroups } from './single-batch.ts';
 import { pgAttempts } from './attempts.ts';
@@ -42,8 +42,10 @@ import { withoutUndefined } from '../../domain/objects.ts';
 import { readRawFile } from '../common/raw-file.ts';
 import { checkPieceRange, stagedOf } from '../common/upload-pieces.ts';
 import { adoptPieces, discardPieces, readPieces, stagePieces, SUBMISSION_SIZE_SQL, sweepPieces } from './pieces.ts';
-import type {
-  CompleteOptions, NewSubmission, RegisterItem, RegisterResult, Store, SubmissionSummary, WriteOptions,
+import {
+  ClaimLostError,
+  type CompleteOptions, type NewSubmission, type RegisterItem, type RegisterResult, type Store, type SubmissionSummary,
+  type WriteOptions,
 } from '../../domain/store/store.ts';
 
 export interface PostgresStoreOptions {
@@ -118,8 +120,10 @@ export async function openPostgresStore(url: string, opts: PostgresStoreOptions 
   const attempts = pgAttempts(pool, outbox);
   const completes = completeGroups(pool, outbox, (call) => attempts.completeAlone(call));
   const singles = singleOrderGroups(pool, outbox);
-  // A group that failed registers its orders one by one.
-  const groups = registerGroups(pool, outbox, (item) => aloneRow(item, LAZY));
+  // A group that failed registers its orders one by one (fenced, when under a claim, in a transaction of its own).
+  const groups = registerGroups(pool, outbox, (item, holder) => holder === undefined
+    ? aloneRow(item, LAZY)
+    : tx(async (c) => (await fence(c, holder, [item])).length > 0 ? FENCED : aloneRow(item, LAZY, c)));
 
   /** The row of a submission, its bytes read from its local file when it came as one (a file channel's upload). */
   async function submissionRow(s: NewSubmission): Promise<ReturnType<typeof newSubmissionRow>> {
@@ -218,6 +222,19 @@ export async function openPostgresStore(url: string, opts: PostgresStoreOptions 
     );
     if (outbox) events.push(registeredEvent(item, numero, isoIn(item.registeredAt, 'registeredAt')));
     return { status: 'created', id_ordine: item.id, numero_ordine: numero };
+  }
+
+  /**
+   * The fence of a registration under a claim (RegisterOptions.heldBy), in the registering transaction: the ids of
+   * `items`' submissions that are no longer received or that another holder has claimed. FOR SHARE orders it with a
+   * takeover's claim (an UPDATE of the row): whichever commits second sees the other.
+   */
+  async function fence(c: PoolClient, holder: string, items: readonly RegisterItem[]): Promise<string[]> {
+    const ids = [...new Set(items.map((i) => i.submissionId))];
+    const { rows } = await c.query<{ id: string; state: string; claimed_by: string | null }>(
+      'SELECT id, state, claimed_by FROM submissions WHERE id = ANY($1::text[]) ORDER BY id FOR SHARE', [ids]);
+    const held = new Set(rows.filter((r) => r.state === 'received' && (r.claimed_by === null || r.claimed_by === holder)).map((r) => r.id));
+    return ids.filter((id) => !held.has(id));
   }
 
   /** Registers `items` one by one in the caller's transaction, with their events. */
@@ -509,20 +526,34 @@ export async function openPostgresStore(url: string, opts: PostgresStoreOptions 
       try {
         // Each year's sequence exists before the registering statements run (created outside them, once).
         await numbering.ready(new Set(items.map((i) => i.year)));
+        const holder = opts?.heldBy;
         if (items.length === 1 && opts?.durable === false) {
-          // The REST/SOAP path: grouped with the single orders of other requests (register-batch.ts).
+          // A one-order file judged: grouped with the single orders of other judgements (register-batch.ts).
           const only = items[0]!;
           const event = outbox ? registeredEvent(only, '', isoIn(only.registeredAt, 'registeredAt')) : undefined;
-          return [await settle(only, await groups.register(only, event, numberSequence(only.year)))];
+          const row = await groups.register(only, event, numberSequence(only.year), holder);
+          if (row === FENCED) throw new ClaimLostError([only.submissionId]);
+          return [await settle(only, row)];
         }
-        if (items.length === 1) return [await registerAlone(items[0]!, opts)];
+        if (items.length === 1 && holder === undefined) return [await registerAlone(items[0]!, opts)];
         return await tx(async (c) => {
+          if (holder !== undefined) {
+            const lost = await fence(c, holder, items);
+            if (lost.length > 0) throw new ClaimLostError(lost);
+          }
           if (opts?.durable === false) await c.query(`SET LOCAL synchronous_commit = off`);
           return registerEach(c, items);
         });
       } catch (e) {
         throw registrationError(e);
       }
+    },
+
+    async registeredBySubmission(submissionId, references) {
+      return all<{ codice_cliente: string; riferimento_ordine: string }>(
+        'SELECT codice_cliente, riferimento_ordine FROM orders WHERE submission_id = $1 AND riferimento_ordine = ANY($2::text[])',
+        [submissionId, [...new Set(references)]],
+      );
     },
 
     async getOrder(customerId, id) {

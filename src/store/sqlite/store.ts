@@ -36,9 +36,10 @@ import { readSubmissionBody, SUBMISSION_SIZE_SQL } from './bodies.ts';
 import { checkPieceRange, stagedOf } from '../common/upload-pieces.ts';
 import { jsonOut } from '../common/rows.ts';
 import { expandOutcome, isCompact } from '../common/outcome-form.ts';
-import type {
-  Article, Credential, CredentialKind, Customer, NewSubmission, Store, SubmissionSummary,
-  Unit, WriteOptions,
+import {
+  ClaimLostError,
+  type Article, type Credential, type CredentialKind, type Customer, type NewSubmission, type Store, type SubmissionSummary,
+  type Unit, type WriteOptions,
 } from '../../domain/store/store.ts';
 
 const ORDER_COLUMNS = `id, customer_id, codice_cliente, riferimento_ordine, numero_ordine, data_ordine, data_consegna,
@@ -154,7 +155,7 @@ function sqliteStoreOn(
       db.pragma('foreign_keys = ON');
     }
   } };
-  const { forget, ...work } = sqliteWork(db);
+  const { forget, lost: fenceOf, ...work } = sqliteWork(db);
 
   const upsertArticleBatch = db.transaction((rows: readonly Article[]) => {
     const s = q(`INSERT INTO articles (codice_articolo, descrizione, unita_misura) VALUES (?, ?, ?)
@@ -437,7 +438,23 @@ function sqliteStoreOn(
 
     async registerOrders(items, opts) {
       items.forEach(checkItem);
+      if (opts?.heldBy !== undefined) {
+        // Checked before the write is queued, not inside it: one process serves the file and judges a submission once
+        // at a time (intake.ts), so only another holder of this process (tests run several) could take over between.
+        const lost = fenceOf(opts.heldBy, new Set(items.map((i) => i.submissionId)));
+        if (lost.length > 0) throw new ClaimLostError(lost);
+      }
       return registering(runner.run('registerOrders', [items], opts?.durable !== false));
+    },
+
+    async registeredBySubmission(submissionId, references) {
+      const s = q(`SELECT codice_cliente, riferimento_ordine FROM orders
+        WHERE submission_id = ? AND riferimento_ordine IN (SELECT value FROM json_each(?))`);
+      const found: { codice_cliente: string; riferimento_ordine: string }[] = [];
+      for (const part of chunks([...new Set(references)])) {
+        for (const r of s.all(submissionId, JSON.stringify(part)) as typeof found) found.push(r);
+      }
+      return found;
     },
 
 

@@ -11,6 +11,8 @@ import { statementCache } from './statements.ts';
 export interface SqliteWork extends WorkMethods {
   /** A submission's outcome was recorded or it was reset: its claim, if any, is over. */
   forget(id: string): void;
+  /** Those of `ids` that `holder` may no longer register orders for: not received, or claimed by another holder now. */
+  lost(holder: string, ids: Iterable<string>): string[];
 }
 
 export function sqliteWork(db: Database.Database, now: () => number = Date.now): SqliteWork {
@@ -30,6 +32,16 @@ export function sqliteWork(db: Database.Database, now: () => number = Date.now):
   return {
     forget(id) {
       claims.delete(id);
+    },
+
+    lost(holder, ids) {
+      const at = now();
+      const out: string[] = [];
+      for (const id of ids) {
+        const row = q('SELECT state FROM submissions WHERE id = ?').get(id) as { state: string } | undefined;
+        if (row?.state !== 'received' || heldByOther(id, holder, at)) out.push(id);
+      }
+      return out;
     },
 
     async claimSubmissions(holder, limit, leaseMs) {
