@@ -39,8 +39,11 @@ export type Taken = { claimed: true; waited: boolean } | { claimed: false; outco
 
 export interface Claims {
   readonly holder: string;
-  /** Claim one submission, waiting while another instance holds it; or its outcome if that instance finished it. */
-  take(id: string): Promise<Taken>;
+  /**
+   * Claim one submission of `customerId`, waiting while another instance holds it; or its outcome if that instance
+   * finished it.
+   */
+  take(id: string, customerId: string): Promise<Taken>;
   has(id: string): boolean;
   /** The work on `id` ended (recorded, or failed and left to lapse): stop renewing it. */
   done(id: string): void;
@@ -84,7 +87,7 @@ export function createClaims(store: ClaimStore, log: Logger, holder: string, lea
 
   return {
     holder,
-    async take(id) {
+    async take(id, customerId) {
       // Twice the lease: long enough for a live holder to finish, or for a dead one's claim to lapse.
       const deadline = Date.now() + 2 * leaseMs;
       for (let waited = false; ; waited = true) {
@@ -93,9 +96,9 @@ export function createClaims(store: ClaimStore, log: Logger, holder: string, lea
           track();
           return { claimed: true, waited };
         }
-        const s = await store.getSubmission(id);
-        if (!s) throw new Error(`submission ${id} not found`);
-        if (s.state === 'processed' && s.outcome) return { claimed: false, outcome: s.outcome };
+        // The outcome alone, polled: not the submission with its raw body (a large file's, every WAIT_POLL_MS).
+        const outcome = (await store.getSubmissionOutcomes(customerId, [id])).get(id);
+        if (outcome) return { claimed: false, outcome };
         if (Date.now() >= deadline) {
           throw new IntakeError('UNAVAILABLE', 'The submission is being processed by another instance; ask for its state later');
         }

@@ -257,7 +257,7 @@ export function createIntake(deps: IntakeDeps): Intake {
     // first; read back, it may have (judge.ts, JudgeDeps.resumed).
     let resumed = known === undefined;
     if (!claims.has(id)) {
-      const taken = await claims.take(id);
+      const taken = await claims.take(id, customerId);
       // Another instance held it and has finished it meanwhile: its answer is the answer.
       if (!taken.claimed) return { outcome: taken.outcome, customerId };
       resumed ||= taken.waited;

@@ -181,16 +181,31 @@ void describe('claims between intakes: postgres', { skip: PG_SKIP }, () => {
     const db = await postgres.make();
     const [a, b] = [await db.open(), await db.open()];
     const first = intakeOn(a, 'first');
-    const second = intakeOn(b, 'second');
+    // What the waiting instance reads: the whole submission (raw body included) once, then only its outcome.
+    const reads = { whole: 0, outcome: 0 };
+    const counted: Store = {
+      ...b,
+      async getSubmission(id) {
+        reads.whole++;
+        return b.getSubmission(id);
+      },
+      async getSubmissionOutcomes(customerId, ids) {
+        reads.outcome++;
+        return b.getSubmissionOutcomes(customerId, ids);
+      },
+    };
+    const second = intakeOn(counted, 'second');
     try {
       const c = await setUp(a);
       const [id] = await receiveAll(first.intake, c, 1, 'W');
       assert.equal(await a.claimSubmission(id!, 'first', 60_000), true);
       const waiting = second.intake.process(id!);
+      await waitFor(async () => reads.outcome >= 3 || undefined, 10_000, 'the waiting instance to look a few times');
       const outcome = await first.intake.process(id!);
       assert.deepEqual(await waiting, outcome);
       assert.deepEqual(first.seen, [id], 'judged by the holder');
       assert.deepEqual(second.seen, [], 'not judged again by the one that waited');
+      assert.equal(reads.whole, 1, 'the raw body read once, not at every look');
     } finally {
       await first.intake.stop();
       await second.intake.stop();

@@ -22,7 +22,7 @@ export type StatusStore = ConnectorCustomerLookup & Pick<Store,
 
 /** Claims on received submissions (src/intake/claims.ts). */
 export type ClaimStore = Pick<Store,
-  'claimSubmission' | 'claimSubmissions' | 'renewClaims' | 'releaseClaims' | 'getSubmission' | 'reapInstances'>;
+  'claimSubmission' | 'claimSubmissions' | 'renewClaims' | 'releaseClaims' | 'getSubmissionOutcomes' | 'reapInstances'>;
 
 /** What judging a submission reads and writes (src/intake/judge.ts): the catalog, connectors, orders. */
 export type JudgeStore = ConnectorCustomerLookup & Pick<Store,
@@ -30,7 +30,7 @@ export type JudgeStore = ConnectorCustomerLookup & Pick<Store,
 
 /** The intake core (src/intake/intake.ts): durable receipt, claims, judging, completion. */
 export type IntakeStore = ClaimStore & JudgeStore & Pick<Store,
-  'saveSubmission' | 'saveSingleOrder' | 'completeSubmission' | 'resetSubmission' | 'countRetry' | 'getSubmissionOutcomes'>;
+  'saveSubmission' | 'saveSingleOrder' | 'completeSubmission' | 'resetSubmission' | 'countRetry' | 'getSubmission'>;
 
 /** The e-mail channel (src/channels/mail/): its own tables, the customers its mailboxes belong to, its leases. */
 export type MailChannelStore = MailStore & Pick<Store,
