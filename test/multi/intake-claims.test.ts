@@ -86,6 +86,36 @@ async function receiveAll(intake: Intake, c: Customer, n: number, prefix: string
   return ids;
 }
 
+/**
+ * `store` as used by an instance whose event loop stops just before it calls `at` (a long GC pause, a loaded
+ * machine): neither its claim renewals nor that call reach the database until `resume()`; `reached` settles when it
+ * got there.
+ */
+function stallingBefore(store: Store, at: 'completeSubmission' | 'registerOrders'): { store: Store; reached: Promise<void>; resume: () => void } {
+  let resume!: () => void;
+  const stall = new Promise<void>((r) => {
+    resume = r;
+  });
+  let arrived!: () => void;
+  const reached = new Promise<void>((r) => {
+    arrived = r;
+  });
+  const call = store[at] as (...args: unknown[]) => Promise<unknown>;
+  const slow = {
+    ...store,
+    async renewClaims(holder: string, ids: readonly string[], leaseMs: number) {
+      await stall;
+      return store.renewClaims(holder, ids, leaseMs);
+    },
+    async [at](...args: unknown[]) {
+      arrived();
+      await stall;
+      return call.apply(store, args);
+    },
+  } as Store;
+  return { store: slow, reached, resume };
+}
+
 /** A store whose catalog has forgotten every article: judging refuses whatever it has not registered already. */
 function forgetful(store: Store): Store {
   return { ...store, knownArticles: async () => new Set<string>() };
@@ -222,26 +252,7 @@ void describe('claims between intakes: postgres', { skip: PG_SKIP }, () => {
     // or refusal event), and its caller gets the outcome that stands.
     const db = await postgres.make();
     const [a, b] = [await db.open(), await db.open()];
-    let resume!: () => void;
-    const stall = new Promise<void>((r) => {
-      resume = r;
-    });
-    let stalled!: () => void;
-    const reachedRecord = new Promise<void>((r) => {
-      stalled = r;
-    });
-    const slow: Store = {
-      ...a,
-      async renewClaims(holder, ids, leaseMs) {
-        await stall;
-        return a.renewClaims(holder, ids, leaseMs);
-      },
-      async completeSubmission(...args) {
-        stalled();
-        await stall;
-        return a.completeSubmission(...args);
-      },
-    };
+    const { store: slow, reached: reachedRecord, resume } = stallingBefore(a, 'completeSubmission');
     const first = intakeOn(slow, 'stalled', { claimLeaseMs: 300 });
     const second = intakeOn(b, 'taker', { claimLeaseMs: 10_000 });
     try {
@@ -275,26 +286,7 @@ void describe('claims between intakes: postgres', { skip: PG_SKIP }, () => {
     // customer is told it was refused. Its caller gets the outcome that stands.
     const db = await postgres.make();
     const [a, b] = [await db.open(), await db.open()];
-    let resume!: () => void;
-    const stall = new Promise<void>((r) => {
-      resume = r;
-    });
-    let stalled!: () => void;
-    const reachedRegister = new Promise<void>((r) => {
-      stalled = r;
-    });
-    const slow: Store = {
-      ...a,
-      async renewClaims(holder, ids, leaseMs) {
-        await stall;
-        return a.renewClaims(holder, ids, leaseMs);
-      },
-      async registerOrders(items, opts) {
-        stalled();
-        await stall;
-        return a.registerOrders(items, opts);
-      },
-    };
+    const { store: slow, reached: reachedRegister, resume } = stallingBefore(a, 'registerOrders');
     const first = intakeOn(slow, 'stalled', { claimLeaseMs: 300 });
     const second = intakeOn(forgetful(b), 'taker', { claimLeaseMs: 10_000 });
     try {
