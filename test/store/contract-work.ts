@@ -116,6 +116,18 @@ export function workContract(makeStore: StoreFactory): void {
       assert.equal(await store.getOrderByRef(c.id, 'L-2'), undefined);
       assert.equal(await store.getOrderByRef(c.id, 'L-4'), undefined, 'the other submission\'s order went with the transaction');
       assert.equal((await store.registerOrders([item(c, s0, 'L-1')], { durable: false, heldBy: 'heir' }))[0]!.status, 'created', 'the heir registers');
+      // At once, as concurrent judgements call it (PostgreSQL groups them; a group that fails on one order registers
+      // the others one by one, fenced the same way): each answered for itself.
+      const [held, faulty, lost] = await Promise.allSettled([
+        store.registerOrders([item(c, s1, 'P-1')], { durable: false, heldBy: 'stalled' }),
+        store.registerOrders([item(c, s1, 'P-2', { customerId: 'no-such-customer' })], { durable: false, heldBy: 'stalled' }),
+        store.registerOrders([item(c, s0, 'P-3')], { durable: false, heldBy: 'stalled' }),
+      ]);
+      assert.equal(held.status === 'fulfilled' && held.value[0]!.status, 'created');
+      assert.equal(faulty.status, 'rejected');
+      assert.ok(!(faulty.status === 'rejected' && faulty.reason instanceof ClaimLostError), 'refused for its own fault, not the claim');
+      assert.ok(lost.status === 'rejected' && lost.reason instanceof ClaimLostError, String(lost.status === 'rejected' ? lost.reason : 'fulfilled'));
+      assert.equal(await store.getOrderByRef(c.id, 'P-3'), undefined);
       // Finished: no holder registers any more; without a holder (a tool, a test) the store does not ask.
       await store.completeSubmission(s1, 'processed', outcome(s1), at(9));
       await assert.rejects(store.registerOrders([item(c, s1, 'K-4')], { durable: false, heldBy: 'stalled' }), ClaimLostError);
