@@ -12,6 +12,7 @@ import { createLogger } from '../../src/log.ts';
 import { openPostgresStore } from '../../src/store/postgres/store.ts';
 import { openSqliteStore } from '../../src/store/sqlite/store.ts';
 import type { Customer, Store } from '../../src/domain/store/store.ts';
+import type { Outcome } from '../../src/domain/types.ts';
 import { waitFor } from '../helpers/service.ts';
 import { createSchema, PG_SKIP, testDatabaseUrl } from '../store/pg-schema.ts';
 
@@ -114,6 +115,36 @@ function stallingBefore(store: Store, at: 'completeSubmission' | 'registerOrders
     },
   } as Store;
   return { store: slow, reached, resume };
+}
+
+/**
+ * Two instances on one fresh PostgreSQL schema: `first` (lease 300 ms) stalls before `at`, `second` (on `taker(b)`,
+ * lease 10 s) can take its work over. `run` drives them up to the takeover and returns the stalled caller's promise;
+ * the stall is then lifted and `check` gets what that caller answered. Both instances and stores are always closed.
+ */
+async function withStalledPair(
+  at: 'completeSubmission' | 'registerOrders',
+  taker: (b: Store) => Store,
+  run: (p: { a: Store; b: Store; first: ReturnType<typeof intakeOn>; second: ReturnType<typeof intakeOn>; reached: Promise<void> }) =>
+    Promise<{ late: Promise<Outcome>; check: (resumed: Outcome) => Promise<void> }>,
+): Promise<void> {
+  const db = await postgres.make();
+  const [a, b] = [await db.open(), await db.open()];
+  const { store: slow, reached, resume } = stallingBefore(a, at);
+  const first = intakeOn(slow, 'stalled', { claimLeaseMs: 300 });
+  const second = intakeOn(taker(b), 'taker', { claimLeaseMs: 10_000 });
+  try {
+    const { late, check } = await run({ a, b, first, second, reached });
+    resume();
+    await check(await late);
+  } finally {
+    resume();
+    await first.intake.stop();
+    await second.intake.stop();
+    await a.close();
+    await b.close();
+    await db.cleanup();
+  }
 }
 
 /** A store whose catalog has forgotten every article: judging refuses whatever it has not registered already. */
@@ -250,33 +281,22 @@ void describe('claims between intakes: postgres', { skip: PG_SKIP }, () => {
     // machine): neither its renewal nor its outcome reaches the database until the other has taken the work over
     // and recorded. Its late outcome must then record nothing, announce nothing (no second outcome file, reply
     // or refusal event), and its caller gets the outcome that stands.
-    const db = await postgres.make();
-    const [a, b] = [await db.open(), await db.open()];
-    const { store: slow, reached: reachedRecord, resume } = stallingBefore(a, 'completeSubmission');
-    const first = intakeOn(slow, 'stalled', { claimLeaseMs: 300 });
-    const second = intakeOn(b, 'taker', { claimLeaseMs: 10_000 });
-    try {
+    await withStalledPair('completeSubmission', (b) => b, async ({ a, b, first, second, reached }) => {
       const c = await setUp(a);
       const [id] = await receiveAll(first.intake, c, 1, 'L');
       const late = first.intake.process(id!);
-      await reachedRecord;
+      await reached;
       const taken = await second.intake.process(id!);
       assert.deepEqual(second.seen, [id], 'taken over once the stalled lease lapsed, and announced');
-      resume();
-      assert.deepEqual(await late, taken, 'the stalled caller answers with the outcome that stands');
-      assert.deepEqual(first.seen, [], 'the late judgement is not announced');
-      const s = await b.getSubmission(id!);
-      assert.equal(s?.attempts, 1, 'one outcome recorded');
-      assert.deepEqual(s?.outcome, taken);
-      assert.equal((await b.listOrders({ customerId: c.id })).length, 1, 'one order registered');
-    } finally {
-      resume();
-      await first.intake.stop();
-      await second.intake.stop();
-      await a.close();
-      await b.close();
-      await db.cleanup();
-    }
+      return { late, check: async (resumed) => {
+        assert.deepEqual(resumed, taken, 'the stalled caller answers with the outcome that stands');
+        assert.deepEqual(first.seen, [], 'the late judgement is not announced');
+        const s = await b.getSubmission(id!);
+        assert.equal(s?.attempts, 1, 'one outcome recorded');
+        assert.deepEqual(s?.outcome, taken);
+        assert.equal((await b.listOrders({ customerId: c.id })).length, 1, 'one order registered');
+      } };
+    });
   });
 
   void it('registers nothing once another instance took over from one stalled past its lease before registering', async () => {
@@ -284,31 +304,20 @@ void describe('claims between intakes: postgres', { skip: PG_SKIP }, () => {
     // Meanwhile the other takes the work over and refuses the order (here: its catalog no longer knows the article).
     // The late registration must write nothing: an order registered under a refusal would reach the ERP while the
     // customer is told it was refused. Its caller gets the outcome that stands.
-    const db = await postgres.make();
-    const [a, b] = [await db.open(), await db.open()];
-    const { store: slow, reached: reachedRegister, resume } = stallingBefore(a, 'registerOrders');
-    const first = intakeOn(slow, 'stalled', { claimLeaseMs: 300 });
-    const second = intakeOn(forgetful(b), 'taker', { claimLeaseMs: 10_000 });
-    try {
+    await withStalledPair('registerOrders', forgetful, async ({ a, b, first, second, reached }) => {
       const c = await setUp(a);
       const [id] = await receiveAll(first.intake, c, 1, 'N');
       const late = first.intake.process(id!);
-      await reachedRegister;
+      await reached;
       const taken = await second.intake.process(id!);
       assert.equal(taken.esito, 'errore', 'refused by the instance that took over');
-      resume();
-      assert.deepEqual(await late, taken, 'the stalled caller answers with the outcome that stands');
-      assert.equal((await b.listOrders({ customerId: c.id })).length, 0, 'nothing registered by the stalled instance');
-      assert.deepEqual(first.seen, [], 'the late judgement is not announced');
-      assert.equal((await b.getSubmission(id!))?.attempts, 1);
-    } finally {
-      resume();
-      await first.intake.stop();
-      await second.intake.stop();
-      await a.close();
-      await b.close();
-      await db.cleanup();
-    }
+      return { late, check: async (resumed) => {
+        assert.deepEqual(resumed, taken, 'the stalled caller answers with the outcome that stands');
+        assert.equal((await b.listOrders({ customerId: c.id })).length, 0, 'nothing registered by the stalled instance');
+        assert.deepEqual(first.seen, [], 'the late judgement is not announced');
+        assert.equal((await b.getSubmission(id!))?.attempts, 1);
+      } };
+    });
   });
 });
 
