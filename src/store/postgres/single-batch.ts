@@ -22,7 +22,7 @@
  */
 import type pg from 'pg';
 import { grouped } from './groups.ts';
-import { attemptArrays, attemptColumns, pushAttempt } from './attempt-columns.ts';
+import { ATTEMPT_RECORD_COLUMNS, attemptRecord } from './attempt-columns.ts';
 import { lineColumns } from './register-batch.ts';
 import { fillHolesSql, mayHoldStandIns, withHoles } from './json-holes.ts';
 import { singleOrderOutcome } from '../../domain/registered-outcome.ts';
@@ -64,8 +64,8 @@ interface Row {
 
 /**
  * `input`: one row per call (k), its submission and its order (NULLs for an outcome given as it stands); `lines`:
- * the orders' lines; `cases`, `atts`, `evs`: what each possible answer of each call writes. Answers one row per call,
- * in order, its answer NULL when the order's insert did nothing.
+ * the orders' lines; `cases`, `atts`, `evs`: what each possible answer of each call writes, each a JSON array of
+ * records (values()). Answers one row per call, in order, its answer NULL when the order's insert did nothing.
  */
 export function singleGroupSql(): string {
   const fill = (template: string): string => fillHolesSql(template, 'r.id', 'r.numero');
@@ -113,7 +113,7 @@ export function singleGroupSql(): string {
       FROM input i LEFT JOIN found f ON f.k = i.k
       LEFT JOIN (SELECT n.k, ins.id, ins.numero_ordine FROM ins JOIN numbered n ON n.order_id = ins.id) AS x ON x.k = i.k
     ), cases AS (
-      SELECT * FROM unnest($35::int[], $36::text[], $37::text[]) AS c(k, answer, outcome)
+      SELECT * FROM json_to_recordset($35::json) AS c(k int, answer text, outcome text)
     ), subs AS (
       -- Inserted processed: never received in the table, nothing for a sweeper or a claim to take. The orders of
       -- this statement reference these rows: the foreign key is checked at the end of the statement.
@@ -129,14 +129,13 @@ export function singleGroupSql(): string {
       INSERT INTO order_attempts (submission_id, idx, customer_id, riferimento_ordine, esito, outcome, received_at, channel)
       SELECT i.id, a.idx, coalesce(a.customer, i.customer_id), a.ref, a.esito, ${fill('a.outcome')}::json, i.received_at,
         i.channel
-      FROM unnest($38::int[], $39::text[], $40::int[], $41::text[], $42::text[], $43::text[], $44::text[])
-        AS a(k, answer, idx, ref, esito, outcome, customer)
+      FROM json_to_recordset($36::json) AS a(k int, answer text, ${ATTEMPT_RECORD_COLUMNS})
       JOIN resolved r ON r.k = a.k AND r.answer = a.answer JOIN input i ON i.k = a.k
     ), evs AS (
       INSERT INTO order_events (id, type, time, order_id, customer_id, data)
       SELECT e.id, e.type, e.time, e.order_id, e.customer_id, ${fill('e.data')}::jsonb
-      FROM unnest($45::int[], $46::text[], $47::text[], $48::text[], $49::timestamptz[], $50::text[], $51::text[], $52::text[])
-        WITH ORDINALITY AS e(k, answer, id, type, time, order_id, customer_id, data, n)
+      FROM ROWS FROM (json_to_recordset($37::json) AS (k int, answer text, id text, type text, time timestamptz,
+        order_id text, customer_id text, data text)) WITH ORDINALITY AS e(k, answer, id, type, time, order_id, customer_id, data, n)
       JOIN resolved r ON r.k = e.k AND r.answer = e.answer
       ORDER BY e.n
     )
@@ -228,29 +227,19 @@ function written(call: SingleCall, outbox: boolean): Written[] {
 function values(calls: readonly Prepared[]): unknown[] {
   const col = <T>(f: (c: Prepared) => T): T[] => calls.map(f);
   const item = (c: Prepared): RegisterItem | undefined => ('item' in c.judged ? c.judged.item : undefined);
-  const cases = { k: [] as number[], answer: [] as string[], outcome: [] as string[] };
-  const att = { k: [] as number[], answer: [] as string[], cols: attemptColumns() };
-  const ev = { k: [] as number[], answer: [] as string[], id: [] as string[], type: [] as string[], time: [] as string[], order: [] as (string | null)[], customer: [] as string[], data: [] as string[] };
+  // What each answer writes goes as three JSON parameters, not as a dozen arrays: the texts are JSON, full of quotes,
+  // and `pg` escapes every array element in JavaScript, where JSON.stringify escapes them all natively (performance.md).
+  const cases: { k: number; answer: Answer; outcome: string }[] = [];
+  const atts: ({ k: number; answer: Answer } & ReturnType<typeof attemptRecord>)[] = [];
+  const evs: { k: number; answer: Answer; id: string; type: string; time: string; order_id: string | null; customer_id: string; data: string }[] = [];
   calls.forEach((c, i) => {
     const k = i + 1; // WITH ORDINALITY counts from 1
     for (const w of c.written) {
-      cases.k.push(k);
-      cases.answer.push(w.answer);
-      cases.outcome.push(w.outcome);
-      for (const a of w.attempts) {
-        att.k.push(k);
-        att.answer.push(w.answer);
-        pushAttempt(att.cols, a);
-      }
+      const answer = w.answer;
+      cases.push({ k, answer, outcome: w.outcome });
+      for (const a of w.attempts) atts.push({ k, answer, ...attemptRecord(a) });
       for (const { event: e, data } of w.events) {
-        ev.k.push(k);
-        ev.answer.push(w.answer);
-        ev.id.push(e.id);
-        ev.type.push(e.type);
-        ev.time.push(isoIn(e.time, 'time'));
-        ev.order.push(e.orderId ?? null);
-        ev.customer.push(e.customerId);
-        ev.data.push(data);
+        evs.push({ k, answer, id: e.id, type: e.type, time: isoIn(e.time, 'time'), order_id: e.orderId ?? null, customer_id: e.customerId, data });
       }
     }
   });
@@ -267,8 +256,6 @@ function values(calls: readonly Prepared[]): unknown[] {
     col((c) => item(c)?.channel ?? null), col((c) => item(c)?.site ?? null),
     col((c) => { const it = item(c); return it ? isoIn(it.registeredAt, 'registeredAt') : null; }), col((c) => c.seqName ?? null),
     ...lineColumns(calls.flatMap((c) => item(c) ?? [])),
-    cases.k, cases.answer, cases.outcome,
-    att.k, att.answer, ...attemptArrays(att.cols),
-    ev.k, ev.answer, ev.id, ev.type, ev.time, ev.order, ev.customer, ev.data,
+    JSON.stringify(cases), JSON.stringify(atts), JSON.stringify(evs),
   ];
 }
