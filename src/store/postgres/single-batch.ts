@@ -244,7 +244,7 @@ function written(call: SingleCall, outbox: boolean, answers: readonly (typeof AN
 function values(calls: readonly Prepared[]): unknown[] {
   const col = <T>(f: (c: Prepared) => T): T[] => calls.map(f);
   const item = (c: Prepared): RegisterItem | undefined => ('item' in c.judged ? c.judged.item : undefined);
-  // What each answer writes goes as three JSON parameters, not as a dozen arrays: the texts are JSON, full of quotes,
+  // What each answer writes goes as three JSON parameters, not as eighteen arrays: the texts are JSON, full of quotes,
   // and `pg` escapes every array element in JavaScript, where JSON.stringify escapes them all natively (performance.md).
   const cases: { k: number; answer: Answer; outcome: string }[] = [];
   const atts: ({ k: number; answer: Answer } & ReturnType<typeof attemptRecord>)[] = [];
