@@ -185,7 +185,7 @@ export function singleOrderGroups(pool: pg.Pool, outbox: boolean): SingleGroups 
           const o = 'item' in call.judged ? call.judged.item.order : undefined;
           throw new Error(`order ${o?.codice_cliente}/${o?.riferimento_ordine} conflicted but cannot be read`);
         }
-        if (prepared.written.length < ANSWERS_TO_AN_ORDER.length) prepared = { ...call, written: written(call, outbox, ANSWERS_TO_AN_ORDER) };
+        if (runs === 1) prepared = { ...call, written: written(call, outbox, ANSWERS_TO_AN_ORDER) };
       }
     },
   };
