@@ -241,15 +241,19 @@ function catalogContract(makeStore: StoreFactory): void {
       await assert.rejects(store.listSubmissions({ limit: 0 }), isCode('VALIDATION'));
     }));
 
-    void it('finds a customer\'s earlier submission by hash and by reserved order id', () => withStore(makeStore, async (store) => {
+    void it('finds a customer\'s earlier file by hash, and a submission by reserved order id', () => withStore(makeStore, async (store) => {
       const a = await addCustomer(store, 'A001');
       const b = await addCustomer(store, 'B001');
+      // The same bytes sent first as a REST call's body: a single order, not a file, so not "the same file again".
+      await addSubmission(store, a, { sha256: 'same', channel: 'rest', singleOrder: true, receivedAt: at(0) });
+      await addSubmission(store, a, { sha256: 'only-rest', channel: 'rest', singleOrder: true, receivedAt: at(0) });
       const first = await addSubmission(store, a, { sha256: 'same', channel: 'ftp', receivedAt: at(1) });
       await addSubmission(store, a, { sha256: 'same', channel: 'sftp', receivedAt: at(2) });
       await addSubmission(store, b, { sha256: 'other', reservedOrderId: 'order-b' });
       assert.equal((await store.findSubmissionBySha(a.id, 'same'))?.id, first);
       assert.equal((await store.findSubmissionBySha(a.id, 'same', 'sftp'))?.receivedAt, at(2));
       assert.equal(await store.findSubmissionBySha(a.id, 'same', 'rest'), undefined);
+      assert.equal(await store.findSubmissionBySha(a.id, 'only-rest'), undefined, 'a single order is not a file');
       assert.equal(await store.findSubmissionBySha(a.id, 'other'), undefined, 'another customer\'s file is not seen');
       assert.ok(!('raw' in (await store.findSubmissionBySha(a.id, 'same'))!));
       assert.equal((await store.findSubmissionByReservedOrderId(b.id, 'order-b'))?.customerId, b.id);

@@ -6,6 +6,8 @@ import { describe, it } from 'node:test';
 import type { Customer, Store } from '../../src/domain/store/store.ts';
 import { FIND_MAIL_SUBMISSIONS_SQL as PG_FIND_MAIL } from '../../src/store/postgres/mail.ts';
 import { FIND_MAIL_SUBMISSIONS_SQL as SQLITE_FIND_MAIL } from '../../src/store/sqlite/mail.ts';
+import { findBySha as pgFindBySha } from '../../src/store/postgres/store.ts';
+import { findBySha as sqliteFindBySha } from '../../src/store/sqlite/store.ts';
 import { addSubmission, at } from './fixtures.ts';
 import { PG_SKIP } from './pg-schema.ts';
 import { withPgPlans, withSqlitePlans } from './plans.ts';
@@ -16,7 +18,40 @@ import { withPgPlans, withSqlitePlans } from './plans.ts';
  */
 const ROWS = 1500;
 
+/**
+ * A customer's submissions, most of them single orders (REST) and a few files: the same file is looked up through the
+ * (customer_id, sha256) index, which holds the files only (migration 025). Spelled without its `single_order` term
+ * the statement would still find the file (the contract passes) by reading every one of the customer's submissions.
+ */
+const fillShas = async (store: Store, c: Customer) => {
+  for (let i = 0; i < ROWS; i++) {
+    const file = i % 100 === 0;
+    await addSubmission(store, c, { receivedAt: at(i % 3600), sha256: `sha-${i}`, singleOrder: !file, channel: file ? 'sftp' : 'rest' });
+  }
+};
+
 void describe('query plans', () => {
+  void it('sqlite: the same file is found through the files-only hash index', async () => {
+    await withSqlitePlans(fillShas, (db, customerId) => {
+      for (const byChannel of [false, true]) {
+        const plan = (db.prepare(`EXPLAIN QUERY PLAN ${sqliteFindBySha(byChannel)}`).all({ customerId, sha256: 'sha-100', channel: 'sftp' }) as
+          { detail: string }[]).map((r) => r.detail).join('\n');
+        assert.match(plan, /USING INDEX submissions_customer_sha/, plan);
+      }
+      const row = db.prepare(sqliteFindBySha(false)).get({ customerId, sha256: 'sha-100' }) as { channel: string } | undefined;
+      assert.equal(row?.channel, 'sftp', 'the statement finds the file');
+      assert.equal(db.prepare(sqliteFindBySha(false)).get({ customerId, sha256: 'sha-101' }), undefined, 'not a REST body');
+    });
+  });
+
+  void it('postgres: the same file is found through the files-only hash index', { skip: PG_SKIP }, async () => {
+    await withPgPlans(fillShas, { analyze: ['submissions'], planner: '-c enable_seqscan=off' }, async (explain, customerId) => {
+      assert.match(await explain(pgFindBySha(false), [customerId, 'sha-100']), /submissions_customer_sha/);
+      assert.match(await explain(pgFindBySha(true), [customerId, 'sha-100', 'sftp']), /submissions_customer_sha/);
+    });
+  });
+
+
   void it('sqlite: the parts of one e-mail message are found through the mail id index', async () => {
     const fill = async (store: Store, c: Customer) => {
       for (let i = 0; i < ROWS; i++) {

@@ -183,7 +183,10 @@ export interface Store extends MailStore, ConnectorStore, EventStore, HandoffSto
   /** Delete the pieces of every unadopted upload whose last piece was written before `touchedBefore`; how many uploads. */
   sweepStagedUploads(touchedBefore: string): Promise<number>;
   listSubmissions(q: { state?: SubmissionState; customerId?: string; limit?: number }): Promise<SubmissionSummary[]>;
-  /** A customer's earlier submission with the same bytes, if any (the same file uploaded twice). */
+  /**
+   * A customer's earlier file with the same bytes, if any (the same file uploaded twice): single-order submissions
+   * (REST, SOAP, the portal's form) are bodies of calls, not files, and are never returned.
+   */
   findSubmissionBySha(customerId: string, sha256: string, channel?: Channel): Promise<SubmissionSummary | undefined>;
   /**
    * Outcomes of the customer's submissions among `ids`, by id, without their raw bytes (file listings render the

@@ -90,6 +90,17 @@ function registrationError(e: unknown): unknown {
   return e;
 }
 
+/**
+ * An earlier file with the same bytes (findSubmissionBySha; $1 customer, $2 hash, $3 channel when `byChannel`): as on
+ * SQLite, single-order submissions are not files, and the (customer_id, sha256) index holds files only (migration
+ * 025); `NOT single_order` lets the planner take it. Exported for the plan test (test/store/query-plans.test.ts).
+ */
+export function findBySha(byChannel: boolean): string {
+  return `SELECT ${SUBMISSION_COLUMNS}, outcome->>'esito' AS esito, ${SUBMISSION_SIZE_SQL} AS size FROM submissions
+    WHERE customer_id = $1 AND sha256 = $2 AND NOT single_order ${byChannel ? 'AND channel = $3' : ''}
+    ORDER BY received_at, id COLLATE "C" LIMIT 1`;
+}
+
 const ORDER_COLUMNS = `id, customer_id, codice_cliente, riferimento_ordine, numero_ordine,
   to_char(data_ordine, 'YYYY-MM-DD') AS data_ordine, to_char(data_consegna, 'YYYY-MM-DD') AS data_consegna,
   submission_id, channel, site, registered_at, production_state`;
@@ -452,13 +463,7 @@ export async function openPostgresStore(url: string, opts: PostgresStoreOptions 
     },
 
     async findSubmissionBySha(customerId, sha256, channel) {
-      const params: unknown[] = [customerId, sha256];
-      const r = await one<SubmissionRow>(
-        `SELECT ${SUBMISSION_COLUMNS}, outcome->>'esito' AS esito, ${SUBMISSION_SIZE_SQL} AS size FROM submissions
-         WHERE customer_id = $1 AND sha256 = $2 ${channel === undefined ? '' : `AND channel = $${params.push(channel)}`}
-         ORDER BY received_at, id COLLATE "C" LIMIT 1`,
-        params,
-      );
+      const r = await one<SubmissionRow>(findBySha(channel !== undefined), channel === undefined ? [customerId, sha256] : [customerId, sha256, channel]);
       return r && toSummary(r);
     },
 

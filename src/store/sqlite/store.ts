@@ -45,6 +45,17 @@ import {
 const ORDER_COLUMNS = `id, customer_id, codice_cliente, riferimento_ordine, numero_ordine, data_ordine, data_consegna,
   submission_id, channel, site, registered_at, production_state`;
 
+/**
+ * An earlier file with the same bytes (findSubmissionBySha): single-order submissions (REST, SOAP, the portal's form)
+ * are not files, and the (customer_id, sha256) index holds files only (migration 025); `single_order = 0` is the
+ * term that lets SQLite take that partial index. Exported for the plan test (test/store/query-plans.test.ts).
+ */
+export function findBySha(byChannel: boolean): string {
+  return `SELECT ${SUBMISSION_COLUMNS}, json_extract(outcome, '$.esito') AS esito, ${SUBMISSION_SIZE_SQL} AS size FROM submissions
+    WHERE customer_id = @customerId AND sha256 = @sha256 AND single_order = 0 ${byChannel ? 'AND channel = @channel' : ''}
+    ORDER BY received_at, id LIMIT 1`;
+}
+
 function constraint(e: unknown, kind: 'UNIQUE' | 'PRIMARYKEY' | 'FOREIGNKEY'): boolean {
   return (e as { code?: unknown }).code === `SQLITE_CONSTRAINT_${kind}`;
 }
@@ -385,9 +396,7 @@ function sqliteStoreOn(
     },
 
     async findSubmissionBySha(customerId, sha256, channel) {
-      const r = q(`SELECT ${SUBMISSION_COLUMNS}, json_extract(outcome, '$.esito') AS esito, ${SUBMISSION_SIZE_SQL} AS size FROM submissions
-        WHERE customer_id = @customerId AND sha256 = @sha256 ${channel === undefined ? '' : 'AND channel = @channel'}
-        ORDER BY received_at, id LIMIT 1`).get({ customerId, sha256, ...(channel === undefined ? {} : { channel }) }) as
+      const r = q(findBySha(channel !== undefined)).get({ customerId, sha256, ...(channel === undefined ? {} : { channel }) }) as
         | SubmissionRow
         | undefined;
       return r && toSummary(r);
