@@ -11,7 +11,7 @@ import { killAllChildren, ROOT } from './lib/children.ts';
 import { machineFacts } from './lib/machine.ts';
 import { buildReport, printReport, writeReport } from './lib/report.ts';
 import { BENCHMARKS } from './benchmarks/index.ts';
-import type { BenchContext } from './lib/types.ts';
+import type { BenchContext, RefOrder } from './lib/types.ts';
 
 const USAGE = `usage: npm run bench -- [NAME ...] [options]
   NAME               ${BENCHMARKS.map((b) => b.name).join(', ')} (default: all)
@@ -22,6 +22,8 @@ const USAGE = `usage: npm run bench -- [NAME ...] [options]
                      once before their first measurement (default 20; see bench/profile/warm-up.ts)
   --concurrency N    closed-loop requests in flight (default 32)
   --rate N           open-loop requests per second (default 2000)
+  --refs ORDER       REST orders' references: sequence (default, one customer numbering its orders) or scattered
+                     (as from many customers: each lands in its own part of the reference-keyed indexes)
   --profile          rest: one extra pass with the service under node --cpu-prof, summarised
   --quick            --runs 3 --duration 3 --warmup 1 --service-warmup 2: a smoke run, figures too noisy to quote
   --list             list the benchmarks`;
@@ -38,6 +40,12 @@ function numberOption(values: Record<string, unknown>, name: keyof typeof LIMITS
   return name === 'duration' || name === 'warmup' || name === 'service-warmup' ? n : Math.round(n);
 }
 
+function refOrder(raw: unknown): RefOrder {
+  if (raw === undefined) return 'sequence';
+  if (raw === 'sequence' || raw === 'scattered') return raw;
+  throw new Error(`--refs must be sequence or scattered, got "${String(raw)}"`);
+}
+
 /** The scratch folder of this run, removed at the end or on Ctrl-C. */
 let scratchDir: string | undefined;
 
@@ -46,7 +54,7 @@ async function main(): Promise<number> {
     allowPositionals: true,
     options: {
       runs: { type: 'string' }, duration: { type: 'string' }, warmup: { type: 'string' }, 'service-warmup': { type: 'string' }, concurrency: { type: 'string' },
-      rate: { type: 'string' }, profile: { type: 'boolean' }, quick: { type: 'boolean' }, list: { type: 'boolean' },
+      rate: { type: 'string' }, refs: { type: 'string' }, profile: { type: 'boolean' }, quick: { type: 'boolean' }, list: { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
     },
   });
@@ -72,6 +80,7 @@ async function main(): Promise<number> {
     serviceWarmupSec: numberOption(values, 'service-warmup', quick ? 2 : 20),
     concurrency: numberOption(values, 'concurrency', 32),
     rate: numberOption(values, 'rate', 2000),
+    refs: refOrder(values.refs),
   };
   const command = `npm run bench -- ${process.argv.slice(2).join(' ')}`.trim();
   const scratch = mkdtempSync(path.join(os.tmpdir(), 'order-intake-bench-'));

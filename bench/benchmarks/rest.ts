@@ -41,6 +41,7 @@ export function loadSpec(ctx: BenchContext, port: number, apiKey: string | undef
     headers: apiKey ? { 'x-api-key': apiKey } : {},
     orderLines: ORDER_LINES,
     refPrefix,
+    refs: ctx.refs,
     mode,
     concurrency: ctx.concurrency,
     rate: mode === 'open' ? ctx.rate : 0,
@@ -277,7 +278,7 @@ export function restBenchmark(kind: StoreKind): Benchmark {
       }
       const result: BenchResult = {
         settings: {
-          store: kind, orderLines: ORDER_LINES, concurrency: ctx.concurrency, openLoopRates: [ctx.rate, 'half of the run\'s measured throughput'], openLoopConnections: 64,
+          store: kind, orderLines: ORDER_LINES, references: ctx.refs, concurrency: ctx.concurrency, openLoopRates: [ctx.rate, 'half of the run\'s measured throughput'], openLoopConnections: 64,
           warmupSec: ctx.warmupSec, serviceWarmupSec: ctx.serviceWarmupSec, durationSec: ctx.durationSec, logLevel: 'info (logs piped to the benchmark and counted)',
           freshDatabaseEachRun: true, client: 'undici Pool in a separate process, pipelining 1', ...extraSettings,
         },

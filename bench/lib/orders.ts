@@ -2,6 +2,7 @@
  * Order documents the benchmarks send: valid orders of the seeded DEMO customer using the demo catalog, so every
  * one is accepted and registered; each has its own riferimento_ordine so each registers a new order.
  */
+import type { RefOrder } from './types.ts';
 import { DEMO_ARTICLES, DEMO_CUSTOMER } from '../../src/seed/demo.ts';
 
 const CUSTOMER = DEMO_CUSTOMER.code;
@@ -57,4 +58,15 @@ export function csvRows(ref: string, lines: number): string {
 
 export function csvOrder(ref: string, lines: number): string {
   return CSV_HEADER + csvRows(ref, lines);
+}
+
+/**
+ * The reference of the n-th order. In sequence, every reference-keyed index of the store grows at its right edge, as
+ * for one customer numbering its orders; scattered, a multiplicative scramble of n put before it (n stays, so each
+ * reference is still new) sends consecutive orders far apart in those indexes, as orders from many customers would.
+ */
+export function reference(spec: { refPrefix: string; refs?: RefOrder }, n: number): string {
+  if (spec.refs !== 'scattered') return `${spec.refPrefix}-${n}`;
+  const k = Math.imul(n, 0x9e3779b1) >>> 0;
+  return `${spec.refPrefix}-${k.toString(36).padStart(7, '0')}-${n}`;
 }

@@ -1,5 +1,7 @@
 /** What a benchmark is and what it hands back to the runner (bench/run.ts). */
 
+export type RefOrder = 'sequence' | 'scattered';
+
 export interface BenchContext {
   /** How many times each measurement is repeated (--runs). */
   runs: number;
@@ -17,6 +19,12 @@ export interface BenchContext {
   rate: number;
   /** In-flight requests of the closed-loop throughput measurement (--concurrency). */
   concurrency: number;
+  /**
+   * How the REST orders' references follow one another (--refs): `sequence` (default) as one customer numbering its
+   * orders, so every reference-keyed index grows at its right edge; `scattered` as orders from many customers, each
+   * reference landing in its own part of those indexes (docs/development/performance.md, twelfth round).
+   */
+  refs: RefOrder;
   /** Run the service under `node --cpu-prof` and summarise the profile (--profile). */
   profile: boolean;
   /** Folder for this benchmark's scratch files; removed by the runner afterwards. */

@@ -8,7 +8,7 @@
  */
 import { performance } from 'node:perf_hooks';
 import { Pool } from 'undici';
-import { jsonOrder } from '../lib/orders.ts';
+import { jsonOrder, reference } from '../lib/orders.ts';
 import { latencySummary } from '../lib/stats.ts';
 import type { LoadResult, LoadSpec } from './protocol.ts';
 
@@ -53,7 +53,7 @@ async function run(spec: LoadSpec): Promise<LoadResult> {
    */
   async function one(from: number): Promise<void> {
     const pool = pools[seq % pools.length]!;
-    const body = jsonOrder(`${spec.refPrefix}-${seq++}`, spec.orderLines);
+    const body = jsonOrder(reference(spec, seq++), spec.orderLines);
     const scheduledInWindow = from >= measureFrom && from < measureTo;
     outstanding++;
     if (scheduledInWindow) unanswered++;

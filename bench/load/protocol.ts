@@ -1,5 +1,6 @@
 /** Messages between a benchmark and its load-generator child (bench/load/loadgen.ts). */
 import type { LatencySummary } from '../lib/stats.ts';
+import type { RefOrder } from '../lib/types.ts';
 
 export interface LoadSpec {
   /** http://127.0.0.1:port */
@@ -8,9 +9,11 @@ export interface LoadSpec {
   origins?: string[];
   path: string;
   headers: Record<string, string>;
-  /** Each request gets a JSON order of this many lines with the reference `<refPrefix>-<n>`. */
+  /** Each request gets a JSON order of this many lines with the reference `<refPrefix>-<n>` (see `refs`). */
   orderLines: number;
   refPrefix: string;
+  /** `scattered`: `<refPrefix>-<k>-<n>`, k a scramble of n, so references arrive in no order (default sequence). */
+  refs?: RefOrder;
   /** closed: `concurrency` requests always in flight. open: `rate` requests per second on a fixed schedule. */
   mode: 'closed' | 'open';
   concurrency: number;

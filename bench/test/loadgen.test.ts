@@ -71,6 +71,16 @@ describe('load generator', () => {
     assert.ok(r.latency.p50 > 0 && r.latency.p50 <= r.latency.p99 && r.latency.p99 <= r.latency.max);
   });
 
+  it('scattered references: each new, and consecutive orders far apart in a reference-keyed index', async () => {
+    fake.refs = [];
+    const r = await drive(spec(fake.port, { refPrefix: 'S', refs: 'scattered', durationSec: 0.5 }));
+    assert.ok(r.ok > 20, `only ${r.ok} requests answered`);
+    assert.equal(new Set(fake.refs).size, fake.refs.length, 'a riferimento_ordine was sent twice');
+    // In sequence an index receives each key after the previous one; scattered, about half the time before it.
+    const descents = fake.refs.slice(1).filter((ref, i) => ref < fake.refs[i]!).length;
+    assert.ok(descents > fake.refs.length / 4, `only ${descents} of ${fake.refs.length} references came before the previous one`);
+  });
+
   it('open loop: a 400 ms stall shows in full in the latency, measured from the scheduled send time', async () => {
     fake.refs = [];
     const rate = 200;
