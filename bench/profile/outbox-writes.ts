@@ -17,12 +17,15 @@ import { seedDemoIfEmpty } from '../../src/seed/demo.ts';
 import { statementCache } from '../../src/store/sqlite/statements.ts';
 import { WRITE_OPS } from '../../src/store/sqlite/write-ops.ts';
 import { newSubmissionRow } from '../../src/store/common/rows.ts';
-import { jsonOrder } from '../lib/orders.ts';
+import { jsonOrder, reference } from '../lib/orders.ts';
+import type { RefOrder } from '../lib/types.ts';
 import type { RegisterItem } from '../../src/domain/store/store.ts';
 import type { Order } from '../../src/domain/types.ts';
 
 const GROUP = Number(process.env.GROUP ?? 8);
 const N = Number(process.env.N ?? 6000);
+/** REFS=scattered: references in no order, as from many customers (bench/lib/orders.ts reference). */
+const REFS = (process.env.REFS ?? 'sequence') as RefOrder;
 
 async function run(outbox: boolean, sqlText: string): Promise<{ usPerOrder: number; walBytesPerOrder: number }> {
   const dir = mkdtempSync(path.join(tmpdir(), 'outbox-writes-'));
@@ -40,7 +43,7 @@ async function run(outbox: boolean, sqlText: string): Promise<{ usPerOrder: numb
   const prefix = randomBytes(3).toString('hex');
   let i = 0;
   const one = () => {
-    const ref = `${prefix}-${i++}`;
+    const ref = reference({ refPrefix: prefix, refs: REFS }, i++);
     const raw = Buffer.from(jsonOrder(ref, 3));
     const order = JSON.parse(raw.toString('utf8')) as Order;
     const subId = uuidv7();

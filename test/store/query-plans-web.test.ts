@@ -45,7 +45,7 @@ void describe('query plans of the console lists', () => {
       for (const { sql, plan } of plans) {
         assert.doesNotMatch(plan, /^SCAN (submissions|orders)$/m, `${sql}\n${plan}`);
         // A reference names a handful of submissions (found through order_attempts_ref): sorting those is cheap.
-        if (sql.includes('riferimento_ordine =')) assert.match(plan, /INDEX (order_attempts_ref|orders_ref|orders_identity|sqlite_autoindex_orders)/, `${sql}\n${plan}`);
+        if (sql.includes('riferimento_ordine =')) assert.match(plan, /INDEX \S+ \(riferimento_ordine=\?/, `${sql}\n${plan}`);
         else assert.doesNotMatch(plan, /TEMP B-TREE FOR ORDER BY/, `${sql}\n${plan}`);
       }
     });

@@ -4,11 +4,19 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { Customer, Store } from '../../src/domain/store/store.ts';
+import type { Outcome } from '../../src/domain/types.ts';
+import { connectorLatestAttemptSql as pgConnectorLatest } from '../../src/store/postgres/connector-tenants.ts';
+import { connectorLatestAttemptSql as sqliteConnectorLatest } from '../../src/store/sqlite/connector-tenants.ts';
 import { FIND_MAIL_SUBMISSIONS_SQL as PG_FIND_MAIL } from '../../src/store/postgres/mail.ts';
 import { FIND_MAIL_SUBMISSIONS_SQL as SQLITE_FIND_MAIL } from '../../src/store/sqlite/mail.ts';
-import { findBySha as pgFindBySha } from '../../src/store/postgres/store.ts';
-import { findBySha as sqliteFindBySha } from '../../src/store/sqlite/store.ts';
-import { addSubmission, at } from './fixtures.ts';
+import {
+  findBySha as pgFindBySha, LATEST_ATTEMPT_SQL as PG_LATEST, ORDER_BY_REF_SQL as PG_BY_REF,
+} from '../../src/store/postgres/store.ts';
+import {
+  findBySha as sqliteFindBySha, LATEST_ATTEMPT_SQL as SQLITE_LATEST, ORDER_BY_REF_SQL as SQLITE_BY_REF,
+} from '../../src/store/sqlite/store.ts';
+import { IDENTITY_SQL as SQLITE_IDENTITY } from '../../src/store/sqlite/write-ops.ts';
+import { addCustomer, addSubmission, at, item } from './fixtures.ts';
 import { PG_SKIP } from './pg-schema.ts';
 import { withPgPlans, withSqlitePlans } from './plans.ts';
 
@@ -30,7 +38,61 @@ const fillShas = async (store: Store, c: Customer) => {
   }
 };
 
+/**
+ * Orders and refused attempts of two customers under the same references: each table has one index led by the
+ * reference (migration 026), and every lookup by reference must seek it rather than read a customer's rows or the
+ * table. A lookup spelled so that it misses the index still finds the order (the contract passes).
+ */
+const fillRefs = async (store: Store, c: Customer) => {
+  const other = await addCustomer(store, 'C002');
+  for (const who of [c, other]) {
+    const sub = await addSubmission(store, who, { channel: 'ftp', singleOrder: false });
+    await store.registerOrders(Array.from({ length: ROWS / 2 }, (_, i) => item(who, sub, `R${i}`)));
+    const refused = await addSubmission(store, who, { channel: 'ftp', singleOrder: false });
+    const outcome: Outcome = {
+      submissionId: refused, esito: 'errore',
+      orders: Array.from({ length: ROWS / 2 }, (_, i) => ({ index: i, riferimento_ordine: `X${i}`, esito: 'errore' as const, code: 'BUSINESS' as const })),
+    };
+    await store.completeSubmission(refused, 'processed', outcome, at(1));
+  }
+};
+
+/** SQLite's plan seeks an index by the reference: `SEARCH <table> USING … INDEX <name> (riferimento_ordine=?…`. */
+const SQLITE_SEEKS_REF = /SEARCH (orders|order_attempts|a) USING (COVERING )?INDEX \S+ \(riferimento_ordine=\?/;
+
 void describe('query plans', () => {
+  void it('sqlite: every lookup by reference seeks the one index led by the reference', async () => {
+    await withSqlitePlans(fillRefs, (db, customerId) => {
+      const explain = (sql: string, values: unknown[]) => (db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(...values) as { detail: string }[])
+        .map((r) => r.detail).join('\n');
+      const cases: [string, unknown[]][] = [
+        [SQLITE_IDENTITY, ['C001', 'R7']], [SQLITE_BY_REF, [customerId, 'R7']], [SQLITE_LATEST, [customerId, 'X7']],
+        [sqliteConnectorLatest(true), ['X7', customerId, 'k', 'k']], [sqliteConnectorLatest(false), ['X7', 'owner', 'k', 'k']],
+      ];
+      for (const [sql, values] of cases) assert.match(explain(sql, values), SQLITE_SEEKS_REF, `${sql}\n${explain(sql, values)}`);
+      assert.equal((db.prepare(SQLITE_BY_REF).get(customerId, 'R7') as { codice_cliente: string }).codice_cliente, 'C001', 'the statement finds the order');
+      const indexes = (table: string) => (db.prepare(`SELECT il.name FROM pragma_index_list(?) il
+        WHERE (SELECT name FROM pragma_index_info(il.name) WHERE seqno = 0) = 'riferimento_ordine'`).all(table) as { name: string }[]).length;
+      assert.deepEqual([indexes('orders'), indexes('order_attempts')], [1, 1], 'one index led by the reference per table');
+    });
+  });
+
+  void it('postgres: every lookup by reference seeks the one index led by the reference', { skip: PG_SKIP }, async () => {
+    await withPgPlans(fillRefs, { analyze: ['orders', 'order_attempts'], planner: '-c enable_seqscan=off -c enable_bitmapscan=off' }, async (explain, customerId) => {
+      const cases: [string, unknown[], RegExp][] = [
+        [PG_BY_REF, [customerId, 'R7'], /Index Scan using orders_identity on orders/],
+        [PG_LATEST, [customerId, 'X7'], /Index Scan (Backward )?using order_attempts_ref on order_attempts/],
+        [pgConnectorLatest(true), ['k', 'X7', customerId], /Index Scan (Backward )?using order_attempts_ref on order_attempts/],
+        [pgConnectorLatest(false), ['k', 'X7', 'owner'], /Index Scan (Backward )?using order_attempts_ref on order_attempts/],
+      ];
+      for (const [sql, values, index] of cases) {
+        const plan = await explain(sql, values);
+        assert.match(plan, index, `${sql}\n${plan}`);
+        assert.match(plan, /Index Cond: \(+riferimento_ordine = /, `${sql}\n${plan}`);
+      }
+    });
+  });
+
   void it('sqlite: the same file is found through the files-only hash index', async () => {
     await withSqlitePlans(fillShas, (db, customerId) => {
       for (const byChannel of [false, true]) {

@@ -21,6 +21,18 @@ const BATCH = 1_000;
 const BOUND = (col: string) => `((EXISTS (SELECT 1 FROM connectors c WHERE c.id = $1 AND c.all_customers) AND ${col} IN (SELECT id FROM customers))
   OR ${col} IN (SELECT customer_id FROM connector_customers WHERE connector_id = $1))`;
 
+/**
+ * A connector's latest attempt for a reference, of one customer (`customerGiven`) or of any it is bound to; the values
+ * are the connector id, the reference, then that customer (or the connector's unattributed owner). Exported for the
+ * plan test: it seeks the attempts' reference index (migration 026).
+ */
+export function connectorLatestAttemptSql(customerGiven: boolean): string {
+  const scope = customerGiven ? `(a.customer_id = $3 AND ${BOUND('a.customer_id')})` : `(a.customer_id = $3 OR ${BOUND('a.customer_id')})`;
+  return `SELECT a.submission_id, a.channel, a.received_at, a.outcome FROM order_attempts a
+    WHERE a.riferimento_ordine = $2 AND ${scope}
+    ORDER BY a.received_at DESC, a.submission_id COLLATE "C" DESC, a.idx DESC LIMIT 1`;
+}
+
 export function postgresConnectorTenants(pool: pg.Pool): Tenants {
   return {
     async replaceConnectorCustomerIds(id, rows) {
@@ -81,10 +93,7 @@ export function postgresConnectorTenants(pool: pg.Pool): Tenants {
     },
 
     async connectorLatestAttempt(connectorId, ref, customerId) {
-      const scope = customerId === undefined ? `(a.customer_id = $3 OR ${BOUND('a.customer_id')})` : `(a.customer_id = $3 AND ${BOUND('a.customer_id')})`;
-      const { rows } = await pool.query(`SELECT a.submission_id, a.channel, a.received_at, a.outcome FROM order_attempts a
-        WHERE a.riferimento_ordine = $2 AND ${scope}
-        ORDER BY a.received_at DESC, a.submission_id COLLATE "C" DESC, a.idx DESC LIMIT 1`, [connectorId, ref, customerId ?? unattributedOwner(connectorId)]);
+      const { rows } = await pool.query(connectorLatestAttemptSql(customerId !== undefined), [connectorId, ref, customerId ?? unattributedOwner(connectorId)]);
       const r = rows[0] as AttemptRow | undefined;
       return r && toAttempt(r);
     },

@@ -105,6 +105,18 @@ const ORDER_COLUMNS = `id, customer_id, codice_cliente, riferimento_ordine, nume
   to_char(data_ordine, 'YYYY-MM-DD') AS data_ordine, to_char(data_consegna, 'YYYY-MM-DD') AS data_consegna,
   submission_id, channel, site, registered_at, production_state`;
 
+/** The order with this identity, if registered: a seek on orders_identity (reference first, migration 026). */
+const IDENTITY_SQL = 'SELECT id, numero_ordine, submission_id, content_hash FROM orders WHERE codice_cliente = $1 AND riferimento_ordine = $2';
+
+/**
+ * A customer's order and latest attempt by reference (getOrderByRef, latestAttempt): each table has one index led by
+ * the reference (migration 026), sought by reference, this customer's rows kept. Exported for the plan test.
+ */
+export const ORDER_BY_REF_SQL = `SELECT ${ORDER_COLUMNS} FROM orders WHERE customer_id = $1 AND riferimento_ordine = $2`;
+export const LATEST_ATTEMPT_SQL = `SELECT submission_id, channel, received_at, outcome FROM order_attempts
+  WHERE customer_id = $1 AND riferimento_ordine = $2
+  ORDER BY received_at DESC, submission_id COLLATE "C" DESC, idx DESC LIMIT 1`;
+
 export async function openPostgresStore(url: string, opts: PostgresStoreOptions = {}): Promise<Store> {
   const { schema } = opts;
   const outbox = opts.outbox !== false;
@@ -195,10 +207,7 @@ export async function openPostgresStore(url: string, opts: PostgresStoreOptions 
   }
 
   async function existing(c: PoolClient, item: RegisterItem): Promise<ExistingOrder | undefined> {
-    const { rows } = await c.query(
-      `SELECT id, numero_ordine, submission_id, content_hash FROM orders WHERE codice_cliente = $1 AND riferimento_ordine = $2`,
-      [item.order.codice_cliente, item.order.riferimento_ordine],
-    );
+    const { rows } = await c.query(IDENTITY_SQL, [item.order.codice_cliente, item.order.riferimento_ordine]);
     return rows[0] as ExistingOrder | undefined;
   }
 
@@ -314,10 +323,7 @@ export async function openPostgresStore(url: string, opts: PostgresStoreOptions 
     if (row) return decide(row, item);
     // Another instance (or another order of the same group) committed the same identity after our snapshot: its
     // number stays, ours became a gap.
-    const winner = await one<ExistingOrder>(
-      'SELECT id, numero_ordine, submission_id, content_hash FROM orders WHERE codice_cliente = $1 AND riferimento_ordine = $2',
-      [o.codice_cliente, o.riferimento_ordine],
-    );
+    const winner = await one<ExistingOrder>(IDENTITY_SQL, [o.codice_cliente, o.riferimento_ordine]);
     if (!winner) throw new Error(`order ${o.codice_cliente}/${o.riferimento_ordine} conflicted but cannot be read`);
     return decide(winner, item);
   }
@@ -567,8 +573,7 @@ export async function openPostgresStore(url: string, opts: PostgresStoreOptions 
     },
 
     async getOrderByRef(customerId, riferimento) {
-      const r = await one<OrderRow>(
-        `SELECT ${ORDER_COLUMNS} FROM orders WHERE customer_id = $1 AND riferimento_ordine = $2`, [customerId, riferimento]);
+      const r = await one<OrderRow>(ORDER_BY_REF_SQL, [customerId, riferimento]);
       return r && (await withLines([r]))[0];
     },
 
@@ -583,12 +588,7 @@ export async function openPostgresStore(url: string, opts: PostgresStoreOptions 
     },
 
     async latestAttempt(customerId, riferimento) {
-      const r = await one<AttemptRow>(
-        `SELECT submission_id, channel, received_at, outcome FROM order_attempts
-         WHERE customer_id = $1 AND riferimento_ordine = $2
-         ORDER BY received_at DESC, submission_id COLLATE "C" DESC, idx DESC LIMIT 1`,
-        [customerId, riferimento],
-      );
+      const r = await one<AttemptRow>(LATEST_ATTEMPT_SQL, [customerId, riferimento]);
       return r && toAttempt(r);
     },
   };

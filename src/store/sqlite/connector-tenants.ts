@@ -18,6 +18,18 @@ type Tenants = Pick<ConnectorStore, 'replaceConnectorCustomerIds' | 'connectorCu
 const BOUND = (col: string) => `((EXISTS (SELECT 1 FROM connectors c WHERE c.id = ? AND c.all_customers = 1) AND ${col} IN (SELECT id FROM customers))
   OR ${col} IN (SELECT customer_id FROM connector_customers WHERE connector_id = ?))`;
 
+/**
+ * A connector's latest attempt for a reference, of one customer (`customerGiven`) or of any it is bound to; the values
+ * are the reference, that customer (or the connector's unattributed owner), then the connector id twice. Exported for
+ * the plan test: it seeks the attempts' reference index (migration 026).
+ */
+export function connectorLatestAttemptSql(customerGiven: boolean): string {
+  const scope = customerGiven ? `(a.customer_id = ? AND ${BOUND('a.customer_id')})` : `(a.customer_id = ? OR ${BOUND('a.customer_id')})`;
+  return `SELECT a.submission_id, a.channel, a.received_at, a.outcome FROM order_attempts a
+    WHERE a.riferimento_ordine = ? AND ${scope}
+    ORDER BY a.received_at DESC, a.submission_id DESC, a.idx DESC LIMIT 1`;
+}
+
 export function sqliteConnectorTenants(db: Database.Database): Tenants {
   const q = statementCache(db);
 
@@ -84,12 +96,7 @@ export function sqliteConnectorTenants(db: Database.Database): Tenants {
     },
 
     async connectorLatestAttempt(connectorId, ref, customerId) {
-      const scope = customerId === undefined
-        ? `(a.customer_id = ? OR ${BOUND('a.customer_id')})`
-        : `(a.customer_id = ? AND ${BOUND('a.customer_id')})`;
-      const r = q(`SELECT a.submission_id, a.channel, a.received_at, a.outcome FROM order_attempts a
-        WHERE a.riferimento_ordine = ? AND ${scope}
-        ORDER BY a.received_at DESC, a.submission_id DESC, a.idx DESC LIMIT 1`)
+      const r = q(connectorLatestAttemptSql(customerId !== undefined))
         .get(ref, customerId ?? unattributedOwner(connectorId), connectorId, connectorId) as AttemptRow | undefined;
       return r && toAttempt(r);
     },

@@ -56,6 +56,16 @@ export function findBySha(byChannel: boolean): string {
     ORDER BY received_at, id LIMIT 1`;
 }
 
+/**
+ * A customer's order and latest attempt by reference (getOrderByRef, latestAttempt). Each table has one index led by
+ * the reference (migration 026): the lookup seeks the reference and keeps this customer's rows, a handful at most.
+ * Exported for the plan test (test/store/query-plans.test.ts).
+ */
+export const ORDER_BY_REF_SQL = `SELECT ${ORDER_COLUMNS} FROM orders WHERE customer_id = ? AND riferimento_ordine = ?`;
+export const LATEST_ATTEMPT_SQL = `SELECT submission_id, channel, received_at, outcome FROM order_attempts
+  WHERE customer_id = ? AND riferimento_ordine = ?
+  ORDER BY received_at DESC, submission_id DESC, idx DESC LIMIT 1`;
+
 function constraint(e: unknown, kind: 'UNIQUE' | 'PRIMARYKEY' | 'FOREIGNKEY'): boolean {
   return (e as { code?: unknown }).code === `SQLITE_CONSTRAINT_${kind}`;
 }
@@ -473,8 +483,7 @@ function sqliteStoreOn(
     },
 
     async getOrderByRef(customerId, riferimento) {
-      const r = q(`SELECT ${ORDER_COLUMNS} FROM orders WHERE customer_id = ? AND riferimento_ordine = ?`)
-        .get(customerId, riferimento) as OrderRow | undefined;
+      const r = q(ORDER_BY_REF_SQL).get(customerId, riferimento) as OrderRow | undefined;
       return r && withLines([r])[0];
     },
 
@@ -487,9 +496,7 @@ function sqliteStoreOn(
     },
 
     async latestAttempt(customerId, riferimento) {
-      const r = q(`SELECT submission_id, channel, received_at, outcome FROM order_attempts
-        WHERE customer_id = ? AND riferimento_ordine = ?
-        ORDER BY received_at DESC, submission_id DESC, idx DESC LIMIT 1`).get(customerId, riferimento) as AttemptRow | undefined;
+      const r = q(LATEST_ATTEMPT_SQL).get(customerId, riferimento) as AttemptRow | undefined;
       return r && toAttempt(r);
     },
   };

@@ -76,11 +76,14 @@ function insertLines(q: OpContext['q'], orderId: string, righe: RegisterItem['or
  * number of its year (`seq` set: the order is new). Writes nothing but the counter; insertOrder writes a new order (registerOne does both; a single
  * order's one write, singleOrder, saves its submission in between, with the outcome the answer makes).
  */
+/** The order with this identity, if registered: a seek on the identity index (reference first, migration 026). */
+export const IDENTITY_SQL = `SELECT id, numero_ordine, submission_id, content_hash FROM orders
+  WHERE codice_cliente = ? AND riferimento_ordine = ?`;
+
 function allocate(c: OpContext, item: RegisterItem): { result: RegisterResult; seq?: number } {
   const { q } = c;
   const o = item.order;
-  const found = q(`SELECT id, numero_ordine, submission_id, content_hash FROM orders
-    WHERE codice_cliente = ? AND riferimento_ordine = ?`).get(o.codice_cliente, o.riferimento_ordine) as ExistingOrder | undefined;
+  const found = q(IDENTITY_SQL).get(o.codice_cliente, o.riferimento_ordine) as ExistingOrder | undefined;
   if (found) return { result: decide(found, item) };
   const { last } = q(`INSERT INTO order_sequences (year, last) VALUES (?, 1)
     ON CONFLICT (year) DO UPDATE SET last = last + 1 RETURNING last`).get(item.year) as { last: number };
