@@ -54,9 +54,10 @@ export interface PgPlans {
   planner: string;
 }
 
-/** The same on a fresh PostgreSQL schema; `explain` returns the plan text of one statement. */
+/** The same on a fresh PostgreSQL schema; `explain` returns the plan text of one statement, `query` its rows. */
 export async function withPgPlans(
-  fill: Fill, opts: PgPlans, fn: (explain: (sql: string, values: unknown[]) => Promise<string>, customerId: string) => Promise<void>,
+  fill: Fill, opts: PgPlans,
+  fn: (explain: (sql: string, values: unknown[]) => Promise<string>, customerId: string, query: (sql: string) => Promise<unknown[]>) => Promise<void>,
 ): Promise<void> {
   const schema = await createSchema(testDatabaseUrl!);
   try {
@@ -66,7 +67,7 @@ export async function withPgPlans(
     url.searchParams.set('options', `${url.searchParams.get('options') ?? ''} ${opts.planner}`);
     const explain = async (sql: string, values: unknown[]) =>
       (await adminQuery<{ 'QUERY PLAN': string }>(url.toString(), `EXPLAIN ${sql}`, values)).map((r) => r['QUERY PLAN']).join('\n');
-    await fn(explain, customerId);
+    await fn(explain, customerId, (sql) => adminQuery(schema.url, sql));
   } finally {
     await schema.drop();
   }

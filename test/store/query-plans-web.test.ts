@@ -20,7 +20,7 @@ function submissionSearches(customerId: string): SubmissionSearch[] {
     { limit: 50, customerId }, { limit: 50, customerId, after: AFTER },
     { limit: 50, channel: 'ftp' }, { limit: 50, channel: 'ftp', after: AFTER },
     { limit: 50, outcome: 'errore' }, { limit: 50, outcome: 'errore', after: AFTER },
-    { limit: 50, outcome: 'received' },
+    { limit: 50, outcome: 'received' }, { limit: 50, outcome: 'failed' }, { limit: 50, outcome: 'ok' },
     { limit: 50, from: at(0), to: at(500) },
     { limit: 50, riferimento: 'R1' },
   ];
@@ -47,6 +47,9 @@ void describe('query plans of the console lists', () => {
         // A reference names a handful of submissions (found through order_attempts_ref): sorting those is cheap.
         if (sql.includes('riferimento_ordine =')) assert.match(plan, /INDEX \S+ \(riferimento_ordine=\?/, `${sql}\n${plan}`);
         else assert.doesNotMatch(plan, /TEMP B-TREE FOR ORDER BY/, `${sql}\n${plan}`);
+        // The lists of refused, received and failed submissions read the partial indexes that hold only those (027).
+        if (sql.includes("= 'errore'")) assert.match(plan, /INDEX submissions_esito_received/, `${sql}\n${plan}`);
+        if (sql.includes('state = ?')) assert.match(plan, /INDEX submissions_state_received/, `${sql}\n${plan}`);
       }
     });
   });

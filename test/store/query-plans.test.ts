@@ -10,12 +10,16 @@ import { connectorLatestAttemptSql as sqliteConnectorLatest } from '../../src/st
 import { FIND_MAIL_SUBMISSIONS_SQL as PG_FIND_MAIL } from '../../src/store/postgres/mail.ts';
 import { FIND_MAIL_SUBMISSIONS_SQL as SQLITE_FIND_MAIL } from '../../src/store/sqlite/mail.ts';
 import {
-  findBySha as pgFindBySha, LATEST_ATTEMPT_SQL as PG_LATEST, ORDER_BY_REF_SQL as PG_BY_REF,
+  findBySha as pgFindBySha, LATEST_ATTEMPT_SQL as PG_LATEST, ORDER_BY_REF_SQL as PG_BY_REF, PENDING_SQL as PG_PENDING,
 } from '../../src/store/postgres/store.ts';
 import {
   findBySha as sqliteFindBySha, LATEST_ATTEMPT_SQL as SQLITE_LATEST, ORDER_BY_REF_SQL as SQLITE_BY_REF,
 } from '../../src/store/sqlite/store.ts';
 import { IDENTITY_SQL as SQLITE_IDENTITY } from '../../src/store/sqlite/write-ops.ts';
+import { RECEIVED_IDS_SQL as SQLITE_RECEIVED } from '../../src/store/sqlite/work.ts';
+import { COUNT_REFUSED_SQL as SQLITE_COUNT_REFUSED } from '../../src/store/sqlite/web.ts';
+import { COUNT_REFUSED_SQL as PG_COUNT_REFUSED } from '../../src/store/postgres/web.ts';
+import { CLAIM_SQL as PG_CLAIM } from '../../src/store/postgres/work.ts';
 import { addCustomer, addSubmission, at, item } from './fixtures.ts';
 import { PG_SKIP } from './pg-schema.ts';
 import { withPgPlans, withSqlitePlans } from './plans.ts';
@@ -60,7 +64,49 @@ const fillRefs = async (store: Store, c: Customer) => {
 /** SQLite's plan seeks an index by the reference: `SEARCH <table> USING … INDEX <name> (riferimento_ordine=?…`. */
 const SQLITE_SEEKS_REF = /SEARCH (orders|order_attempts|a) USING (COVERING )?INDEX \S+ \(riferimento_ordine=\?/;
 
+/**
+ * Mostly REST orders (written processed and accepted), with a few files still received, a few failed and a few
+ * refused: the partial state and esito indexes (migration 027) hold only those few, and the statements that read
+ * them must spell the index's term for SQLite to take it. Spelled without it, the sweeper still finds its rows (the
+ * contract passes) by reading every submission.
+ */
+const fillStates = async (store: Store, c: Customer) => {
+  for (let i = 0; i < ROWS; i++) {
+    const id = await addSubmission(store, c, { receivedAt: at(i % 3600), singleOrder: i % 50 !== 0, channel: i % 50 ? 'rest' : 'sftp' });
+    if (i % 50 === 0) continue;
+    const esito = i % 97 === 0 ? 'errore' : 'ok';
+    const outcome: Outcome = { submissionId: id, esito, orders: [] };
+    await store.completeSubmission(id, i % 199 === 0 ? 'failed' : 'processed', outcome, at(i % 3600));
+  }
+};
+
 void describe('query plans', () => {
+  void it('sqlite: the sweeper and the refusals read the partial state and esito indexes', async () => {
+    await withSqlitePlans(fillStates, (db) => {
+      const explain = (sql: string, values: unknown[]) => (db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(...values) as { detail: string }[])
+        .map((r) => r.detail).join('\n');
+      assert.match(explain(SQLITE_RECEIVED, [10]), /SEARCH submissions USING INDEX submissions_state_received \(state=\?\)/);
+      assert.match(explain(SQLITE_COUNT_REFUSED, [at(0)]), /USING (COVERING )?INDEX submissions_esito_received/);
+      assert.equal((db.prepare(SQLITE_RECEIVED).all(1000) as unknown[]).length, ROWS / 50, 'the statement finds the received files');
+      const partial = db.prepare(`SELECT name, partial FROM pragma_index_list('submissions') WHERE name IN ('submissions_state_received', 'submissions_esito_received')`).all();
+      assert.deepEqual(partial.map((r) => (r as { partial: number }).partial), [1, 1], 'both indexes are partial');
+      assert.equal((db.prepare(`SELECT count(*) AS n FROM submissions INDEXED BY submissions_state_received WHERE state = 'failed' AND state <> 'processed'`).get() as { n: number }).n,
+        (db.prepare(`SELECT count(*) AS n FROM submissions WHERE state = 'failed'`).get() as { n: number }).n, 'the failed rows are in it');
+    });
+  });
+
+  void it('postgres: the sweeper, recovery and the refusals read partial indexes', { skip: PG_SKIP }, async () => {
+    await withPgPlans(fillStates, { analyze: ['submissions'], planner: '-c enable_seqscan=off -c enable_bitmapscan=off' }, async (explain, _c, query) => {
+      const defs = await query(`SELECT indexname, indexdef FROM pg_indexes WHERE schemaname = current_schema()
+        AND indexname IN ('submissions_state_received', 'submissions_esito_received') ORDER BY indexname`) as { indexdef: string }[];
+      assert.deepEqual(defs.map((d) => / WHERE /.test(d.indexdef)), [true, true], 'both indexes are partial');
+      // PostgreSQL's sweeper has had its own partial index of received rows since migration 002 (submissions_claimable).
+      assert.match(await explain(PG_CLAIM, ['h', 10, 1000]), /Index Scan using submissions_(claimable|state_received) on submissions/);
+      assert.match(await explain(PG_PENDING, [10]), /Index Scan using submissions_(claimable|state_received) on submissions/);
+      assert.match(await explain(PG_COUNT_REFUSED, [at(0)]), /Index (Only )?Scan using submissions_esito_received on submissions/);
+    });
+  });
+
   void it('sqlite: every lookup by reference seeks the one index led by the reference', async () => {
     await withSqlitePlans(fillRefs, (db, customerId) => {
       const explain = (sql: string, values: unknown[]) => (db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(...values) as { detail: string }[])

@@ -2,6 +2,7 @@
 import type {
   AuditEntry, Operator, OperatorRole, OrderSearch, SubmissionSearch, WebSession, WebSessionKind,
 } from '../../domain/store/web.ts';
+import { refused, UNPROCESSED } from './partial-terms.ts';
 
 export interface OperatorRow {
   id: string; email: string; role: string; password_hash: string; created_at: unknown; disabled_at: unknown;
@@ -36,8 +37,11 @@ export function submissionSearchSql(
   const where: string[] = [];
   if (q.customerId !== undefined) where.push(`customer_id = ${param(q.customerId)}`);
   if (q.channel !== undefined) where.push(`channel = ${param(q.channel)}`);
-  if (q.outcome === 'received' || q.outcome === 'failed') where.push(`state = ${param(q.outcome)}`);
-  if (q.outcome === 'ok' || q.outcome === 'errore') where.push(`${esito} = ${param(q.outcome)}`);
+  // The partial indexes' own terms (partial-terms.ts): the lists of received, failed and refused submissions take them;
+  // accepted ones, nearly every row, are kept from the walk of the time index.
+  if (q.outcome === 'received' || q.outcome === 'failed') where.push(`state = ${param(q.outcome)}`, UNPROCESSED);
+  if (q.outcome === 'errore') where.push(refused(esito));
+  if (q.outcome === 'ok') where.push(`${esito} = 'ok'`);
   if (q.from !== undefined) where.push(`received_at >= ${param(q.from)}`);
   if (q.to !== undefined) where.push(`received_at < ${param(q.to)}`);
   if (q.riferimento !== undefined) {

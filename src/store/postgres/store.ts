@@ -117,6 +117,9 @@ export const LATEST_ATTEMPT_SQL = `SELECT submission_id, channel, received_at, o
   WHERE customer_id = $1 AND riferimento_ordine = $2
   ORDER BY received_at DESC, submission_id COLLATE "C" DESC, idx DESC LIMIT 1`;
 
+/** The oldest received submissions (recovery): the partial state index, which PostgreSQL proves usable (migration 027). */
+export const PENDING_SQL = `SELECT id FROM submissions WHERE state = 'received' ORDER BY received_at, id COLLATE "C" LIMIT $1`;
+
 export async function openPostgresStore(url: string, opts: PostgresStoreOptions = {}): Promise<Store> {
   const { schema } = opts;
   const outbox = opts.outbox !== false;
@@ -497,7 +500,7 @@ export async function openPostgresStore(url: string, opts: PostgresStoreOptions 
 
     async pendingSubmissionIds(limit) {
       const rows = await all<{ id: string }>(
-        `SELECT id FROM submissions WHERE state = 'received' ORDER BY received_at, id COLLATE "C" LIMIT $1`,
+        PENDING_SQL,
         [limitOf(limit, DEFAULT_LIMIT, MAX_PENDING_BATCH)],
       );
       return rows.map((r) => r.id);

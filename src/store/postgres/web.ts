@@ -8,9 +8,12 @@ import { isoIn, nowIso, SUBMISSION_COLUMNS, toOrder, toSummary, type OrderRow, t
 import type { Article } from '../../domain/store/store.ts';
 import { type OrderCount, type OrderSummary, type WebStore } from '../../domain/store/web.ts';
 import { orderSearchSql, pageLimit, submissionSearchSql, toAudit, toOperator, toWebSession, type OperatorRow } from '../common/web-rows.ts';
+import { refused } from '../common/partial-terms.ts';
 
 /** Spelled exactly as the index submissions_esito_received, or PostgreSQL would not use it. */
 export const PG_ESITO = `(outcome->>'esito')`;
+/** Refusals since a time (the console's first page): a range on the partial esito index (migration 027). */
+export const COUNT_REFUSED_SQL = `SELECT count(*) AS n FROM submissions WHERE ${refused(PG_ESITO)} AND received_at >= $1`;
 const ORDER_COLUMNS = `id, customer_id, codice_cliente, riferimento_ordine, numero_ordine,
   to_char(data_ordine, 'YYYY-MM-DD') AS data_ordine, to_char(data_consegna, 'YYYY-MM-DD') AS data_consegna,
   submission_id, channel, site, registered_at`;
@@ -132,7 +135,7 @@ export function postgresWeb(pool: pg.Pool): WebStore {
         .map((r): OrderCount => ({ channel: r.channel as OrderCount['channel'], codice_cliente: r.codice_cliente, count: Number(r.n) }));
     },
     async countRefused(since) {
-      const { rows } = await pool.query(`SELECT count(*) AS n FROM submissions WHERE ${PG_ESITO} = 'errore' AND received_at >= $1`, [isoIn(since, 'since')]);
+      const { rows } = await pool.query(COUNT_REFUSED_SQL, [isoIn(since, 'since')]);
       return Number((rows[0] as { n: string }).n);
     },
   };

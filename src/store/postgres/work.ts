@@ -11,20 +11,23 @@ import { checkLabel, checkLeaseMs, claimIds, claimLimit, type WorkMethods } from
 
 const LEASE_END = `now() + $3::bigint * interval '1 millisecond'`;
 
+/** Claims the oldest received submissions no live instance holds: the partial state index (migration 027). Exported for the plan test. */
+export const CLAIM_SQL = `WITH picked AS (
+  SELECT id FROM submissions
+  WHERE state = 'received' AND (lease_until IS NULL OR lease_until < now())
+  ORDER BY received_at, id COLLATE "C"
+  LIMIT $2
+  FOR UPDATE SKIP LOCKED
+  )
+  UPDATE submissions s SET claimed_by = $1, lease_until = ${LEASE_END}
+  FROM picked WHERE s.id = picked.id
+  RETURNING s.id, s.received_at`;
+
 export function postgresWork(pool: pg.Pool): WorkMethods {
   return {
     async claimSubmissions(holder, limit, leaseMs) {
       const { rows } = await pool.query<{ id: string }>(
-        `WITH picked AS (
-           SELECT id FROM submissions
-           WHERE state = 'received' AND (lease_until IS NULL OR lease_until < now())
-           ORDER BY received_at, id COLLATE "C"
-           LIMIT $2
-           FOR UPDATE SKIP LOCKED
-         )
-         UPDATE submissions s SET claimed_by = $1, lease_until = ${LEASE_END}
-         FROM picked WHERE s.id = picked.id
-         RETURNING s.id, s.received_at`,
+        CLAIM_SQL,
         [checkLabel(holder, 'holder'), claimLimit(limit), checkLeaseMs(leaseMs)],
       );
       // RETURNING follows no order; the caller is promised oldest first.

@@ -10,7 +10,7 @@ import Database from 'better-sqlite3';
 import { IntakeError } from '../../domain/errors.ts';
 import type { OrderOutcome, Outcome, RegisteredOrder, StoredSubmission } from '../../domain/types.ts';
 import { checkKnown, migrationsDir, readMigrations, type Migration } from '../common/migrate.ts';
-import { sqliteWork } from './work.ts';
+import { RECEIVED_IDS_SQL, sqliteWork } from './work.ts';
 import { sqliteMail } from './mail.ts';
 import { sqliteInstances } from './instances.ts';
 import { sqliteConnectors } from './connectors.ts';
@@ -428,7 +428,7 @@ function sqliteStoreOn(
     },
 
     async pendingSubmissionIds(limit) {
-      const rows = q(`SELECT id FROM submissions WHERE state = 'received' ORDER BY received_at, id LIMIT ?`)
+      const rows = q(RECEIVED_IDS_SQL)
         .all(limitOf(limit, DEFAULT_LIMIT, MAX_PENDING_BATCH)) as { id: string }[];
       return rows.map((r) => r.id);
     },

@@ -8,9 +8,12 @@ import { statementCache } from './statements.ts';
 import type { Article } from '../../domain/store/store.ts';
 import { type OrderCount, type OrderSummary, type WebStore } from '../../domain/store/web.ts';
 import { orderSearchSql, pageLimit, submissionSearchSql, toAudit, toOperator, toWebSession, type OperatorRow } from '../common/web-rows.ts';
+import { refused } from '../common/partial-terms.ts';
 
 /** Spelled exactly as the index submissions_esito_received, or SQLite would not use it. */
 export const SQLITE_ESITO = `json_extract(outcome, '$.esito')`;
+/** Refusals since a time (the console's first page): a range on the partial esito index (migration 027). */
+export const COUNT_REFUSED_SQL = `SELECT count(*) AS n FROM submissions WHERE ${refused(SQLITE_ESITO)} AND received_at >= ?`;
 const ORDER_COLUMNS = `id, customer_id, codice_cliente, riferimento_ordine, numero_ordine, data_ordine, data_consegna,
   submission_id, channel, site, registered_at`;
 
@@ -146,7 +149,7 @@ export function sqliteWeb(db: Database.Database): WebStore {
       return rows.map((r): OrderCount => ({ channel: r.channel as OrderCount['channel'], codice_cliente: r.codice_cliente, count: Number(r.n) }));
     },
     async countRefused(since) {
-      const r = q(`SELECT count(*) AS n FROM submissions WHERE ${SQLITE_ESITO} = 'errore' AND received_at >= ?`).get(isoIn(since, 'since')) as { n: number };
+      const r = q(COUNT_REFUSED_SQL).get(isoIn(since, 'since')) as { n: number };
       return Number(r.n);
     },
   };

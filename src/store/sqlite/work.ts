@@ -7,6 +7,7 @@
 import type Database from 'better-sqlite3';
 import { checkLabel, checkLeaseMs, claimIds, claimLimit, type WorkMethods } from '../common/work.ts';
 import { statementCache } from './statements.ts';
+import { UNPROCESSED } from '../common/partial-terms.ts';
 
 export interface SqliteWork extends WorkMethods {
   /** A submission's outcome was recorded or it was reset: its claim, if any, is over. */
@@ -14,6 +15,12 @@ export interface SqliteWork extends WorkMethods {
   /** Those of `ids` that `holder` may no longer register orders for: not received, or claimed by another holder now. */
   lost(holder: string, ids: Iterable<string>): string[];
 }
+
+/**
+ * The oldest received submissions' ids: what the sweeper claims and recovery drains. `UNPROCESSED` lets SQLite take
+ * the partial state index (migration 027). Exported for the plan test.
+ */
+export const RECEIVED_IDS_SQL = `SELECT id FROM submissions WHERE state = 'received' AND ${UNPROCESSED} ORDER BY received_at, id LIMIT ?`;
 
 export function sqliteWork(db: Database.Database, now: () => number = Date.now): SqliteWork {
   const q = statementCache(db);
@@ -51,7 +58,7 @@ export function sqliteWork(db: Database.Database, now: () => number = Date.now):
       const at = now();
       prune(at);
       // Claimed rows are skipped after the query, so ask for enough to fill the batch past them.
-      const rows = q(`SELECT id FROM submissions WHERE state = 'received' ORDER BY received_at, id LIMIT ?`)
+      const rows = q(RECEIVED_IDS_SQL)
         .all(n + claims.size) as { id: string }[];
       const picked = rows.map((r) => r.id).filter((id) => !claims.has(id)).slice(0, n);
       for (const id of picked) claims.set(id, { holder, until: at + ttl });
