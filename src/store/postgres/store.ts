@@ -117,7 +117,7 @@ export const LATEST_ATTEMPT_SQL = `SELECT submission_id, channel, received_at, o
   WHERE customer_id = $1 AND riferimento_ordine = $2
   ORDER BY received_at DESC, submission_id COLLATE "C" DESC, idx DESC LIMIT 1`;
 
-/** The oldest received submissions (recovery): the partial state index, which PostgreSQL proves usable (migration 027). */
+/** The oldest received submissions (recovery), through a partial index of received rows: PostgreSQL proves `state = 'received'` implies its term. */
 export const PENDING_SQL = `SELECT id FROM submissions WHERE state = 'received' ORDER BY received_at, id COLLATE "C" LIMIT $1`;
 
 export async function openPostgresStore(url: string, opts: PostgresStoreOptions = {}): Promise<Store> {

@@ -11,7 +11,7 @@ import { checkLabel, checkLeaseMs, claimIds, claimLimit, type WorkMethods } from
 
 const LEASE_END = `now() + $3::bigint * interval '1 millisecond'`;
 
-/** Claims the oldest received submissions no live instance holds: the partial state index (migration 027). Exported for the plan test. */
+/** Claims the oldest received submissions no live instance holds, through a partial index of received rows (submissions_claimable, 002). Exported for the plan test. */
 export const CLAIM_SQL = `WITH picked AS (
   SELECT id FROM submissions
   WHERE state = 'received' AND (lease_until IS NULL OR lease_until < now())

@@ -8,7 +8,7 @@
 --     about as many rows as it shows.
 -- About 1,600 bytes of WAL less per REST order (bench/profile/outbox-writes.ts). A query takes a partial index only
 -- when its WHERE clause spells the index's own term (https://sqlite.org/partialindex.html): the store's statements
--- add it (UNPROCESSED and REFUSED in src/store/common/partial-terms.ts), and query-plans tests check each.
+-- add it (UNPROCESSED and refused() in src/store/common/partial-terms.ts), and query-plans tests check each.
 DROP INDEX IF EXISTS submissions_state_received;
 CREATE INDEX submissions_state_received ON submissions (state, received_at) WHERE state <> 'processed';
 DROP INDEX IF EXISTS submissions_esito_received;
