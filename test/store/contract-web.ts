@@ -107,6 +107,8 @@ export function webContract(makeStore: StoreFactory): void {
       assert.deepEqual((await store.searchSubmissions({ limit: 10, channel: 'ftp' })).map((s) => s.id), [ids[2], ids[1], ids[0]]);
       assert.deepEqual((await store.searchSubmissions({ limit: 10, outcome: 'errore' })).map((s) => s.id), [ids[3], ids[0]]);
       assert.deepEqual((await store.searchSubmissions({ limit: 10, outcome: 'received' })).map((s) => s.id), [ids[5]]);
+      assert.deepEqual((await store.searchSubmissions({ limit: 10, outcome: 'ok' })).map((s) => s.id), [ids[4], ids[2], ids[1]]);
+      assert.deepEqual((await store.searchSubmissions({ limit: 10, outcome: 'failed' })).map((s) => s.id), []);
       assert.deepEqual((await store.searchSubmissions({ limit: 10, from: at(10), to: at(30) })).map((s) => s.id), [ids[2], ids[1]]);
       assert.deepEqual((await store.searchSubmissions({ limit: 10, riferimento: 'R4' })).map((s) => s.id), [ids[4]]);
       assert.deepEqual((await store.searchSubmissions({ limit: 10, customerId: a.id, outcome: 'ok', channel: 'portal' })).map((s) => s.id), [ids[4]]);
