@@ -13,7 +13,7 @@ import pg from 'pg';
 import { createSchema, dropSchema, countPgOrders, newSchemaName, pgBaseUrl, pgDurability, pgUnreachable, schemaUrl } from '../lib/pg.ts';
 import { startService, type RunningService } from '../lib/service.ts';
 import { drive, loadSpec, warmUp } from './rest.ts';
-import { cpuMsOfPids, postgresCpuBetween, postgresCpuMs, processCpuMs, tcpPortsOf } from '../lib/proc-cpu.ts';
+import { cpuMsOfPids, cpuOverSpan, postgresCpuMs, processCpuMs, tcpPortsOf } from '../lib/proc-cpu.ts';
 import type { Benchmark, Metric } from '../lib/types.ts';
 
 const COUNTS = [1, 2, 3] as const;
@@ -68,20 +68,18 @@ function lockSampler(base: string, schema: string): { stop(): Promise<LockSample
 }
 
 /**
- * The backends serving these service processes now: those whose client port is a local port of one of their
- * sockets. The server is shared (other databases, other benches); its whole CPU is not this run's.
+ * The backends serving these service processes now, with the CPU each has used so far: those whose client port is a
+ * local port of one of their sockets. The server is shared (other databases, other benches); its whole CPU is not
+ * this run's.
  */
-async function backendsOf(base: string, pids: readonly number[]): Promise<number[]> {
+async function backendsOf(client: pg.Client, pids: readonly number[]): Promise<Map<number, number>> {
   const ports = pids.flatMap((p) => [...tcpPortsOf(p)]);
-  const client = new pg.Client({ connectionString: base });
-  await client.connect();
-  try {
-    const { rows } = await client.query<{ pid: number }>('SELECT pid FROM pg_stat_activity WHERE client_port = ANY($1::int[])', [ports]);
-    return rows.map((r) => r.pid);
-  } finally {
-    await client.end();
-  }
+  const { rows } = await client.query<{ pid: number }>('SELECT pid FROM pg_stat_activity WHERE client_port = ANY($1::int[])', [ports]);
+  return cpuMsOfPids(rows.map((r) => r.pid));
 }
+
+/** How often the CPU of the server's processes, and of the backends serving the service, is sampled in a drive. */
+const CPU_SAMPLE_MS = 250;
 
 export const restPgMultiBenchmark: Benchmark = {
   name: 'rest-pg-multi',
@@ -118,16 +116,17 @@ export const restPgMultiBenchmark: Benchmark = {
           const warmed = (await warmUp(ctx, spec.origins, services[0]!.apiKey, `${spec.refPrefix}-w`)).reduce((a, r) => a + r.sent, 0);
           step(`${ctx.concurrency} in flight over ${n}`);
           const sampler = lockSampler(base, schema);
-          const pgBefore = postgresCpuMs();
           const svcPids = services.map((s) => s.proc.pid!);
-          const ownBefore = cpuMsOfPids(await backendsOf(base, svcPids));
+          const asker = new pg.Client({ connectionString: base });
+          await asker.connect();
+          // Sampled through the drive: backends (and autovacuum workers) that start or end in it are counted.
+          const pgSpan = await cpuOverSpan(postgresCpuMs, CPU_SAMPLE_MS);
+          const ownSpan = await cpuOverSpan(() => backendsOf(asker, svcPids), CPU_SAMPLE_MS);
           const svcBefore = services.map((s) => processCpuMs(s.proc.pid!));
           const res = await drive(spec);
-          const pgMs = postgresCpuBetween(pgBefore, postgresCpuMs());
-          // A backend that connected during the drive counts from 0; the pools keep theirs while the load lasts.
-          const ownAfter = cpuMsOfPids(new Set([...ownBefore.keys(), ...(await backendsOf(base, svcPids))]));
-          let ownMs = 0;
-          for (const [pid, ms] of ownAfter) ownMs += ms - (ownBefore.get(pid) ?? 0);
+          const pgMs = await pgSpan.stop();
+          const ownMs = await ownSpan.stop();
+          await asker.end();
           const svcMs = services.reduce((a, s, i) => a + processCpuMs(s.proc.pid!) - svcBefore[i]!, 0);
           const locks = await sampler.stop();
           // CPU per order over the whole drive (warm-up included), divided by every request sent.

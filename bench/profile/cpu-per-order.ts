@@ -12,7 +12,7 @@
  * (`pg_stat_database.xact_commit` of a database only this script uses, counted after each backend has reported: a
  * backend flushes its counts at most once a second, and an idle one after 10 s) and, with `--idle S`, the commits an
  * idle instance makes per second; the CPU of the PostgreSQL backends serving the service (found by its sockets'
- * ports in `pg_stat_activity`, /proc/<pid>/stat, sampled at both ends of the span) per order; with `--log-statements`,
+ * ports in `pg_stat_activity`, /proc/<pid>/stat, sampled through the span) per order; with `--log-statements`,
  * the statements per order the server logged for it (its log file, `--pg-log`), and the most frequent of them.
  * Prints one JSON line per run, then the medians.
  */
@@ -24,8 +24,9 @@ import { createInterface } from 'node:readline';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
 import { forkTs, nextMessage, stopChild, track } from '../lib/children.ts';
-import { processCpuMs, tcpPortsOf, threadCpuMs } from '../lib/proc-cpu.ts';
+import { cpuMsOfPids, cpuOverSpan, processCpuMs, tcpPortsOf, threadCpuMs } from '../lib/proc-cpu.ts';
 import type { LoadResult, LoadSpec } from '../load/protocol.ts';
+import type { RefOrder } from '../lib/types.ts';
 import { ROOT } from '../lib/children.ts';
 
 const { values: opt } = parseArgs({
@@ -46,6 +47,8 @@ const { values: opt } = parseArgs({
      * that load (rest-pg-multi), i.e. the group sizes each of them sees.
      */
     concurrency: { type: 'string', default: '32' },
+    /** `scattered`: references in no order, as many customers' would be (bench/lib/orders.ts reference). */
+    refs: { type: 'string', default: 'sequence' },
     pg: { type: 'string', default: 'postgres://postgres@127.0.0.1:5432' },
     /** A folder: the service runs under `node --cpu-prof` and leaves its profiles there (then CPU includes the profiler). */
     'cpu-prof': { type: 'string' },
@@ -99,19 +102,15 @@ async function commits(): Promise<number> {
 }
 
 /**
- * The backends serving the service `pid` now (its pool and sessions): those whose client port is one of its sockets'
- * local ports, so that another run using the same database or server is not counted.
+ * The backends serving the service `pid` now (its pool and sessions), with the CPU each has used so far: those whose
+ * client port is one of its sockets' local ports, so that another run using the same database or server is not
+ * counted.
  */
-async function backendPids(pid: number): Promise<number[]> {
-  const ports = [...tcpPortsOf(pid)].join(',');
-  if (!ports) return [];
-  const r = await pgQuery<{ pid: number }>(PG_DB, `SELECT pid FROM pg_stat_activity WHERE client_port IN (${ports})`);
-  return r.map((x) => x.pid);
-}
-
-/** CPU ms used so far by each of these processes (0 for one already gone). */
-function cpuOf(pids: Iterable<number>): Map<number, number> {
-  return new Map([...pids].map((p) => [p, processCpuMs(p)]));
+async function backends(client: pg.Client, pid: number): Promise<Map<number, number>> {
+  const ports = [...tcpPortsOf(pid)];
+  if (ports.length === 0) return new Map();
+  const r = await client.query<{ pid: number }>('SELECT pid FROM pg_stat_activity WHERE client_port = ANY($1::int[])', [ports]);
+  return cpuMsOfPids(r.rows.map((x) => x.pid));
 }
 
 function logSize(): number {
@@ -177,7 +176,7 @@ async function load(s: Serve, seconds: number, ref: string): Promise<LoadResult>
   const child = forkTs('bench/load/loadgen.ts');
   const spec: LoadSpec = {
     origin: `http://127.0.0.1:${s.port}`, path: '/api/v1/ordini', headers: { 'x-api-key': s.apiKey }, orderLines: 3,
-    refPrefix: ref, mode: Number(opt.rate) > 0 ? 'open' : 'closed', concurrency: Number(opt.concurrency), rate: Number(opt.rate),
+    refPrefix: ref, refs: opt.refs as RefOrder, mode: Number(opt.rate) > 0 ? 'open' : 'closed', concurrency: Number(opt.concurrency), rate: Number(opt.rate),
     connections: Number(opt.concurrency),
     warmupSec: 0, durationSec: seconds,
     expectStatus: 201,
@@ -219,17 +218,18 @@ async function main(): Promise<void> {
       await load(s, Number(opt.warmup), `W${run}`);
       if (isPg) await sleep(STATS_SETTLE_MS);
       const c0 = isPg ? await commits() : 0;
-      const pids0 = isPg ? await backendPids(s.pid) : [];
-      const pgCpu0 = cpuOf(pids0);
+      const asker = isPg ? new pg.Client({ connectionString: `${opt.pg}/${PG_DB}` }) : undefined;
+      await asker?.connect();
+      // Sampled through the span: a backend that starts or ends in it is counted (cpuOverSpan).
+      const pgSpan = asker ? await cpuOverSpan(() => backends(asker, s.pid), 250) : undefined;
       const log0 = opt['log-statements'] ? logSize() : 0;
       const cpu0 = processCpuMs(s.pid);
       const threads0 = threadCpuMs(s.pid);
       const gc0 = { ...gcSeen };
       const r = await load(s, Number(opt.seconds), `M${run}`);
       const cpuMs = processCpuMs(s.pid) - cpu0;
-      // A backend that started during the span counts from 0; one that ended in it is lost (the pool keeps its
-      // connections while the load lasts, so none do).
-      const pgCpu1 = isPg ? cpuOf(new Set([...pids0, ...(await backendPids(s.pid))])) : new Map<number, number>();
+      const pgMs = (await pgSpan?.stop()) ?? 0;
+      await asker?.end();
       const log = opt['log-statements'] ? logSince(log0) : [];
       // The main thread, then the others busiest first (the SQLite write thread, V8's GC helpers, libuv's pool).
       const others: number[] = [];
@@ -251,8 +251,6 @@ async function main(): Promise<void> {
       row.cpuMsPerOrder = Number((cpuMs / r.sent).toFixed(4));
       let topStatements: Record<string, number> | undefined;
       if (isPg) {
-        let pgMs = 0;
-        for (const [pid, ms] of pgCpu1) pgMs += ms - (pgCpu0.get(pid) ?? 0);
         row.pgBackendMsPerOrder = Number((pgMs / r.sent).toFixed(4));
         if (opt['log-statements']) {
           const kinds = new Map<string, number>();
