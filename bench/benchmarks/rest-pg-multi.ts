@@ -10,10 +10,10 @@ import path from 'node:path';
 import { mkdirSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
-import { createSchema, dropSchema, countPgOrders, newSchemaName, pgBaseUrl, pgDurability, pgUnreachable, schemaUrl } from '../lib/pg.ts';
+import { backendCpuMs, createSchema, dropSchema, countPgOrders, newSchemaName, pgBaseUrl, pgDurability, pgUnreachable, schemaUrl } from '../lib/pg.ts';
 import { startService, type RunningService } from '../lib/service.ts';
 import { drive, loadSpec, warmUp } from './rest.ts';
-import { cpuMsOfPids, cpuOverSpan, postgresCpuMs, processCpuMs, tcpPortsOf } from '../lib/proc-cpu.ts';
+import { cpuOverSpan, postgresCpuMs, processCpuMs } from '../lib/proc-cpu.ts';
 import type { Benchmark, Metric } from '../lib/types.ts';
 
 const COUNTS = [1, 2, 3] as const;
@@ -67,17 +67,6 @@ function lockSampler(base: string, schema: string): { stop(): Promise<LockSample
   };
 }
 
-/**
- * The backends serving these service processes now, with the CPU each has used so far: those whose client port is a
- * local port of one of their sockets. The server is shared (other databases, other benches); its whole CPU is not
- * this run's.
- */
-async function backendsOf(client: pg.Client, pids: readonly number[]): Promise<Map<number, number>> {
-  const ports = pids.flatMap((p) => [...tcpPortsOf(p)]);
-  const { rows } = await client.query<{ pid: number }>('SELECT pid FROM pg_stat_activity WHERE client_port = ANY($1::int[])', [ports]);
-  return cpuMsOfPids(rows.map((r) => r.pid));
-}
-
 /** How often the CPU of the server's processes, and of the backends serving the service, is sampled in a drive. */
 const CPU_SAMPLE_MS = 250;
 
@@ -121,7 +110,7 @@ export const restPgMultiBenchmark: Benchmark = {
           await asker.connect();
           // Sampled through the drive: backends (and autovacuum workers) that start or end in it are counted.
           const pgSpan = await cpuOverSpan(postgresCpuMs, CPU_SAMPLE_MS);
-          const ownSpan = await cpuOverSpan(() => backendsOf(asker, svcPids), CPU_SAMPLE_MS);
+          const ownSpan = await cpuOverSpan(() => backendCpuMs(asker, svcPids), CPU_SAMPLE_MS);
           const svcBefore = services.map((s) => processCpuMs(s.proc.pid!));
           const res = await drive(spec);
           const pgMs = await pgSpan.stop();

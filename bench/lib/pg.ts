@@ -1,6 +1,7 @@
 /** The PostgreSQL side of the benchmarks: a throw-away schema per run, and the server's durability settings. */
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
+import { cpuMsOfPids, tcpPortsOf } from './proc-cpu.ts';
 
 /** The machine's server, as the tests use it; BENCH_DATABASE_URL points elsewhere. */
 export const DEFAULT_PG_URL = 'postgres://postgres@127.0.0.1:5432/test';
@@ -66,4 +67,16 @@ export function schemaUrl(base: string, schema: string): string {
   // Spelt out rather than through URLSearchParams, which writes the space as `+` that pg would keep as is.
   const sep = base.includes('?') ? '&' : '?';
   return `${base}${sep}options=${encodeURIComponent(`-c search_path=${schema}`)}`;
+}
+
+/**
+ * The backends serving these service processes now, with the CPU each has used so far: those whose client port
+ * (pg_stat_activity, cluster-wide) is a local port of one of the processes' sockets. The server is shared (other
+ * databases, other benches); its whole CPU is not one service's. For cpuOverSpan.
+ */
+export async function backendCpuMs(client: pg.Client, pids: readonly number[]): Promise<Map<number, number>> {
+  const ports = pids.flatMap((p) => [...tcpPortsOf(p)]);
+  if (ports.length === 0) return new Map();
+  const { rows } = await client.query<{ pid: number }>('SELECT pid FROM pg_stat_activity WHERE client_port = ANY($1::int[])', [ports]);
+  return cpuMsOfPids(rows.map((r) => r.pid));
 }

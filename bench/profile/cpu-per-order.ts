@@ -24,7 +24,8 @@ import { createInterface } from 'node:readline';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
 import { forkTs, nextMessage, stopChild, track } from '../lib/children.ts';
-import { cpuMsOfPids, cpuOverSpan, processCpuMs, tcpPortsOf, threadCpuMs } from '../lib/proc-cpu.ts';
+import { cpuOverSpan, processCpuMs, threadCpuMs } from '../lib/proc-cpu.ts';
+import { backendCpuMs } from '../lib/pg.ts';
 import type { LoadResult, LoadSpec } from '../load/protocol.ts';
 import type { RefOrder } from '../lib/types.ts';
 import { ROOT } from '../lib/children.ts';
@@ -99,18 +100,6 @@ async function pgQuery<T extends pg.QueryResultRow>(db: string, sql: string): Pr
 async function commits(): Promise<number> {
   const r = await pgQuery<{ n: string }>(PG_DB, `SELECT xact_commit AS n FROM pg_stat_database WHERE datname = '${PG_DB}'`);
   return Number(r[0]?.n ?? 0);
-}
-
-/**
- * The backends serving the service `pid` now (its pool and sessions), with the CPU each has used so far: those whose
- * client port is one of its sockets' local ports, so that another run using the same database or server is not
- * counted.
- */
-async function backends(client: pg.Client, pid: number): Promise<Map<number, number>> {
-  const ports = [...tcpPortsOf(pid)];
-  if (ports.length === 0) return new Map();
-  const r = await client.query<{ pid: number }>('SELECT pid FROM pg_stat_activity WHERE client_port = ANY($1::int[])', [ports]);
-  return cpuMsOfPids(r.rows.map((x) => x.pid));
 }
 
 function logSize(): number {
@@ -218,10 +207,11 @@ async function main(): Promise<void> {
       await load(s, Number(opt.warmup), `W${run}`);
       if (isPg) await sleep(STATS_SETTLE_MS);
       const c0 = isPg ? await commits() : 0;
-      const asker = isPg ? new pg.Client({ connectionString: `${opt.pg}/${PG_DB}` }) : undefined;
+      // In another database: its queries are not the measured database's commits.
+      const asker = isPg ? new pg.Client({ connectionString: `${opt.pg}/postgres` }) : undefined;
       await asker?.connect();
       // Sampled through the span: a backend that starts or ends in it is counted (cpuOverSpan).
-      const pgSpan = asker ? await cpuOverSpan(() => backends(asker, s.pid), 250) : undefined;
+      const pgSpan = asker ? await cpuOverSpan(() => backendCpuMs(asker, [s.pid]), 250) : undefined;
       const log0 = opt['log-statements'] ? logSize() : 0;
       const cpu0 = processCpuMs(s.pid);
       const threads0 = threadCpuMs(s.pid);
