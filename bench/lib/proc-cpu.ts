@@ -130,7 +130,8 @@ export async function cpuOverSpan(sample: () => Map<number, number> | Promise<Ma
         wake = resolve;
         setTimeout(resolve, everyMs);
       });
-      if (running) await take(false);
+      // A sample that fails (a lost connection) loses its interval, not the measure: the end's sample still counts.
+      if (running) await take(false).catch(() => undefined);
     }
   })();
   return {

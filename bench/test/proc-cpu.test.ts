@@ -46,6 +46,18 @@ describe('proc-cpu', () => {
     assert.ok(ms <= BURN_MS + 100, `counted ${ms} ms, more than the ${BURN_MS} burned`);
   });
 
+  it('cpuOverSpan skips a sample that fails between the ends instead of failing the measure', async () => {
+    let calls = 0;
+    const span = await cpuOverSpan(() => {
+      calls++;
+      if (calls === 2) throw new Error('connection lost');
+      return new Map([[1, calls * 10]]);
+    }, 1);
+    while (calls < 3) await new Promise((resolve) => setTimeout(resolve, 5));
+    const ms = await span.stop();
+    assert.equal(ms, calls * 10 - 10);
+  });
+
   it('cpuOverSpan counts a process that started inside the span from 0', async () => {
     const pids = new Set<number>();
     const span = await cpuOverSpan(() => cpuMsOfPids(pids), 20);
