@@ -11,7 +11,8 @@ import { killAllChildren, ROOT } from './lib/children.ts';
 import { machineFacts } from './lib/machine.ts';
 import { buildReport, printReport, writeReport } from './lib/report.ts';
 import { BENCHMARKS } from './benchmarks/index.ts';
-import type { BenchContext, RefOrder } from './lib/types.ts';
+import type { BenchContext } from './lib/types.ts';
+import { refOrder } from './lib/orders.ts';
 
 const USAGE = `usage: npm run bench -- [NAME ...] [options]
   NAME               ${BENCHMARKS.map((b) => b.name).join(', ')} (default: all)
@@ -38,12 +39,6 @@ function numberOption(values: Record<string, unknown>, name: keyof typeof LIMITS
   const [lo, hi] = LIMITS[name];
   if (!Number.isFinite(n) || n < lo || n > hi) throw new Error(`--${name} must be a number from ${lo} to ${hi}, got "${String(raw)}"`);
   return name === 'duration' || name === 'warmup' || name === 'service-warmup' ? n : Math.round(n);
-}
-
-function refOrder(raw: unknown): RefOrder {
-  if (raw === undefined) return 'sequence';
-  if (raw === 'sequence' || raw === 'scattered') return raw;
-  throw new Error(`--refs must be sequence or scattered, got "${String(raw)}"`);
 }
 
 /** The scratch folder of this run, removed at the end or on Ctrl-C. */

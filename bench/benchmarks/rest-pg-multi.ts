@@ -67,9 +67,6 @@ function lockSampler(base: string, schema: string): { stop(): Promise<LockSample
   };
 }
 
-/** How often the CPU of the server's processes, and of the backends serving the service, is sampled in a drive. */
-const CPU_SAMPLE_MS = 250;
-
 export const restPgMultiBenchmark: Benchmark = {
   name: 'rest-pg-multi',
   description: 'REST intake on PostgreSQL with 1, 2 and 3 instances on one schema, load spread over them; lock waits sampled',
@@ -109,8 +106,8 @@ export const restPgMultiBenchmark: Benchmark = {
           const asker = new pg.Client({ connectionString: base });
           await asker.connect();
           // Sampled through the drive: backends (and autovacuum workers) that start or end in it are counted.
-          const pgSpan = await cpuOverSpan(postgresCpuMs, CPU_SAMPLE_MS);
-          const ownSpan = await cpuOverSpan(() => backendCpuMs(asker, svcPids), CPU_SAMPLE_MS);
+          const pgSpan = await cpuOverSpan(postgresCpuMs);
+          const ownSpan = await cpuOverSpan(() => backendCpuMs(asker, svcPids));
           const svcBefore = services.map((s) => processCpuMs(s.proc.pid!));
           const res = await drive(spec);
           const pgMs = await pgSpan.stop();

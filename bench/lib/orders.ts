@@ -60,6 +60,13 @@ export function csvOrder(ref: string, lines: number): string {
   return CSV_HEADER + csvRows(ref, lines);
 }
 
+/** The `--refs` option's value, checked: a misspelt order must not quietly measure the default. */
+export function refOrder(raw: unknown): RefOrder {
+  if (raw === undefined) return 'sequence';
+  if (raw === 'sequence' || raw === 'scattered') return raw;
+  throw new Error(`--refs must be sequence or scattered, got "${String(raw)}"`);
+}
+
 /**
  * The reference of the n-th order. In sequence, every reference-keyed index of the store grows at its right edge, as
  * for one customer numbering its orders; scattered, a multiplicative scramble of n put before it (n stays, so each

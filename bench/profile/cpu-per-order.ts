@@ -27,7 +27,7 @@ import { forkTs, nextMessage, stopChild, track } from '../lib/children.ts';
 import { cpuOverSpan, processCpuMs, threadCpuMs } from '../lib/proc-cpu.ts';
 import { backendCpuMs } from '../lib/pg.ts';
 import type { LoadResult, LoadSpec } from '../load/protocol.ts';
-import type { RefOrder } from '../lib/types.ts';
+import { refOrder } from '../lib/orders.ts';
 import { ROOT } from '../lib/children.ts';
 
 const { values: opt } = parseArgs({
@@ -49,7 +49,7 @@ const { values: opt } = parseArgs({
      */
     concurrency: { type: 'string', default: '32' },
     /** `scattered`: references in no order, as many customers' would be (bench/lib/orders.ts reference). */
-    refs: { type: 'string', default: 'sequence' },
+    refs: { type: 'string' },
     pg: { type: 'string', default: 'postgres://postgres@127.0.0.1:5432' },
     /** A folder: the service runs under `node --cpu-prof` and leaves its profiles there (then CPU includes the profiler). */
     'cpu-prof': { type: 'string' },
@@ -69,6 +69,7 @@ const { values: opt } = parseArgs({
   },
 });
 const root = path.resolve(opt.root);
+const refs = refOrder(opt.refs);
 const PG_DB = 'rest_cpu_per_order';
 /** Longer than PostgreSQL 15's PGSTAT_IDLE_INTERVAL (10 s): by then an idle backend has reported its counts. */
 const STATS_SETTLE_MS = 11_000;
@@ -165,7 +166,7 @@ async function load(s: Serve, seconds: number, ref: string): Promise<LoadResult>
   const child = forkTs('bench/load/loadgen.ts');
   const spec: LoadSpec = {
     origin: `http://127.0.0.1:${s.port}`, path: '/api/v1/ordini', headers: { 'x-api-key': s.apiKey }, orderLines: 3,
-    refPrefix: ref, refs: opt.refs as RefOrder, mode: Number(opt.rate) > 0 ? 'open' : 'closed', concurrency: Number(opt.concurrency), rate: Number(opt.rate),
+    refPrefix: ref, refs, mode: Number(opt.rate) > 0 ? 'open' : 'closed', concurrency: Number(opt.concurrency), rate: Number(opt.rate),
     connections: Number(opt.concurrency),
     warmupSec: 0, durationSec: seconds,
     expectStatus: 201,
@@ -211,7 +212,7 @@ async function main(): Promise<void> {
       const asker = isPg ? new pg.Client({ connectionString: `${opt.pg}/postgres` }) : undefined;
       await asker?.connect();
       // Sampled through the span: a backend that starts or ends in it is counted (cpuOverSpan).
-      const pgSpan = asker ? await cpuOverSpan(() => backendCpuMs(asker, [s.pid]), 250) : undefined;
+      const pgSpan = asker ? await cpuOverSpan(() => backendCpuMs(asker, [s.pid])) : undefined;
       const log0 = opt['log-statements'] ? logSize() : 0;
       const cpu0 = processCpuMs(s.pid);
       const threads0 = threadCpuMs(s.pid);
