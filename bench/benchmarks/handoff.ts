@@ -13,7 +13,8 @@
  * Cost of the outbox: the REST intake's closed-loop throughput (--concurrency requests in flight, load generator in
  * another process) with the outbox on and with INTAKE_OUTBOX=off, each on a fresh service warmed first (leadSec), one
  * after the other in the same run (which goes first alternates between runs), so both see the same machine load; the
- * figure is the per-run ratio.
+ * figure is the per-run ratio. The same drives give the CPU per order of the service and its PostgreSQL backends, on
+ * and off: the cost as CPU, which the machine's drift between two fresh services moves far less (cost()).
  */
 import { mkdirSync } from 'node:fs';
 import http from 'node:http';
@@ -22,11 +23,12 @@ import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { addIntegration } from '../../src/handoff/integrations.ts';
 import { addWebhook } from '../../src/handoff/subscribers.ts';
-import { askOnce } from '../lib/children.ts';
-import type { LoadResult, LoadSpec } from '../load/protocol.ts';
+import pg from 'pg';
+import { drive, loadSpec, warmUp } from './rest.ts';
+import { cpuOverSpan, processCpuMs } from '../lib/proc-cpu.ts';
 import { openStore } from '../../src/store/open.ts';
 import type { Store } from '../../src/domain/store/store.ts';
-import { createSchema, dropSchema, newSchemaName, pgBaseUrl, pgUnreachable, schemaUrl } from '../lib/pg.ts';
+import { backendCpuMs, createSchema, dropSchema, newSchemaName, pgBaseUrl, pgUnreachable, schemaUrl } from '../lib/pg.ts';
 import { startService, type RunningService } from '../lib/service.ts';
 import { latencySummary } from '../lib/stats.ts';
 import { jsonOrder } from '../lib/orders.ts';
@@ -200,30 +202,50 @@ async function oneRun(kind: 'sqlite' | 'postgres', ctx: BenchContext, run: numbe
   }
 }
 
-/** The load generator gets warm-up + window + drain, plus start-up; past that it is stuck and the run fails. */
-const LOAD_SLACK_MS = 60_000;
+/** REST closed loop on a fresh service with the outbox on or off: its throughput, and the CPU an order costs. */
+interface CostFigures {
+  okPerSec: number;
+  /** CPU ms per order sent in the measured drive: the service's process (every thread) and, on PostgreSQL, its backends. */
+  serviceCpuMs: number;
+  dbCpuMs: number;
+}
 
-/** REST closed-loop throughput of a fresh service with the outbox on or off (INTAKE_OUTBOX=off): orders/s. */
-async function throughput(kind: 'sqlite' | 'postgres', ctx: BenchContext, run: number, outbox: boolean): Promise<number> {
+/**
+ * REST closed-loop throughput of a fresh service with the outbox on or off (INTAKE_OUTBOX=off), and the CPU per order
+ * it and its PostgreSQL backends spend in the measured drive. The throughput of two fresh services in a row spread by
+ * tens of points on this shared machine (a cost of 30.9 % with a 37-point spread, 2026-11-27); the CPU an order costs
+ * moves far less with what else the cores are doing, and on a machine whose cores are the limit it is what sets the
+ * throughput.
+ */
+async function cost(kind: 'sqlite' | 'postgres', ctx: BenchContext, run: number, outbox: boolean): Promise<CostFigures> {
   const dataDir = path.join(ctx.tmpDir, `${kind}-${run}-tput-${outbox ? 'on' : 'off'}`);
   mkdirSync(dataDir, { recursive: true });
   const base = kind === 'postgres' ? pgBaseUrl() : undefined;
   const schema = base ? newSchemaName() : undefined;
   if (base && schema) await createSchema(base, schema);
   let service: RunningService | undefined;
+  const asker = base ? new pg.Client({ connectionString: base }) : undefined;
   try {
     service = await startService({ dataDir, env: {
       INTAKE_SECRET_KEY: KEY, ...(outbox ? {} : { INTAKE_OUTBOX: 'off' }), ...(base && schema ? { INTAKE_DATABASE_URL: schemaUrl(base, schema) } : {}),
     } });
-    const spec: LoadSpec = {
-      origin: `http://127.0.0.1:${service.ports.http!}`, path: '/api/v1/ordini', headers: { 'x-api-key': service.apiKey }, orderLines: 3,
-      refPrefix: `T${randomBytes(3).toString('hex')}`, mode: 'closed', concurrency: ctx.concurrency, rate: 0, connections: 64,
-      // A fresh service each time: its own warm-up first, unmeasured, as in the latency part (leadSec).
-      warmupSec: leadSec(ctx), durationSec: ctx.durationSec, expectStatus: 201,
-    };
-    const r = await askOnce<LoadResult>('bench/load/loadgen.ts', spec, (spec.warmupSec + spec.durationSec) * 1000 + LOAD_SLACK_MS);
-    return r.okPerSec;
+    const port = service.ports.http!;
+    const prefix = `T${randomBytes(3).toString('hex')}`;
+    // A fresh service each time: its own warm-up first, unmeasured, as in the latency part (leadSec).
+    await warmUp(ctx, [`http://127.0.0.1:${port}`], service.apiKey, `${prefix}-w`);
+    const pid = service.proc.pid!;
+    await asker?.connect();
+    // Sampled through the drive: a backend the pool opens or closes in it is counted (cpuOverSpan).
+    const dbSpan = asker ? await cpuOverSpan(() => backendCpuMs(asker, [pid])) : undefined;
+    const cpu0 = processCpuMs(pid);
+    const res = await drive(loadSpec(ctx, port, service.apiKey, 'closed', prefix));
+    const serviceMs = processCpuMs(pid) - cpu0;
+    const dbMs = (await dbSpan?.stop()) ?? 0;
+    // Every order sent in the drive, its own warm-up included, as rest-pg-multi counts.
+    const orders = Math.max(1, res.sent);
+    return { okPerSec: res.okPerSec, serviceCpuMs: serviceMs / orders, dbCpuMs: dbMs / orders };
   } finally {
+    await asker?.end().catch(() => undefined);
     await service?.stop();
     if (base && schema) await dropSchema(base, schema);
   }
@@ -250,7 +272,11 @@ export const handoffBenchmark: Benchmark = {
         on: { name: `${kind}: REST closed loop, outbox on`, unit: 'orders/s', better: 'higher' as const, samples: [] as number[] },
         off: { name: `${kind}: REST closed loop, outbox off`, unit: 'orders/s', better: 'higher' as const, samples: [] as number[] },
         cost: { name: `${kind}: outbox cost (1 − on/off)`, unit: '%', better: 'lower' as const, samples: [] as number[], target: { value: 10, op: '<=' as const } },
+        cpuOn: { name: `${kind}: CPU per order, outbox on${kind === 'postgres' ? ' (service + its backends)' : ''}`, unit: 'ms', better: 'lower' as const, samples: [] as number[] },
+        cpuOff: { name: `${kind}: CPU per order, outbox off${kind === 'postgres' ? ' (service + its backends)' : ''}`, unit: 'ms', better: 'lower' as const, samples: [] as number[] },
+        cpuCost: { name: `${kind}: outbox CPU cost (on/off − 1)`, unit: '%', better: 'lower' as const, samples: [] as number[], target: { value: 10, op: '<=' as const } },
       };
+      const dbShare = { on: [] as number[], off: [] as number[] };
       for (let run = 1; run <= ctx.runs; run++) {
         ctx.progress(`handoff ${kind} run ${run}/${ctx.runs}: ${RATE}/s for ${leadSec(ctx)}+${ctx.durationSec} s`);
         const f = await oneRun(kind, ctx, run);
@@ -264,17 +290,32 @@ export const handoffBenchmark: Benchmark = {
         if (f.serviceLog) notes.push(`${kind} run ${run}: the service's last lines: ${f.serviceLog.join(' | ').slice(0, 1500)}`);
         notes.push(`${kind} run ${run}: the feed returned ${f.feedBeforeAck} of ${f.feed.count} events before the client had read the order's 201 (counted as 0)`);
         // Outbox on and off back to back, the order alternating, so drift in the machine's load favours neither.
-        ctx.progress(`handoff ${kind} run ${run}/${ctx.runs}: REST throughput, outbox on and off (${ctx.concurrency} in flight)`);
+        ctx.progress(`handoff ${kind} run ${run}/${ctx.runs}: REST throughput and CPU, outbox on and off (${ctx.concurrency} in flight)`);
         const order = run % 2 === 1 ? [true, false] : [false, true];
-        const tput: Record<string, number> = {};
-        for (const on of order) tput[on ? 'on' : 'off'] = await throughput(kind, ctx, run, on);
-        m.on.samples.push(tput.on!);
-        m.off.samples.push(tput.off!);
-        m.cost.samples.push(100 * (1 - tput.on! / tput.off!));
+        const c: Partial<Record<'on' | 'off', CostFigures>> = {};
+        for (const on of order) c[on ? 'on' : 'off'] = await cost(kind, ctx, run, on);
+        const on = c.on!;
+        const off = c.off!;
+        m.on.samples.push(on.okPerSec);
+        m.off.samples.push(off.okPerSec);
+        m.cost.samples.push(100 * (1 - on.okPerSec / off.okPerSec));
+        const cpu = (x: CostFigures) => x.serviceCpuMs + x.dbCpuMs;
+        m.cpuOn.samples.push(cpu(on));
+        m.cpuOff.samples.push(cpu(off));
+        m.cpuCost.samples.push(100 * (cpu(on) / cpu(off) - 1));
+        dbShare.on.push(on.dbCpuMs);
+        dbShare.off.push(off.dbCpuMs);
+        details.push({ kind, run, outboxOn: on, outboxOff: off });
       }
-      metrics.push(m.webhook, m.webhook50, m.feed, m.lost, m.on, m.off, m.cost);
+      metrics.push(m.webhook, m.webhook50, m.feed, m.lost, m.on, m.off, m.cost, m.cpuOn, m.cpuOff, m.cpuCost);
+      if (kind === 'postgres') {
+        const fmt = (xs: number[]) => xs.map((x) => x.toFixed(3)).join(' / ');
+        notes.push(`postgres: of the CPU per order, the service's backends' part per run: outbox on ${fmt(dbShare.on)} ms, off ${fmt(dbShare.off)} ms`);
+      }
     }
-    notes.push('Outbox cost: per run, closed-loop REST throughput on a fresh service with the outbox on and with INTAKE_OUTBOX=off, back to back; the cost is 1 − on/off of that run.');
+    notes.push('Outbox cost: per run, closed-loop REST on a fresh service with the outbox on and with INTAKE_OUTBOX=off, back to back; '
+      + 'the throughput cost is 1 − on/off of that run, the CPU cost on/off − 1 of the CPU per order sent in the measured drive '
+      + '(the service\'s process, every thread; on PostgreSQL also the backends serving it, sampled through the drive).');
     notes.push('The dispatcher is woken by the intake when it commits events (and on PostgreSQL by the other instances through LISTEN/NOTIFY); INTAKE_HANDOFF_POLL_MS (200 ms) is only the fallback.');
     return {
       settings: { rate: RATE, orderLines: 3, warmupSec: ctx.warmupSec, serviceWarmupSec: ctx.serviceWarmupSec, durationSec: ctx.durationSec, runs: ctx.runs, concurrency: ctx.concurrency, feedWaitSec: 2 },
