@@ -13,8 +13,9 @@
  * Cost of the outbox: the REST intake's closed-loop throughput (--concurrency requests in flight, load generator in
  * another process) with the outbox on and with INTAKE_OUTBOX=off, each on a fresh service warmed first (leadSec), one
  * after the other in the same run (which goes first alternates between runs), so both see the same machine load; the
- * figure is the per-run ratio. The same drives give the CPU per order of the service and its PostgreSQL backends, on
- * and off: the cost as CPU, which the machine's drift between two fresh services moves far less (cost()).
+ * figure is the per-run ratio. Then each service is driven at the fixed RATE, open loop, and the CPU per order of the
+ * service and its PostgreSQL backends is taken: the cost as CPU at one load, which the machine's drift between two
+ * fresh services moves far less (cost()).
  */
 import { mkdirSync } from 'node:fs';
 import http from 'node:http';
@@ -202,20 +203,41 @@ async function oneRun(kind: 'sqlite' | 'postgres', ctx: BenchContext, run: numbe
   }
 }
 
-/** REST closed loop on a fresh service with the outbox on or off: its throughput, and the CPU an order costs. */
+/** REST on a fresh service with the outbox on or off: its closed-loop throughput, and the CPU an order costs. */
 interface CostFigures {
   okPerSec: number;
-  /** CPU ms per order sent in the measured drive: the service's process (every thread) and, on PostgreSQL, its backends. */
-  serviceCpuMs: number;
-  dbCpuMs: number;
+  /**
+   * CPU ms per order sent, the service's process (every thread) and on PostgreSQL the backends serving it: in the
+   * closed-loop drive (full load), and in the open-loop drive at RATE (`rateDbCpuMs`: the backends' part).
+   */
+  fullCpuMs: number;
+  rateCpuMs: number;
+  rateDbCpuMs: number;
+  /** Orders the drive at RATE sent, and how many were not answered 201 (or not sent: the service fell 2 s behind). */
+  rateOrders: number;
+  rateFailed: number;
+}
+
+/** The CPU ms the service's process and (on PostgreSQL) its backends spend while `work` runs. */
+async function cpuWhile<T>(pid: number, asker: pg.Client | undefined, work: () => Promise<T>): Promise<{ result: T; serviceMs: number; dbMs: number }> {
+  // Sampled through the drive: a backend the pool opens or closes in it is counted (cpuOverSpan).
+  const dbSpan = asker ? await cpuOverSpan(() => backendCpuMs(asker, [pid])) : undefined;
+  const cpu0 = processCpuMs(pid);
+  const result = await work();
+  const serviceMs = processCpuMs(pid) - cpu0;
+  return { result, serviceMs, dbMs: (await dbSpan?.stop()) ?? 0 };
 }
 
 /**
- * REST closed-loop throughput of a fresh service with the outbox on or off (INTAKE_OUTBOX=off), and the CPU per order
- * it and its PostgreSQL backends spend in the measured drive. The throughput of two fresh services in a row spread by
- * tens of points on this shared machine (a cost of 30.9 % with a 37-point spread, 2026-11-27); the CPU an order costs
- * moves far less with what else the cores are doing, and on a machine whose cores are the limit it is what sets the
- * throughput.
+ * REST closed-loop throughput of a fresh service with the outbox on or off (INTAKE_OUTBOX=off), then the same service
+ * at a fixed open-loop RATE, with the CPU per order it and its PostgreSQL backends spend in each drive.
+ *
+ * Why the CPU at a fixed rate: the throughput of two fresh services in a row spread by tens of points on this shared
+ * machine (a cost of 30.9 % with a 37-point spread, 2026-11-27), and the CPU per order at full load moves with that
+ * throughput: between two runs of the same code the slower spent 12–32 % more per order (2026-11-27), fewer orders
+ * sharing each group's commit and statement start. At one fixed rate both sides carry the same load, so the difference
+ * is the outbox's own work; set against the CPU per order at full load (which is what bounds the throughput) it says
+ * what share of the throughput the outbox takes.
  */
 async function cost(kind: 'sqlite' | 'postgres', ctx: BenchContext, run: number, outbox: boolean): Promise<CostFigures> {
   const dataDir = path.join(ctx.tmpDir, `${kind}-${run}-tput-${outbox ? 'on' : 'off'}`);
@@ -230,26 +252,31 @@ async function cost(kind: 'sqlite' | 'postgres', ctx: BenchContext, run: number,
       INTAKE_SECRET_KEY: KEY, ...(outbox ? {} : { INTAKE_OUTBOX: 'off' }), ...(base && schema ? { INTAKE_DATABASE_URL: schemaUrl(base, schema) } : {}),
     } });
     const port = service.ports.http!;
+    const pid = service.proc.pid!;
     const prefix = `T${randomBytes(3).toString('hex')}`;
     // A fresh service each time: its own warm-up first, unmeasured, as in the latency part (leadSec).
     await warmUp(ctx, [`http://127.0.0.1:${port}`], service.apiKey, `${prefix}-w`);
-    const pid = service.proc.pid!;
     await asker?.connect();
-    // Sampled through the drive: a backend the pool opens or closes in it is counted (cpuOverSpan).
-    const dbSpan = asker ? await cpuOverSpan(() => backendCpuMs(asker, [pid])) : undefined;
-    const cpu0 = processCpuMs(pid);
-    const res = await drive(loadSpec(ctx, port, service.apiKey, 'closed', prefix));
-    const serviceMs = processCpuMs(pid) - cpu0;
-    const dbMs = (await dbSpan?.stop()) ?? 0;
-    // Every order sent in the drive, its own warm-up included, as rest-pg-multi counts.
-    const orders = Math.max(1, res.sent);
-    return { okPerSec: res.okPerSec, serviceCpuMs: serviceMs / orders, dbCpuMs: dbMs / orders };
+    const full = await cpuWhile(pid, asker, () => drive(loadSpec(ctx, port, service!.apiKey, 'closed', prefix)));
+    const atRate = await cpuWhile(pid, asker, () => drive({ ...loadSpec(ctx, port, service!.apiKey, 'open', `${prefix}-r`), rate: RATE, warmupSec: 0 }));
+    // Per order sent in the drive, its own warm-up included (as rest-pg-multi counts).
+    const per = (x: { serviceMs: number; dbMs: number }, sent: number) => (x.serviceMs + x.dbMs) / Math.max(1, sent);
+    const open = atRate.result;
+    return {
+      okPerSec: full.result.okPerSec, fullCpuMs: per(full, full.result.sent), rateCpuMs: per(atRate, open.sent),
+      rateDbCpuMs: atRate.dbMs / Math.max(1, open.sent),
+      // Every order of the open drive is answered before it ends (late ones too); those missed were never sent.
+      rateOrders: open.sent, rateFailed: open.sent - (open.statuses[201] ?? 0) + open.missed,
+    };
   } finally {
     await asker?.end().catch(() => undefined);
     await service?.stop();
     if (base && schema) await dropSchema(base, schema);
   }
 }
+
+/** Metric names say when a CPU figure holds PostgreSQL's backends too. */
+const both = (kind: 'sqlite' | 'postgres') => (kind === 'postgres' ? ' (service + its backends)' : '');
 
 export const handoffBenchmark: Benchmark = {
   name: 'handoff',
@@ -272,9 +299,11 @@ export const handoffBenchmark: Benchmark = {
         on: { name: `${kind}: REST closed loop, outbox on`, unit: 'orders/s', better: 'higher' as const, samples: [] as number[] },
         off: { name: `${kind}: REST closed loop, outbox off`, unit: 'orders/s', better: 'higher' as const, samples: [] as number[] },
         cost: { name: `${kind}: outbox cost (1 − on/off)`, unit: '%', better: 'lower' as const, samples: [] as number[], target: { value: 10, op: '<=' as const } },
-        cpuOn: { name: `${kind}: CPU per order, outbox on${kind === 'postgres' ? ' (service + its backends)' : ''}`, unit: 'ms', better: 'lower' as const, samples: [] as number[] },
-        cpuOff: { name: `${kind}: CPU per order, outbox off${kind === 'postgres' ? ' (service + its backends)' : ''}`, unit: 'ms', better: 'lower' as const, samples: [] as number[] },
-        cpuCost: { name: `${kind}: outbox CPU cost (on/off − 1)`, unit: '%', better: 'lower' as const, samples: [] as number[], target: { value: 10, op: '<=' as const } },
+        fullOn: { name: `${kind}: CPU per order at full load, outbox on${both(kind)}`, unit: 'ms', better: 'lower' as const, samples: [] as number[] },
+        fullOff: { name: `${kind}: CPU per order at full load, outbox off${both(kind)}`, unit: 'ms', better: 'lower' as const, samples: [] as number[] },
+        rateOn: { name: `${kind}: CPU per order at ${RATE}/s, outbox on${both(kind)}`, unit: 'ms', better: 'lower' as const, samples: [] as number[] },
+        rateOff: { name: `${kind}: CPU per order at ${RATE}/s, outbox off${both(kind)}`, unit: 'ms', better: 'lower' as const, samples: [] as number[] },
+        cpuCost: { name: `${kind}: outbox CPU cost (on − off at ${RATE}/s, of off at full load)`, unit: '%', better: 'lower' as const, samples: [] as number[], target: { value: 10, op: '<=' as const } },
       };
       const dbShare = { on: [] as number[], off: [] as number[] };
       for (let run = 1; run <= ctx.runs; run++) {
@@ -299,23 +328,28 @@ export const handoffBenchmark: Benchmark = {
         m.on.samples.push(on.okPerSec);
         m.off.samples.push(off.okPerSec);
         m.cost.samples.push(100 * (1 - on.okPerSec / off.okPerSec));
-        const cpu = (x: CostFigures) => x.serviceCpuMs + x.dbCpuMs;
-        m.cpuOn.samples.push(cpu(on));
-        m.cpuOff.samples.push(cpu(off));
-        m.cpuCost.samples.push(100 * (cpu(on) / cpu(off) - 1));
-        dbShare.on.push(on.dbCpuMs);
-        dbShare.off.push(off.dbCpuMs);
+        m.fullOn.samples.push(on.fullCpuMs);
+        m.fullOff.samples.push(off.fullCpuMs);
+        m.rateOn.samples.push(on.rateCpuMs);
+        m.rateOff.samples.push(off.rateCpuMs);
+        m.cpuCost.samples.push((100 * (on.rateCpuMs - off.rateCpuMs)) / off.fullCpuMs);
+        dbShare.on.push(on.rateDbCpuMs);
+        dbShare.off.push(off.rateDbCpuMs);
         details.push({ kind, run, outboxOn: on, outboxOff: off });
+        for (const [side, x] of [['on', on], ['off', off]] as const) {
+          if (x.rateFailed > 0) notes.push(`${kind} run ${run}, outbox ${side}: ${x.rateFailed} of ${x.rateOrders} orders at ${RATE}/s not answered 201 or not sent: its CPU figure is of a service that did not carry the rate`);
+        }
       }
-      metrics.push(m.webhook, m.webhook50, m.feed, m.lost, m.on, m.off, m.cost, m.cpuOn, m.cpuOff, m.cpuCost);
+      metrics.push(m.webhook, m.webhook50, m.feed, m.lost, m.on, m.off, m.cost, m.fullOn, m.fullOff, m.rateOn, m.rateOff, m.cpuCost);
       if (kind === 'postgres') {
         const fmt = (xs: number[]) => xs.map((x) => x.toFixed(3)).join(' / ');
-        notes.push(`postgres: of the CPU per order, the service's backends' part per run: outbox on ${fmt(dbShare.on)} ms, off ${fmt(dbShare.off)} ms`);
+        notes.push(`postgres: of the CPU per order at ${RATE}/s, the service's backends' part per run: outbox on ${fmt(dbShare.on)} ms, off ${fmt(dbShare.off)} ms`);
       }
     }
     notes.push('Outbox cost: per run, closed-loop REST on a fresh service with the outbox on and with INTAKE_OUTBOX=off, back to back; '
-      + 'the throughput cost is 1 − on/off of that run, the CPU cost on/off − 1 of the CPU per order sent in the measured drive '
-      + '(the service\'s process, every thread; on PostgreSQL also the backends serving it, sampled through the drive).');
+      + `the throughput cost is 1 − on/off of that run. CPU per order: the service's process (every thread) and on PostgreSQL the backends serving it, `
+      + `sampled through that drive (full load) and through a drive of each service at ${RATE}/s open loop; the CPU cost is the outbox's extra CPU per order `
+      + 'at that one rate (on − off) as a share of the CPU per order at full load with the outbox off, which is what bounds the throughput.');
     notes.push('The dispatcher is woken by the intake when it commits events (and on PostgreSQL by the other instances through LISTEN/NOTIFY); INTAKE_HANDOFF_POLL_MS (200 ms) is only the fallback.');
     return {
       settings: { rate: RATE, orderLines: 3, warmupSec: ctx.warmupSec, serviceWarmupSec: ctx.serviceWarmupSec, durationSec: ctx.durationSec, runs: ctx.runs, concurrency: ctx.concurrency, feedWaitSec: 2 },
