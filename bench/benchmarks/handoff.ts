@@ -13,9 +13,10 @@
  * Cost of the outbox: the REST intake's closed-loop throughput (--concurrency requests in flight, load generator in
  * another process) with the outbox on and with INTAKE_OUTBOX=off, each on a fresh service warmed first (leadSec), one
  * after the other in the same run (which goes first alternates between runs), so both see the same machine load; the
- * figure is the per-run ratio. Then each service is driven at the fixed RATE, open loop, and the CPU per order of the
- * service and its PostgreSQL backends is taken: the cost as CPU at one load, which the machine's drift between two
- * fresh services moves far less (cost()).
+ * figure is the per-run ratio. The CPU per order of the service and its PostgreSQL backends is taken in that drive and
+ * in one more at the fixed RATE, open loop: the outbox's extra CPU at one load, set against the full-load CPU (cost()).
+ * Fresh processes of the same code differ by up to a fifth in what every order costs them (performance.md, fifteenth
+ * round), so a cost near 10 % needs several pairs whichever figure is read.
  */
 import { mkdirSync } from 'node:fs';
 import http from 'node:http';
@@ -236,8 +237,9 @@ async function cpuWhile<T>(pid: number, asker: pg.Client | undefined, work: () =
  * machine (a cost of 30.9 % with a 37-point spread, 2026-11-27), and the CPU per order at full load moves with that
  * throughput: between two runs of the same code the slower spent 12–32 % more per order (2026-11-27), fewer orders
  * sharing each group's commit and statement start. At one fixed rate both sides carry the same load, so the difference
- * is the outbox's own work; set against the CPU per order at full load (which is what bounds the throughput) it says
- * what share of the throughput the outbox takes.
+ * is the outbox's own work (plus how fast each fresh process happens to be: up to a fifth, see the header); set against
+ * the CPU per order at full load (which is what bounds the throughput) it says what share of the throughput the outbox
+ * takes.
  */
 async function cost(kind: 'sqlite' | 'postgres', ctx: BenchContext, run: number, outbox: boolean): Promise<CostFigures> {
   const dataDir = path.join(ctx.tmpDir, `${kind}-${run}-tput-${outbox ? 'on' : 'off'}`);
@@ -280,7 +282,7 @@ const both = (kind: 'sqlite' | 'postgres') => (kind === 'postgres' ? ' (service 
 
 export const handoffBenchmark: Benchmark = {
   name: 'handoff',
-  description: 'REST orders at 1,000/s: p99 from the REST acknowledgement to the webhook received and to the event read from the feed; REST throughput with the outbox on and off; SQLite and PostgreSQL',
+  description: 'REST orders at 1,000/s: p99 from the REST acknowledgement to the webhook received and to the event read from the feed; REST throughput and CPU per order with the outbox on and off; SQLite and PostgreSQL',
   byDefault: true,
   async run(ctx): Promise<BenchResult> {
     const kinds: ('sqlite' | 'postgres')[] = ['sqlite'];
