@@ -15,7 +15,7 @@
  * after the other in the same run (which goes first alternates between runs), so both see the same machine load; the
  * figure is the per-run ratio. The CPU per order of the service and its PostgreSQL backends is taken in that drive and
  * in one more at the fixed RATE, open loop: the outbox's extra CPU at one load, set against the full-load CPU (cost()).
- * Fresh processes of the same code differ by up to a fifth in what every order costs them (performance.md, fifteenth
+ * Fresh processes of the same code differ by about a fifth in what every order costs them (performance.md, fifteenth
  * round), so a cost near 10 % needs several pairs whichever figure is read.
  */
 import { mkdirSync } from 'node:fs';
@@ -237,7 +237,7 @@ async function cpuWhile<T>(pid: number, asker: pg.Client | undefined, work: () =
  * machine (a cost of 30.9 % with a 37-point spread, 2026-11-27), and the CPU per order at full load moves with that
  * throughput: between two runs of the same code the slower spent 12–32 % more per order (2026-11-27), fewer orders
  * sharing each group's commit and statement start. At one fixed rate both sides carry the same load, so the difference
- * is the outbox's own work (plus how fast each fresh process happens to be: up to a fifth, see the header); set against
+ * is the outbox's own work (plus how fast each fresh process happens to be: about a fifth, see the header); set against
  * the CPU per order at full load (which is what bounds the throughput) it says what share of the throughput the outbox
  * takes.
  */
