@@ -15,6 +15,8 @@ export interface Sent {
   numero?: string;
   /** For SMTP: the Message-ID the message carried. */
   messageId?: string;
+  /** Why it was not acknowledged (REST, e-mail): the answer or the error, for a failing assertion to name. */
+  why?: string;
 }
 
 /** A big order (thousands of lines) takes a while to judge and register: an instance is sure to hold some. */
@@ -30,9 +32,11 @@ export async function rest(httpPort: number, key: string, body: object, refs: st
       headers: { 'content-type': 'application/json', 'x-api-key': key, ...(async ? { prefer: 'respond-async' } : {}) },
     });
     const json = (await res.json()) as { numero_ordine?: string };
-    return { channel: 'rest', refs, acked: res.status === (async ? 202 : 201), numero: async ? undefined : json.numero_ordine };
-  } catch {
-    return { channel: 'rest', refs, acked: false }; // the connection died with the instance: not acknowledged
+    const acked = res.status === (async ? 202 : 201);
+    return { channel: 'rest', refs, acked, numero: async ? undefined : json.numero_ordine, ...(acked ? {} : { why: `HTTP ${res.status}` }) };
+  } catch (err) {
+    // The connection died with the instance (or the client gave up): not acknowledged.
+    return { channel: 'rest', refs, acked: false, why: (err as Error).message };
   }
 }
 
@@ -119,9 +123,10 @@ export async function smtpSend(port: number, c: ProvisionedCustomer, refs: strin
       from: 'Mario Rossi <mario@cliente.it>', to: c.mailbox, subject: `Ordini ${refs.join(', ')}`, text: 'In allegato.', messageId,
       attachments: refs.map((r) => ({ filename: `${r}.json`, content: JSON.stringify(make(r)) })),
     });
-    return { channel: 'email', refs, acked: /^250\b/.test(info.response), messageId };
-  } catch {
-    return { channel: 'email', refs, acked: false, messageId };
+    const acked = /^250\b/.test(info.response);
+    return { channel: 'email', refs, acked, messageId, ...(acked ? {} : { why: info.response }) };
+  } catch (err) {
+    return { channel: 'email', refs, acked: false, messageId, why: (err as Error).message };
   } finally {
     transport.close();
   }

@@ -112,7 +112,8 @@ void describe('several instances on one PostgreSQL', { skip: PG_SKIP }, () => {
           ...Array.from({ length: 40 }, (_, k) => rest(victim, key, heavy(`H-${k}`), [`H-${k}`], true)),
           ...Array.from({ length: 8 }, (_, k) => smtpSend(victim, c, [`HM-${k}-1`, `HM-${k}-2`], heavy)),
         ]);
-        assert.ok(burst.every((s) => s.acked), 'the victim acknowledged its burst before dying');
+        const unacked = burst.filter((s) => !s.acked).map((s) => `${s.channel} ${s.refs[0]}: ${s.why}`);
+        assert.deepEqual(unacked, [], 'the victim acknowledged its burst before dying');
         victim.serve.proc.kill('SIGKILL');
         await victim.serve.exited;
         const left = await adminQuery<{ n: number }>(testDatabaseUrl!, `SELECT count(*)::int AS n FROM ${schema.name}.submissions WHERE state = 'received'`);
