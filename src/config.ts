@@ -23,8 +23,10 @@ export interface Config {
   readonly databaseUrl?: string;
   /**
    * INTAKE_DATABASE_POOL: connections one instance opens to PostgreSQL at most, besides its one for LISTEN. Default
-   * 10: registrations of requests in flight share a statement, so a few connections carry the load. N instances need
-   * N × (this + 1) of the server's max_connections (100 by default), with room for psql and backups.
+   * 10: registrations of requests in flight share a statement, so a few connections carry the load. Registrations
+   * hold at most all but a quarter of it (rounded down, at least one kept back), so a long lock on orders still leaves connections to
+   * store what arrives. N instances need N × (this + 1) of the server's max_connections (100 by default), with room
+   * for psql and backups.
    */
   readonly databasePool: number;
   /** INTAKE_HOST: address every channel binds to. Default 0.0.0.0 */

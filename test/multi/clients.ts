@@ -7,6 +7,9 @@ import ssh2 from 'ssh2';
 import type { ProvisionedCustomer } from '../../src/customers/provision.ts';
 import { order, TEST_ARTICLES } from '../helpers/service.ts';
 
+/** What the file and mail clients need of a customer (provisioned in the store, or by a test service). */
+type Sender = Pick<ProvisionedCustomer, 'mailbox' | 'ftpUser' | 'ftpPassword'>;
+
 export interface Sent {
   channel: string;
   refs: string[];
@@ -76,7 +79,7 @@ export async function connector(httpPort: number, key: string, site: string, bod
  * One SFTP upload on its own connection. The instance may die at any step (before the session is ready, before the
  * subsystem opens, mid-write), and ssh2 then calls no callback at all: the closed connection, or 60 s, is the answer (generous: a busy instance is slow to shake hands).
  */
-export function sftpUpload(port: number, c: ProvisionedCustomer, name: string, refs: string[], content = JSON.stringify(refs.map((r) => order('C001', r)))): Promise<Sent> {
+export function sftpUpload(port: number, c: Sender, name: string, refs: string[], content = JSON.stringify(refs.map((r) => order('C001', r)))): Promise<Sent> {
   return new Promise((resolve) => {
     const conn = new ssh2.Client();
     let settled = false;
@@ -100,7 +103,7 @@ export function sftpUpload(port: number, c: ProvisionedCustomer, name: string, r
 }
 
 /** One FTP upload with curl (passive mode); its exit status 0 means the server answered 226. */
-export function ftpUpload(port: number, c: ProvisionedCustomer, name: string, refs: string[], content: string): Promise<Sent> {
+export function ftpUpload(port: number, c: Sender, name: string, refs: string[], content: string): Promise<Sent> {
   return new Promise((resolve) => {
     const p = execFile('curl', ['-sS', '--max-time', '60', '-T', '-', '--user', `${c.ftpUser}:${c.ftpPassword}`, `ftp://127.0.0.1:${port}/ordini/${name}`],
       (err) => resolve({ channel: 'ftp', refs, acked: !err }));
@@ -112,7 +115,7 @@ export function ftpUpload(port: number, c: ProvisionedCustomer, name: string, re
  * One message over its own SMTP connection, each of `refs` an order file attached to it. The 250 after DATA is the
  * acknowledgement; an instance dying before it closes the connection, and nodemailer rejects.
  */
-export async function smtpSend(port: number, c: ProvisionedCustomer, refs: string[], make: (ref: string) => object = (r) => order('C001', r)): Promise<Sent> {
+export async function smtpSend(port: number, c: Sender, refs: string[], make: (ref: string) => object = (r) => order('C001', r)): Promise<Sent> {
   const messageId = `<${refs.join('.')}@cliente.it>`;
   const transport = nodemailer.createTransport({
     host: '127.0.0.1', port, secure: false, ignoreTLS: true,

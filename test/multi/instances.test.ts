@@ -96,10 +96,9 @@ void describe('several instances on one PostgreSQL', { skip: PG_SKIP }, () => {
         // A SHARE lock on orders, held from before the burst until the kill, keeps every registration waiting (the
         // acknowledgements of asynchronous hand-overs do not wait for one), so the victim dies holding work however
         // quickly this machine judges: a quick store used to finish the burst first, and nothing was taken over.
-        // The burst goes first: each statement waiting on the lock holds one of the victim's connections, and with
-        // the ordinary traffic's (a group of single orders, one of registrations, each multi-order file's transaction)
-        // they could take all ten before a heavy message had been stored: it was then answered 451, try again later
-        // (CI, 2026-11-27). That is the right answer to a sender, but not the case this test is about.
+        // The burst goes first, and is acknowledged before the ordinary traffic is sent. (Before the writers of orders
+        // were bounded below the pool, store/postgres/order-writers.ts, the statements waiting on the lock could take
+        // all ten connections and a heavy message was answered 451, try again later: locked-orders.test.ts tests that.)
         locker = new pg.Client({ connectionString: testDatabaseUrl });
         await locker.connect();
         await locker.query('BEGIN');

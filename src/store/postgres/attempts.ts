@@ -9,6 +9,7 @@
  * transaction; a whole outcome (every REST/SOAP call, most files) needs no second read and costs no transaction.
  */
 import type pg from 'pg';
+import type { OrderWriters } from './order-writers.ts';
 import { uuidv7 } from '../../domain/uuid7.ts';
 import type { OrderOutcome, Outcome, SubmissionState } from '../../domain/types.ts';
 import { refusals } from '../common/events.ts';
@@ -36,7 +37,8 @@ export interface PgAttempts {
   readCompact(id: string): Promise<OutcomeInSnapshot>;
 }
 
-export function pgAttempts(pool: pg.Pool, outbox: boolean): PgAttempts {
+/** Writes through `writers` (the outbox's refusal events reference orders); reads take any connection of `pool`. */
+export function pgAttempts(pool: pg.Pool, writers: OrderWriters, outbox: boolean): PgAttempts {
   /**
    * One outcome recorded by one statement (one round trip; it was BEGIN, three statements, COMMIT): the row, its
    * claim cleared, `attemptsSql` (CTEs on $7 onwards, `extra`), and the outbox's one ordine.rifiutato per refused
@@ -45,7 +47,7 @@ export function pgAttempts(pool: pg.Pool, outbox: boolean): PgAttempts {
   async function completeOne(name: string, attemptsSql: string, { id, state, outcome, processedAt }: CompleteCall, stored: string,
     extra: unknown[]): Promise<boolean> {
     const refused = outbox ? refusals(outcome) : [];
-    const { rows } = await pool.query<{ id: string }>({
+    const { rows } = await writers.query<{ id: string }>({
       name,
       text: `WITH upd AS (
          UPDATE submissions SET state = $2, outcome = $3, processed_at = $4, attempts = attempts + 1,
@@ -70,7 +72,7 @@ export function pgAttempts(pool: pg.Pool, outbox: boolean): PgAttempts {
     async record(submissionId, orders, durable) {
       const rows = [...recordedAttemptRows(orders)];
       if (rows.length === 0) return;
-      await withTransaction(pool, async (c) => {
+      await withTransaction(writers, async (c) => {
         // Nothing is acknowledged before completeSubmission's durable commit, which covers this one (WriteOptions).
         if (!durable) await c.query('SET LOCAL synchronous_commit = off');
         const { rowCount } = await c.query({

@@ -11,7 +11,7 @@
  * touch disjoint rows, as two parts of one statement must (they share one snapshot). The same submission twice in
  * one group would make the upsert touch a row twice: that statement fails and each call is then run alone.
  */
-import type pg from 'pg';
+import type { OrderWriters } from './order-writers.ts';
 import { uuidv7 } from '../../domain/uuid7.ts';
 import type { Outcome, SubmissionState } from '../../domain/types.ts';
 import { refusals } from '../common/events.ts';
@@ -78,10 +78,10 @@ export interface CompleteGroups {
 }
 
 /** `alone` records one outcome with the single statement: groups of one, and the calls of a group that failed. */
-export function completeGroups(pool: pg.Pool, outbox: boolean, alone: (call: CompleteCall) => Promise<boolean>): CompleteGroups {
+export function completeGroups(writers: OrderWriters, outbox: boolean, alone: (call: CompleteCall) => Promise<boolean>): CompleteGroups {
   const text = completeGroupSql();
   const groups = grouped<CompleteCall, boolean>(alone, async (calls) => {
-    const { rows } = await pool.query<{ id: string }>({ name: 'complete-group', text, values: values(calls, outbox) });
+    const { rows } = await writers.query<{ id: string }>({ name: 'complete-group', text, values: values(calls, outbox) });
     const found = new Set(rows.map((r) => r.id));
     return calls.map((c) => found.has(c.id));
   });

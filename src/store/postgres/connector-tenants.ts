@@ -3,6 +3,7 @@
  * connector path's status lookups scoped to the customers the connector is bound to (see ConnectorStore).
  */
 import type pg from 'pg';
+import type { OrderWriters } from './order-writers.ts';
 import { IntakeError } from '../../domain/errors.ts';
 import { unattributedOwner, type ConnectorStore } from '../../domain/store/connectors.ts';
 import { pgCode, withTransaction } from './tx.ts';
@@ -33,7 +34,7 @@ export function connectorLatestAttemptSql(customerGiven: boolean): string {
     ORDER BY a.received_at DESC, a.submission_id COLLATE "C" DESC, a.idx DESC LIMIT 1`;
 }
 
-export function postgresConnectorTenants(pool: pg.Pool): Tenants {
+export function postgresConnectorTenants(pool: pg.Pool, writers: OrderWriters): Tenants {
   return {
     async replaceConnectorCustomerIds(id, rows) {
       const seen = new Set<string>();
@@ -73,7 +74,7 @@ export function postgresConnectorTenants(pool: pg.Pool): Tenants {
 
     async saveOrderTickets(rows) {
       for (const part of chunks(rows, BATCH)) {
-        await pool.query(`INSERT INTO order_tickets (order_id, details) SELECT o, d FROM unnest($1::text[], $2::text[]) AS t(o, d)
+        await writers.query(`INSERT INTO order_tickets (order_id, details) SELECT o, d FROM unnest($1::text[], $2::text[]) AS t(o, d)
           ON CONFLICT (order_id) DO NOTHING`, [part.map((r) => r.orderId), part.map((r) => r.details)]);
       }
     },

@@ -3,6 +3,7 @@
  * locks the connector row (FOR UPDATE), so two operators rotating at once leave one current key, not two.
  */
 import type pg from 'pg';
+import type { OrderWriters } from './order-writers.ts';
 import type { PoolClient } from 'pg';
 import { IntakeError } from '../../domain/errors.ts';
 import { type Connector, type ConnectorLookupRow, type ConnectorStore, type NewConnectorKey } from '../../domain/store/connectors.ts';
@@ -14,7 +15,7 @@ import { postgresConnectorTenants } from './connector-tenants.ts';
 /** Lookup rows per INSERT: a big table goes in a few statements, each well under the parameter limit. */
 const LOOKUP_BATCH = 1_000;
 
-export function postgresConnectors(pool: pg.Pool): ConnectorStore {
+export function postgresConnectors(pool: pg.Pool, writers: OrderWriters): ConnectorStore {
   const tx = <T>(fn: (c: PoolClient) => Promise<T>): Promise<T> => withTransaction(pool, fn);
 
   async function withSites(c: PoolClient | pg.Pool, rows: ConnectorRow[]): Promise<Connector[]> {
@@ -49,7 +50,7 @@ export function postgresConnectors(pool: pg.Pool): ConnectorStore {
   }
 
   return {
-    ...postgresConnectorTenants(pool),
+    ...postgresConnectorTenants(pool, writers),
 
     async createSite(s) {
       const site = { code: upperSite(s.code), name: s.name, createdAt: isoIn(s.createdAt ?? nowIso(), 'createdAt') };

@@ -10,6 +10,7 @@
  * transaction on the server, not only ours); see docs/development/outbox.md.
  */
 import type pg from 'pg';
+import type { OrderWriters } from './order-writers.ts';
 import { IntakeError } from '../../domain/errors.ts';
 import type { OrderEvent } from '../../domain/order-events.ts';
 import type { ProductionStep, RegisteredOrder } from '../../domain/types.ts';
@@ -75,7 +76,7 @@ export async function pgProductionHistory(pool: pg.Pool, orderIds: readonly stri
   return map;
 }
 
-export function postgresEvents(pool: pg.Pool, orderById: (id: string) => Promise<RegisteredOrder | undefined>): EventStore {
+export function postgresEvents(pool: pg.Pool, writers: OrderWriters, orderById: (id: string) => Promise<RegisteredOrder | undefined>): EventStore {
   return {
     async readEvents(cursor: string | null, limit: number): Promise<OrderEvent[]> {
       let rows: (EventRow & { ok?: boolean })[];
@@ -177,7 +178,7 @@ export function postgresEvents(pool: pg.Pool, orderById: (id: string) => Promise
       // One statement, one transaction. The UPDATE is the compare-and-set: a concurrent report on the same order
       // waits for the row lock, then finds the state moved and updates nothing, so its history and event are not
       // written either (they hang off upd).
-      const { rows } = await pool.query<{ n: number }>(
+      const { rows } = await writers.query<{ n: number }>(
         `WITH upd AS (
            UPDATE orders SET production_state = $2 WHERE id = $1 AND production_state IS NOT DISTINCT FROM $3::text RETURNING id
          ), hist AS (

@@ -7,7 +7,7 @@
  * The promise (docs/development/numbering.md): unique per year; increasing in allocation order across instances;
  * gaps possible (a failed transaction, an identity race lost); not in commit order.
  */
-import type pg from 'pg';
+import type { OrderWriters } from './order-writers.ts';
 
 /** The sequence's name for a year; `year` is checked to be a 4-digit integer, so the name is never input. */
 export function numberSequence(year: number): string {
@@ -20,7 +20,8 @@ export interface YearSequences {
   ready(years: Iterable<number>): Promise<void>;
 }
 
-export function yearSequences(pool: pg.Pool): YearSequences {
+/** `writers`: the first check of a year reads orders (the floor it copies), so it waits on a lock as they do. */
+export function yearSequences(writers: OrderWriters): YearSequences {
   // One check per year and process, shared by the requests that arrive while it runs (the first orders after a
   // start would otherwise each call the function and queue on its advisory lock).
   const known = new Map<number, Promise<void>>();
@@ -30,7 +31,7 @@ export function yearSequences(pool: pg.Pool): YearSequences {
         let check = known.get(year);
         if (!check) {
           numberSequence(year);
-          check = pool.query('SELECT order_number_sequence($1::int)', [year]).then(() => undefined);
+          check = writers.query('SELECT order_number_sequence($1::int)', [year]).then(() => undefined);
           known.set(year, check);
           // A failed check (database away) is tried again by the next registration, not remembered.
           check.catch(() => known.delete(year));

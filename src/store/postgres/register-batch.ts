@@ -12,7 +12,7 @@
  *
  * A REST/SOAP order does not come here: it is written with its submission and outcome by single-batch.ts.
  */
-import type pg from 'pg';
+import type { OrderWriters } from './order-writers.ts';
 import { grouped } from './groups.ts';
 import type { RegisterItem } from '../../domain/store/store.ts';
 import { isoIn, type ExistingOrder } from '../common/rows.ts';
@@ -117,7 +117,7 @@ export interface RegisterGroups {
  * synchronous_commit off for itself.
  */
 export function registerGroups(
-  pool: pg.Pool,
+  writers: OrderWriters,
   outbox: boolean,
   alone: (item: RegisterItem, holder: string | undefined) => Promise<GroupAnswer>,
 ): RegisterGroups {
@@ -125,7 +125,7 @@ export function registerGroups(
   const groups = grouped<Waiting, GroupAnswer>(
     (w) => alone(w.item, w.holder),
     async (group) => {
-      const { rows } = await pool.query<GroupRow & { k: string; fenced: boolean }>({ name: `register-group-${outbox ? 'events' : 'no-events'}`, text, values: values(group) });
+      const { rows } = await writers.query<GroupRow & { k: string; fenced: boolean }>({ name: `register-group-${outbox ? 'events' : 'no-events'}`, text, values: values(group) });
       return group.map((_, i) => {
         const row = rows[i];
         if (row?.fenced) return FENCED;

@@ -25,7 +25,7 @@
  * - The commit is durable (the server's synchronous_commit): the caller answers once this resolves.
  * - The existing order is found as registerAlone finds it, by one index probe per call (register-batch.ts, PLANS).
  */
-import type pg from 'pg';
+import type { OrderWriters } from './order-writers.ts';
 import { grouped } from './groups.ts';
 import { ATTEMPT_RECORD_COLUMNS, attemptRecord } from './attempt-columns.ts';
 import { lineColumns } from './register-batch.ts';
@@ -160,10 +160,10 @@ const MAX_RUNS = 3;
 /** The answers whose texts a call's first run carries (save). */
 const FIRST_RUN = ['created'] as const;
 
-export function singleOrderGroups(pool: pg.Pool, outbox: boolean): SingleGroups {
+export function singleOrderGroups(writers: OrderWriters, outbox: boolean): SingleGroups {
   const text = singleGroupSql();
   const run = async (calls: readonly Prepared[]): Promise<(Row | undefined)[]> => {
-    const { rows } = await pool.query<{ answer: Answer | null; id: string; numero: string }>({ name: 'single-order-group', text, values: values(calls) });
+    const { rows } = await writers.query<{ answer: Answer | null; id: string; numero: string }>({ name: 'single-order-group', text, values: values(calls) });
     return calls.map((_, i) => {
       const r = rows[i];
       return r?.answer ? { answer: r.answer, id: r.id, numero: r.numero } : undefined;

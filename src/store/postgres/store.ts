@@ -8,6 +8,7 @@
 import pg from 'pg';
 import type { PoolClient } from 'pg';
 import { pgCode, withTransaction } from './tx.ts';
+import { orderWriters, writerPermits } from './order-writers.ts';
 import { IntakeError } from '../../domain/errors.ts';
 import type { Outcome, RegisteredOrder, StoredSubmission, SubmissionState } from '../../domain/types.ts';
 import { checkKnown, migrationsDir, readMigrations } from '../common/migrate.ts';
@@ -58,6 +59,9 @@ export interface PostgresStoreOptions {
   /** Errors of idle pooled connections (server restart, network); the pool drops the connection either way. */
   onError?: (err: Error) => void;
 }
+
+/** How long a statement waits for a connection (the pool's) or a writer for its permit (order-writers.ts). */
+const CONNECT_WAIT_MS = 10_000;
 
 const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,62}$/;
 /** First key of every advisory lock this service takes; the second is the schema's hash. */
@@ -129,27 +133,33 @@ export async function openPostgresStore(url: string, opts: PostgresStoreOptions 
   const connection = {
     connectionString: url,
     // A database that does not answer must surface as an error, not as a request that waits forever.
-    connectionTimeoutMillis: 10_000,
+    connectionTimeoutMillis: CONNECT_WAIT_MS,
     keepAlive: true,
     application_name: 'order-intake',
     // Set at connection start-up, so no query can ever run on a pooled connection with another search_path.
     ...(schema === undefined ? {} : { options: `-c search_path=${schema}` }),
   };
-  const pool = new pg.Pool({ ...connection, max: opts.max ?? 10 });
+  const max = opts.max ?? 10;
+  const pool = new pg.Pool({ ...connection, max });
   pool.on('error', (err) => opts.onError?.(err));
+  // Statements that write orders (or wait on its locks) take fewer connections than the pool: a long lock on orders
+  // then leaves some to store what arrives (order-writers.ts).
+  const writers = orderWriters(pool, writerPermits(max), CONNECT_WAIT_MS);
   // The instance's own session (postgres/instances.ts), outside the pool and with the pool's settings.
   const { closeSession, ...instances } = postgresInstances(pool, () => new pg.Client(connection), opts.onError);
   let closed = false;
 
   const tx = <T>(fn: (c: PoolClient) => Promise<T>): Promise<T> => withTransaction(pool, fn);
-  const numbering = yearSequences(pool);
-  const attempts = pgAttempts(pool, outbox);
-  const completes = completeGroups(pool, outbox, (call) => attempts.completeAlone(call));
-  const singles = singleOrderGroups(pool, outbox);
+  /** A transaction that writes orders. */
+  const writeTx = <T>(fn: (c: PoolClient) => Promise<T>): Promise<T> => withTransaction(writers, fn);
+  const numbering = yearSequences(writers);
+  const attempts = pgAttempts(pool, writers, outbox);
+  const completes = completeGroups(writers, outbox, (call) => attempts.completeAlone(call));
+  const singles = singleOrderGroups(writers, outbox);
   // A group that failed registers its orders one by one (fenced, when under a claim, in a transaction of its own).
-  const groups = registerGroups(pool, outbox, (item, holder) => holder === undefined
+  const groups = registerGroups(writers, outbox, (item, holder) => holder === undefined
     ? aloneRow(item, LAZY)
-    : tx(async (c) => (await fence(c, holder, [item])).length > 0 ? FENCED : aloneRow(item, LAZY, c)));
+    : writeTx(async (c) => (await fence(c, holder, [item])).length > 0 ? FENCED : aloneRow(item, LAZY, c)));
 
   /** The row of a submission, its bytes read from its local file when it came as one (a file channel's upload). */
   async function submissionRow(s: NewSubmission): Promise<ReturnType<typeof newSubmissionRow>> {
@@ -281,7 +291,7 @@ export async function openPostgresStore(url: string, opts: PostgresStoreOptions 
   }
 
   /** registerAlone's statement: the order's row (existing or inserted), undefined when the insert did nothing. */
-  async function aloneRow(item: RegisterItem, opts: WriteOptions | undefined, db: Queryable = pool): Promise<GroupRow | undefined> {
+  async function aloneRow(item: RegisterItem, opts: WriteOptions | undefined, db: Queryable = writers): Promise<GroupRow | undefined> {
     const o = item.order;
     // The outbox row rides in the same statement: its data is completed with the number the statement allocates.
     const event = registeredEvent(item, '', isoIn(item.registeredAt, 'registeredAt'));
@@ -326,7 +336,7 @@ export async function openPostgresStore(url: string, opts: PostgresStoreOptions 
     if (row) return decide(row, item);
     // Another instance (or another order of the same group) committed the same identity after our snapshot: its
     // number stays, ours became a gap.
-    const winner = await one<ExistingOrder>(IDENTITY_SQL, [o.codice_cliente, o.riferimento_ordine]);
+    const winner = (await writers.query<ExistingOrder>(IDENTITY_SQL, [o.codice_cliente, o.riferimento_ordine])).rows[0];
     if (!winner) throw new Error(`order ${o.codice_cliente}/${o.riferimento_ordine} conflicted but cannot be read`);
     return decide(winner, item);
   }
@@ -355,10 +365,10 @@ export async function openPostgresStore(url: string, opts: PostgresStoreOptions 
     ...postgresWork(pool),
     ...postgresCustomers(pool),
     ...postgresMail(pool),
-    ...postgresConnectors(pool),
+    ...postgresConnectors(pool, writers),
     ...instances,
     ...postgresHandoff(pool, () => new pg.Client(connection), opts.onError),
-    ...postgresEvents(pool, async (id) => {
+    ...postgresEvents(pool, writers, async (id) => {
       const r = await one<OrderRow>(`SELECT ${ORDER_COLUMNS} FROM orders WHERE id = $1`, [id]);
       return r && (await withLines([r]))[0];
     }),
@@ -550,7 +560,7 @@ export async function openPostgresStore(url: string, opts: PostgresStoreOptions 
           return [await settle(only, row)];
         }
         if (items.length === 1 && holder === undefined) return [await registerAlone(items[0]!, opts)];
-        return await tx(async (c) => {
+        return await writeTx(async (c) => {
           if (holder !== undefined) {
             const lost = await fence(c, holder, items);
             if (lost.length > 0) throw new ClaimLostError(lost);
@@ -564,10 +574,12 @@ export async function openPostgresStore(url: string, opts: PostgresStoreOptions 
     },
 
     async registeredBySubmission(submissionId, references) {
-      return all<{ codice_cliente: string; riferimento_ordine: string }>(
+      // A step of registering (judge.ts, before registerOrders): it waits on a lock of orders as they do.
+      const { rows } = await writers.query<{ codice_cliente: string; riferimento_ordine: string }>(
         'SELECT codice_cliente, riferimento_ordine FROM orders WHERE submission_id = $1 AND riferimento_ordine = ANY($2::text[])',
         [submissionId, [...new Set(references)]],
       );
+      return rows;
     },
 
     async getOrder(customerId, id) {

@@ -15,7 +15,7 @@ export function pgCode(e: unknown): string | undefined {
   return typeof code === 'string' ? code : undefined;
 }
 
-export async function withTransaction<T>(pool: pg.Pool, fn: (c: PoolClient) => Promise<T>): Promise<T> {
+export async function withTransaction<T>(pool: Pick<pg.Pool, 'connect'>, fn: (c: PoolClient) => Promise<T>): Promise<T> {
   for (let attempt = 1; ; attempt++) {
     const c = await pool.connect();
     let broken = false;
