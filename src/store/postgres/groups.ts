@@ -12,8 +12,12 @@
  *   PLANS), so the more groups, the dearer. A registration's and an outcome's `one` are one statement each, simpler
  *   than the group's.
  * - A group whose statement fails is not allowed to take the others down: each of its calls then runs `one` on its
- *   own, and only the faulty one fails, with `one`'s own error.
+ *   own, and only the faulty one fails, with `one`'s own error. Unless the statement never ran for want of a
+ *   connection (isConnectionWait: a long lock on orders holds them all): then each call alone would only wait as
+ *   long again, and the whole group fails with that error at once.
  */
+import { isConnectionWait } from './order-writers.ts';
+
 
 /** Statements in flight at once: enough to keep PostgreSQL's cores and the pool busy, few enough to form groups. */
 export const MAX_PARALLEL = 4;
@@ -68,7 +72,11 @@ export function grouped<T, R>(
     let answers: R[];
     try {
       answers = await many(group.map((w) => w.call));
-    } catch {
+    } catch (e) {
+      if (isConnectionWait(e)) {
+        group.forEach((w) => w.reject(e));
+        return;
+      }
       // One faulty call must not fail the others: each goes alone, and only its own error reaches its caller.
       await Promise.all(group.map((w) => one(w.call).then(w.resolve, w.reject)));
       return;

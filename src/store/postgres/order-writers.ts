@@ -15,6 +15,17 @@
 import type pg from 'pg';
 import type { PoolClient } from 'pg';
 
+/** A writer that found no permit in time: nothing it asked ran. */
+export class WriterWaitTimeout extends Error {}
+
+/**
+ * An error that says a statement never ran for want of a connection: no permit in time (WriterWaitTimeout), or no
+ * pooled connection in time (pg-pool's own error, which has no class or code of its own, only this message).
+ */
+export function isConnectionWait(e: unknown): boolean {
+  return e instanceof WriterWaitTimeout || (e instanceof Error && e.message === 'timeout exceeded when trying to connect');
+}
+
 /** What the writers of orders use: a pool's query and connect, each taken under a permit. */
 export type OrderWriters = Pick<pg.Pool, 'query' | 'connect'>;
 
@@ -57,7 +68,7 @@ export function orderWriters(pool: pg.Pool, permits: number, waitMs: number): Or
         grant: () => resolve(release),
         timer: setTimeout(() => {
           queue.splice(queue.indexOf(waiter), 1);
-          reject(new Error(`timeout exceeded after ${waitMs} ms waiting for a connection to write orders (${permits} in use)`));
+          reject(new WriterWaitTimeout(`timeout exceeded after ${waitMs} ms waiting for a connection to write orders (${permits} in use)`));
         }, waitMs),
       };
       queue.push(waiter);
