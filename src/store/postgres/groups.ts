@@ -18,7 +18,6 @@
  */
 import { isConnectionWait } from './order-writers.ts';
 
-
 /** Statements in flight at once: enough to keep PostgreSQL's cores and the pool busy, few enough to form groups. */
 export const MAX_PARALLEL = 4;
 /** Calls per statement: bounds the statement's arrays (and the transaction) behind a flood. */
