@@ -1,10 +1,11 @@
 // A long lock on the orders table (an operator's CREATE INDEX takes SHARE, an ALTER TABLE or VACUUM FULL ACCESS
 // EXCLUSIVE) under load, on a service with a small pool: registrations pile up behind the lock, far more than the
-// pool has connections, and meanwhile an e-mail (nodemailer: 250 after DATA) and an SFTP upload (ssh2: the close
-// status) are still stored and acknowledged, because the statements that can wait on orders hold fewer connections
-// than the pool (store/postgres/order-writers.ts). Once the lock goes, every acknowledged order is registered exactly
-// once. Without the bound, the waiting registrations took every connection and the message was answered 451 after
-// the pool's 10 s wait. Skipped, visibly, without INTAKE_TEST_DATABASE_URL.
+// pool has connections, and meanwhile an e-mail (nodemailer: 250 after DATA), an SFTP upload (ssh2: the close
+// status) and an asynchronous REST hand-over (202) are still stored and acknowledged, because the statements that
+// can wait on orders hold fewer connections than the pool (store/postgres/order-writers.ts). Once the lock goes,
+// every acknowledged order is registered exactly once. Without the bound, the waiting registrations took every
+// connection and the message was answered 451 after the pool's 10 s wait. Skipped, visibly, without
+// INTAKE_TEST_DATABASE_URL.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import pg from 'pg';
@@ -26,7 +27,7 @@ async function waitingOnOrders(schema: string): Promise<number> {
 
 void describe('a long lock on orders (PostgreSQL)', { skip: PG_SKIP }, () => {
   for (const mode of ['SHARE', 'ACCESS EXCLUSIVE'] as const) {
-    void it(`stores and acknowledges e-mail and uploads while registrations wait on orders locked IN ${mode} MODE`, { timeout: 120_000 }, async () => {
+    void it(`stores and acknowledges e-mail, uploads and hand-overs while registrations wait on orders locked IN ${mode} MODE`, { timeout: 120_000 }, async () => {
       const schema = await createSchema(testDatabaseUrl!, 'locked');
       let t: TestService | undefined;
       let locker: pg.Client | undefined;
@@ -58,12 +59,14 @@ void describe('a long lock on orders (PostgreSQL)', { skip: PG_SKIP }, () => {
         assert.ok(mail.acked, `the e-mail was acknowledged while orders was locked: ${mail.why}`);
         const upload = await sftpUpload(t.service.ports.sftp!, c, 'lotto.json', ['F-1', 'F-2']);
         assert.ok(upload.acked, 'the upload was acknowledged while orders was locked');
+        const handOver = await rest(http, c.apiKey, order('C001', 'A-LOCKED'), ['A-LOCKED'], true);
+        assert.ok(handOver.acked, `the asynchronous REST hand-over was acknowledged (202) while orders was locked: ${handOver.why}`);
         assert.ok((await waitingOnOrders(schema.name)) <= permits, 'registrations never held more connections than their share');
 
         await locker.query('COMMIT');
         await locker.end();
         locker = undefined;
-        const sent = [{ channel: 'rest', refs: ['PRIMO'], acked: true }, ...await Promise.all(waiting), mail, upload];
+        const sent = [{ channel: 'rest', refs: ['PRIMO'], acked: true }, ...await Promise.all(waiting), mail, upload, handOver];
         const refs = sent.filter((s) => s.acked).flatMap((s) => s.refs);
         // The synchronous orders waited less than the pool's 10 s for a connection, so all were answered 201.
         assert.deepEqual(sent.filter((s) => !s.acked).map((s) => `${s.refs[0]}: ${s.why}`), [], 'every hand-over was acknowledged');
