@@ -60,6 +60,7 @@ export async function startService(config: Config, log: Logger): Promise<Service
   const opened = await openStore(config);
   const store = timeStoreWrites(opened, metrics);
   for (const queue of QUEUE_NAMES) metrics.addQueue(queue, () => opened.countQueue(queue));
+  metrics.addWriterConnections(() => opened.writerConnections());
   log.info({ store: store.kind, dataDir: config.databaseUrl ? undefined : config.dataDir }, 'store ready');
   const demo = await seedDemoIfEmpty(store, config.mailDomain);
   // One name for this process on every claim and lease it takes, registered as a live instance: what it holds is

@@ -17,6 +17,7 @@
 import type { EventEmitter } from 'node:events';
 import { performance } from 'node:perf_hooks';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import type { WriterConnections } from '../domain/store/stats.ts';
 
 /** The outcome of a judged submission, as much as the counters need: its verdict and its orders counted. */
 export interface JudgedOutcome {
@@ -51,6 +52,8 @@ export interface Metrics {
    * one call; `count` should be one indexed query.
    */
   addQueue(name: string, count: () => Promise<number>): void;
+  /** The store's connections for registrations, read at every scrape (no series when `read` gives undefined). */
+  addWriterConnections(read: () => WriterConnections | undefined): void;
   /** The Prometheus text exposition of everything above. */
   render(): Promise<{ contentType: string; body: string }>;
 }
@@ -75,6 +78,19 @@ export function createMetrics(opts: { defaultMetrics?: boolean } = {}): Metrics 
   const connections = new Gauge({ name: 'intake_open_connections', help: 'TCP connections open now, by channel.', labelNames: ['channel'], registers });
   const storeWrites = new Histogram({ name: 'intake_store_write_seconds', help: 'Seconds a store write takes until committed, by operation.', labelNames: ['operation'], buckets: STORE_BUCKETS, registers });
   const queues = new Map<string, () => Promise<number>>();
+  let writerConnections: () => WriterConnections | undefined = () => undefined;
+  new Gauge({
+    name: 'intake_store_writer_connections',
+    help: 'PostgreSQL connections registrations may hold (allowed), hold now (in_use), and registrations waiting for one (waiting).',
+    labelNames: ['state'], registers,
+    collect() {
+      const use = writerConnections();
+      if (!use) return;
+      this.set({ state: 'allowed' }, use.allowed);
+      this.set({ state: 'in_use' }, use.inUse);
+      this.set({ state: 'waiting' }, use.waiting);
+    },
+  });
   new Gauge({
     name: 'intake_queue_depth', help: 'Work waiting, by queue (read from the store at each scrape).', labelNames: ['queue'], registers,
     async collect() {
@@ -123,6 +139,9 @@ export function createMetrics(opts: { defaultMetrics?: boolean } = {}): Metrics 
     addQueue(name, count) {
       queues.set(name, count);
     },
+    addWriterConnections(read) {
+      writerConnections = read;
+    },
     async render() {
       return { contentType: registry.contentType, body: await registry.metrics() };
     },
@@ -138,6 +157,7 @@ export const noopMetrics: Metrics = {
   trackConnections() {},
   timeStoreWrite: (_operation, write) => write(),
   addQueue() {},
+  addWriterConnections() {},
   async render() {
     return { contentType: 'text/plain; version=0.0.4; charset=utf-8', body: '' };
   },

@@ -12,6 +12,7 @@ import pg from 'pg';
 import { writerPermits } from '../../src/store/postgres/order-writers.ts';
 import { order, startTestService, waitFor, type TestService } from '../helpers/service.ts';
 import { adminQuery, createSchema, PG_SKIP, testDatabaseUrl } from '../store/pg-schema.ts';
+import { parsePrometheus, sample } from '../helpers/prometheus.ts';
 import { rest, sftpUpload, smtpSend, type Sent } from './clients.ts';
 
 /** Small, so that a few waiting statements would take every connection. */
@@ -34,6 +35,7 @@ void describe('a long lock on orders (PostgreSQL)', { skip: PG_SKIP }, () => {
       try {
         t = await startTestService({
           INTAKE_DATABASE_URL: schema.url, INTAKE_DATABASE_POOL: String(POOL), INTAKE_SMTP_PORT: '0', INTAKE_SFTP_PORT: '0',
+          INTAKE_METRICS_PORT: '0',
         });
         const c = await t.customer('C001');
         const http = t.service.ports.http!;
@@ -54,6 +56,10 @@ void describe('a long lock on orders (PostgreSQL)', { skip: PG_SKIP }, () => {
         const permits = writerPermits(POOL);
         await waitFor(async () => ((await waitingOnOrders(schema.name)) >= permits ? true : undefined), 30_000,
           `${permits} registrations waiting on the lock`);
+        // What an operator sees (GET /metrics): every connection registrations may hold is in use.
+        const scrape = parsePrometheus(await (await fetch(`http://127.0.0.1:${t.service.ports.metrics}/metrics`)).text());
+        const connections = (state: string): number => sample(scrape, 'intake_store_writer_connections', { state });
+        assert.deepEqual([connections('allowed'), connections('in_use')], [permits, permits], 'the metric shows the writers all waiting');
 
         const mail = await smtpSend(t.service.ports.smtp!, c, ['M-1', 'M-2']);
         assert.ok(mail.acked, `the e-mail was acknowledged while orders was locked: ${mail.why}`);

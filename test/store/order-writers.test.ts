@@ -31,8 +31,12 @@ void describe('writers of orders on PostgreSQL', () => {
       const waiting = async (): Promise<number> => (await adminQuery<{ n: number }>(testDatabaseUrl!,
         `SELECT count(*)::int AS n FROM pg_stat_activity WHERE application_name = $1 AND wait_event_type = 'Lock'`, [name]))[0]!.n;
       await waitFor(async () => ((await waiting()) === 2 ? true : undefined), 10_000, 'both writers waiting on the lock');
+      assert.deepEqual(writers.use(), { allowed: 2, inUse: 2, waiting: 0 });
       // A third writer finds no permit: it waits in memory, holding no connection, and gives up after 300 ms.
-      await assert.rejects(writers.query('INSERT INTO t VALUES (3)'), /timeout exceeded after 300 ms waiting for a connection to write orders/);
+      const third = writers.query('INSERT INTO t VALUES (3)');
+      assert.deepEqual(writers.use(), { allowed: 2, inUse: 2, waiting: 1 }, 'what GET /metrics shows');
+      await assert.rejects(third, /timeout exceeded after 300 ms waiting for a connection to write orders/);
+      assert.equal(writers.use().waiting, 0, 'the one that gave up no longer waits');
       // The pool's other connections still answer.
       assert.deepEqual((await Promise.all([pool.query('SELECT 1 AS one'), pool.query('SELECT 2 AS one')])).map((r) => r.rows[0].one), [1, 2]);
       assert.equal(await waiting(), 2, 'no more writers waiting than permits');
@@ -47,6 +51,7 @@ void describe('writers of orders on PostgreSQL', () => {
       const c3 = await writers.connect();
       c2.release();
       c3.release();
+      assert.deepEqual(writers.use(), { allowed: 2, inUse: 0, waiting: 0 }, 'every permit given back');
       const { rows } = await writers.query<{ n: number }>('SELECT count(*)::int AS n FROM t');
       assert.equal(rows[0]!.n, 2, 'the blocked writes went in once the lock was released; the timed-out one never ran');
     } finally {

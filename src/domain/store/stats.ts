@@ -16,7 +16,20 @@ export const QUEUE_NAMES = [
 
 export type QueueName = (typeof QUEUE_NAMES)[number];
 
+/**
+ * The database connections registrations may use (PostgreSQL: store/postgres/order-writers.ts): how many they may
+ * hold, how many they hold now, and how many registrations wait for one. All held and some waiting for long means
+ * they wait on the database, e.g. on a lock of the orders table.
+ */
+export interface WriterConnections {
+  allowed: number;
+  inUse: number;
+  waiting: number;
+}
+
 export interface StatsStore {
   /** How many items wait in that queue now. */
   countQueue(queue: QueueName): Promise<number>;
+  /** Read from memory, never from the database; undefined for a store without a pool (SQLite). */
+  writerConnections(): WriterConnections | undefined;
 }

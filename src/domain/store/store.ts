@@ -24,7 +24,7 @@ import type { MailStore } from './mail.ts';
 import type { NotificationStore } from './notifications.ts';
 import type { InstanceStore } from './instances.ts';
 import type { HandoffStore } from './handoff.ts';
-import type { QueueName } from './stats.ts';
+import type { QueueName, WriterConnections } from './stats.ts';
 import type { WebStore } from './web.ts';
 import type { Article, OrderAttempt, SubmissionSummary } from './records.ts';
 
@@ -280,4 +280,6 @@ export interface Store extends MailStore, ConnectorStore, EventStore, HandoffSto
   // Monitoring (stats.ts).
   /** How many items wait in that queue now (GET /metrics). */
   countQueue(queue: QueueName): Promise<number>;
+  /** The connections registrations use (GET /metrics); undefined without a pool (SQLite). */
+  writerConnections(): WriterConnections | undefined;
 }

@@ -14,6 +14,7 @@
  */
 import type pg from 'pg';
 import type { PoolClient } from 'pg';
+import type { WriterConnections } from '../../domain/store/stats.ts';
 
 /** A writer that found no permit in time: nothing it asked ran. */
 export class WriterWaitTimeout extends Error {}
@@ -26,8 +27,8 @@ export function isConnectionWait(e: unknown): boolean {
   return e instanceof WriterWaitTimeout || (e instanceof Error && e.message === 'timeout exceeded when trying to connect');
 }
 
-/** What the writers of orders use: a pool's query and connect, each taken under a permit. */
-export type OrderWriters = Pick<pg.Pool, 'query' | 'connect'>;
+/** What the writers of orders use: a pool's query and connect, each taken under a permit; and what they hold now. */
+export type OrderWriters = Pick<pg.Pool, 'query' | 'connect'> & { use(): WriterConnections };
 
 /**
  * Connections kept back from the writers: a quarter of the pool, at least one. Storing what arrives is one short
@@ -102,5 +103,5 @@ export function orderWriters(pool: pg.Pool, permits: number, waitMs: number): Or
     return client;
   }) as pg.Pool['connect'];
 
-  return { query, connect };
+  return { query, connect, use: () => ({ allowed: permits, inUse: permits - free, waiting: queue.length }) };
 }

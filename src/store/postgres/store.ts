@@ -372,7 +372,7 @@ export async function openPostgresStore(url: string, opts: PostgresStoreOptions 
       const r = await one<OrderRow>(`SELECT ${ORDER_COLUMNS} FROM orders WHERE id = $1`, [id]);
       return r && (await withLines([r]))[0];
     }),
-    ...postgresStats(pool),
+    ...postgresStats(pool, writers),
     ...postgresWeb(pool),
     ...postgresCustomerState(pool),
     ...postgresNotifications(pool),

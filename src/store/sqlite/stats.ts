@@ -10,5 +10,7 @@ export function sqliteStats(db: Database.Database): StatsStore {
     async countQueue(queue) {
       return Number((q(QUEUE_COUNTS[queue]).get() as { n: number }).n);
     },
+    // One write thread and no pool: nothing to report.
+    writerConnections: () => undefined,
   };
 }
