@@ -31,8 +31,9 @@ export function isConnectionWait(e: unknown): boolean {
 export type OrderWriters = Pick<pg.Pool, 'query' | 'connect'> & { use(): WriterConnections };
 
 /**
- * Connections kept back from the writers: a quarter of the pool, at least one. Storing what arrives is one short
- * statement or transaction each, so a few connections carry it while registrations wait.
+ * The writers' permits: the pool less a quarter of it (rounded down), at least one connection kept back and at least
+ * one permit. Storing what arrives is one short statement or transaction each, so the few connections kept back
+ * carry it while registrations wait.
  */
 export function writerPermits(poolSize: number): number {
   return Math.max(1, poolSize - Math.max(1, Math.floor(poolSize / 4)));
