@@ -93,6 +93,12 @@ export function threadRunner(data: ThreadData): ThreadRunner {
   const deaths: number[] = [];
   let broken: Error | undefined;
   let closing: Promise<void> | undefined;
+  /**
+   * Threads being stopped (kill, close): kept referenced until their exit, or the event loop could end while waiting
+   * for it with nothing else to do (the message handler unreferences a thread that has answered everything, and an
+   * answer can still arrive after the stop began: CI, 2026-11-27, the write-thread tests).
+   */
+  const stopping = new WeakSet<Worker>();
 
   function fail(why: Error): void {
     for (const w of waiting.values()) w.reject(why);
@@ -110,7 +116,7 @@ export function threadRunner(data: ThreadData): ThreadRunner {
         if (d.ok) who.resolve(d.value);
         else who.reject(deserialiseError(d.error));
       }
-      if (waiting.size === 0 && queue.length === 0) w.unref();
+      if (waiting.size === 0 && queue.length === 0 && !stopping.has(w)) w.unref();
     });
     let reason: Error | undefined;
     w.on('error', (e) => {
@@ -172,6 +178,8 @@ export function threadRunner(data: ThreadData): ThreadRunner {
     async kill() {
       const w = worker;
       if (!w) return;
+      stopping.add(w);
+      w.ref();
       const exited = new Promise<void>((resolve) => w.once('exit', () => resolve()));
       await w.terminate();
       await exited;
@@ -181,6 +189,7 @@ export function threadRunner(data: ThreadData): ThreadRunner {
         if (queue.length > 0) send();
         const w = worker;
         if (!w) return;
+        stopping.add(w);
         w.ref();
         const stopped = new Promise<void>((resolve) => w.once('exit', () => resolve()));
         w.postMessage({ type: 'close' });
