@@ -1,6 +1,6 @@
 // The PostgreSQL group commit's scheduling (src/store/postgres/groups.ts), without a database: which statement a
-// group of one runs, that a failed group statement falls back to each call's own statement, and that one that found no
-// connection fails the whole group at once.
+// group of one runs, that a failed group statement falls back to each call's own statement, that one that found no
+// connection fails the whole group at once, and when a new group waits for more calls (the linger).
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { grouped } from '../../src/store/postgres/groups.ts';
@@ -22,6 +22,31 @@ function recorder(opts: Parameters<typeof grouped>[2], failMany: boolean | Error
     opts,
   );
   return { g, ran };
+}
+
+/** A grouped doubler whose group statements each wait until the test releases them (`release()`: the oldest). */
+function heldRecorder(opts: Parameters<typeof grouped>[2]) {
+  const ran: string[] = [];
+  const held: (() => void)[] = [];
+  const g = grouped<number, number>(
+    async (x) => x * 2,
+    async (xs) => {
+      ran.push(`many:${xs.join(',')}`);
+      await new Promise<void>((resolve) => held.push(resolve));
+      return xs.map((x) => x * 2);
+    },
+    { oneRunsGroup: true, ...opts },
+  );
+  return { g, ran, release: () => held.shift()?.() };
+}
+
+/** Wait (a few event-loop turns at most) until `ok()`; the grouping is all in one process, so it takes turns, not time. */
+async function until(ok: () => boolean, what: string): Promise<void> {
+  for (let turn = 0; turn < 50; turn++) {
+    if (ok()) return;
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+  assert.fail(`not reached in 50 turns: ${what}`);
 }
 
 void describe('grouped (PostgreSQL group commit)', () => {
@@ -57,4 +82,58 @@ void describe('grouped (PostgreSQL group commit)', () => {
       assert.deepEqual(ran, ['many:1,2'], 'no call was sent again alone, to wait as long again');
     });
   }
+
+  void it('keeps a new group waiting for more calls while another statement runs, and starts it when that one ends', async () => {
+    // A linger of a minute: only the end of the running statement can start the waiting group in this test.
+    const { g, ran, release } = heldRecorder({ lingerMs: 60_000 });
+    const first = g.run(1);
+    await until(() => ran.length === 1, 'the first statement running');
+    const second = g.run(2);
+    await new Promise((resolve) => setImmediate(resolve));
+    const third = g.run(3);
+    // Without the linger, 2 would have taken a free slot on its own turn (maxParallel 4).
+    for (let turn = 0; turn < 10; turn++) await new Promise((resolve) => setImmediate(resolve));
+    assert.deepEqual(ran, ['many:1'], 'the calls that came while a statement ran wait for one another');
+    release();
+    assert.equal(await first, 2);
+    await until(() => ran.length === 2, 'the waiting group started once the running statement ended');
+    assert.deepEqual(ran, ['many:1', 'many:2,3']);
+    release();
+    assert.deepEqual(await Promise.all([second, third]), [4, 6]);
+  });
+
+  void it('starts a waiting group once its linger is over, though another statement still runs', async () => {
+    const { g, ran, release } = heldRecorder({ lingerMs: 5 });
+    const first = g.run(1);
+    await until(() => ran.length === 1, 'the first statement running');
+    const second = g.run(2);
+    const deadline = Date.now() + 5_000;
+    while (ran.length < 2 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 1));
+    assert.deepEqual(ran, ['many:1', 'many:2'], 'the second statement ran beside the first');
+    release();
+    release();
+    assert.deepEqual(await Promise.all([first, second]), [2, 4]);
+  });
+
+  void it('starts a group that has enough calls at once, beside a running statement', async () => {
+    const { g, ran, release } = heldRecorder({ lingerMs: 60_000, lingerEnough: 3 });
+    const first = g.run(1);
+    await until(() => ran.length === 1, 'the first statement running');
+    const rest = [g.run(2)];
+    await new Promise((resolve) => setImmediate(resolve));
+    rest.push(g.run(3), g.run(4));
+    await until(() => ran.length === 2, 'the full group started beside the running statement');
+    assert.deepEqual(ran, ['many:1', 'many:2,3,4']);
+    release();
+    release();
+    assert.deepEqual(await Promise.all([first, ...rest]), [2, 4, 6, 8]);
+  });
+
+  void it('sends a call at once when no statement runs, however long the linger', async () => {
+    const { g, ran, release } = heldRecorder({ lingerMs: 60_000 });
+    const only = g.run(7);
+    await until(() => ran.length === 1, 'the lone call sent without waiting');
+    release();
+    assert.equal(await only, 14);
+  });
 });
