@@ -11,7 +11,7 @@
  *   service's round trip), and with few requests in flight per instance (several instances sharing a load) the groups
  *   stayed at about four calls. A call with no statement running goes at once, so a quiet service adds no delay;
  *   and the last running statement's end starts a waiting group at once. Measured in performance.md (seventeenth
- *   round): 11 requests in flight, commits per order 0.23 → 0.19 and PostgreSQL's CPU per order about 15 % less.
+ *   round): 11 requests in flight, commits per order 0.23 → 0.19, the backends' CPU per order 0.25 → 0.21 ms.
  * - A group of one runs `one` (the single-call statement) unless `oneRunsGroup` is set, for a caller whose only
  *   statement is the group's (the one-order write, single-batch.ts, whose `one` is a group of one). Tried for every
  *   group once and reverted (REST at 32 in flight 2,254 → 2,038 orders/s, open-loop p99 at 2,000/s 102 → 354 ms,
