@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { grouped } from '../../src/store/postgres/groups.ts';
 import { WriterWaitTimeout } from '../../src/store/postgres/order-writers.ts';
+import { waitFor } from '../helpers/service.ts';
 
 /** A grouped doubler whose statements are recorded: `one:x` or `many:x,y`. */
 function recorder(opts: Parameters<typeof grouped>[2], failMany: boolean | Error = false) {
@@ -107,8 +108,7 @@ void describe('grouped (PostgreSQL group commit)', () => {
     const first = g.run(1);
     await until(() => ran.length === 1, 'the first statement running');
     const second = g.run(2);
-    const deadline = Date.now() + 5_000;
-    while (ran.length < 2 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 1));
+    await waitFor(() => (ran.length === 2 ? true : undefined), 5_000, 'the second statement, its linger over');
     assert.deepEqual(ran, ['many:1', 'many:2'], 'the second statement ran beside the first');
     release();
     release();
