@@ -4,7 +4,12 @@
  * count: aggregate orders/s, its ratio to one instance in the same run, and the lock waits sampled every 50 ms
  * from pg_stat_activity/pg_locks during the measured window: sessions of the service waiting on a lock, and in
  * particular on anything of the numbering (the order_sequences row or a sequence). Before migration 012 every
- * registration queued on one order_sequences row; afterwards there must be no such queue.
+ * registration queued on one order_sequences row; afterwards there must be no such queue. The same samples count the
+ * service's active sessions by what they wait for (pg_stat_activity's wait events: none, i.e. running or runnable;
+ * the WAL flush; anything else), which heavyweight locks do not show: with more instances the same load is more
+ * commits, each waiting for its own flush. And the instances' main threads' context switches per order, voluntary (the
+ * wake-ups an order costs, more when each instance's requests arrive fewer at a time) and involuntary (crowded off
+ * the cores).
  */
 import path from 'node:path';
 import { mkdirSync } from 'node:fs';
@@ -13,7 +18,7 @@ import pg from 'pg';
 import { backendCpuMs, createSchema, dropSchema, countPgOrders, newSchemaName, pgBaseUrl, pgDurability, pgUnreachable, schemaUrl } from '../lib/pg.ts';
 import { startService, type RunningService } from '../lib/service.ts';
 import { drive, loadSpec, warmUp } from './rest.ts';
-import { cpuOverSpan, postgresCpuMs, processCpuMs } from '../lib/proc-cpu.ts';
+import { cpuOverSpan, mainThreadSwitches, postgresCpuMs, processCpuMs } from '../lib/proc-cpu.ts';
 import type { Benchmark, Metric } from '../lib/types.ts';
 
 const COUNTS = [1, 2, 3] as const;
@@ -26,7 +31,19 @@ interface LockSample {
   numbering: number;
   /** What was waited on: `locktype relation` → sessions, for the notes. */
   on: Record<string, number>;
+  /** Active service sessions with no wait event: running or waiting for a core. */
+  running: number;
+  /** Active service sessions waiting for the WAL to be written or flushed (their own commit's or another's). */
+  walFlush: number;
+  /** Active service sessions waiting on anything else (locks, buffers, the client). */
+  otherWait: number;
 }
+
+/**
+ * Wait events of the commit's flush: the backend flushing (IO WALSync/WALWrite) and those queued behind it for the
+ * WALWriteLock (LWLock WALWrite), whose records the running flush may already cover: PostgreSQL's own group commit.
+ */
+const WAL_FLUSH_EVENTS = new Set(['IO:WALSync', 'IO:WALWrite', 'LWLock:WALWrite']);
 
 /** Samples lock waits of the schema's service sessions until stopped. */
 function lockSampler(base: string, schema: string): { stop(): Promise<LockSample[]> } {
@@ -49,10 +66,18 @@ function lockSampler(base: string, schema: string): { stop(): Promise<LockSample
       );
       const on: Record<string, number> = {};
       for (const r of rows) on[r.on.trim()] = Number(r.n);
+      const { rows: events } = await client.query<{ ev: string | null; n: string }>(
+        `SELECT wait_event_type || ':' || wait_event AS ev, count(*) AS n
+         FROM pg_stat_activity WHERE application_name = 'order-intake' AND state = 'active' GROUP BY 1`,
+      );
+      const sessions = (keep: (ev: string | null) => boolean) => events.filter((e) => keep(e.ev)).reduce((a, e) => a + Number(e.n), 0);
       samples.push({
         waiting: rows.reduce((a, r) => a + Number(r.n), 0),
         numbering: rows.filter((r) => r.numbering).reduce((a, r) => a + Number(r.n), 0),
         on,
+        running: sessions((ev) => ev === null),
+        walFlush: sessions((ev) => ev !== null && WAL_FLUSH_EVENTS.has(ev)),
+        otherWait: sessions((ev) => ev !== null && !WAL_FLUSH_EVENTS.has(ev)),
       });
       await new Promise((r) => setTimeout(r, SAMPLE_MS));
     }
@@ -109,7 +134,10 @@ export const restPgMultiBenchmark: Benchmark = {
           const pgSpan = await cpuOverSpan(postgresCpuMs);
           const ownSpan = await cpuOverSpan(() => backendCpuMs(asker, svcPids));
           const svcBefore = services.map((s) => processCpuMs(s.proc.pid!));
+          const switchesBefore = services.map((s) => mainThreadSwitches(s.proc.pid!));
           const res = await drive(spec);
+          const switchesAfter = services.map((s) => mainThreadSwitches(s.proc.pid!));
+          const switches = (kind: 'voluntary' | 'involuntary') => switchesAfter.reduce((a, after, i) => a + after[kind] - switchesBefore[i]![kind], 0);
           const pgMs = await pgSpan.stop();
           const ownMs = await ownSpan.stop();
           await asker.end();
@@ -119,6 +147,12 @@ export const restPgMultiBenchmark: Benchmark = {
           add(`pgCpu${n}`, pgMs / Math.max(1, res.sent));
           add(`pgOwnCpu${n}`, ownMs / Math.max(1, res.sent));
           add(`svcCpu${n}`, svcMs / Math.max(1, res.sent));
+          add(`wakeups${n}`, switches('voluntary') / Math.max(1, res.sent));
+          add(`preempted${n}`, switches('involuntary') / Math.max(1, res.sent));
+          const mean = (pick: (l: LockSample) => number) => locks.reduce((a, l) => a + pick(l), 0) / Math.max(1, locks.length);
+          add(`running${n}`, mean((l) => l.running));
+          add(`walFlush${n}`, mean((l) => l.walFlush));
+          add(`otherWait${n}`, mean((l) => l.otherWait));
           for (const s of services.splice(0)) {
             const code = await s.stop();
             if (code !== 0) notes.push(`run ${run}, ${n} instances: an instance exited with ${code}`);
@@ -160,6 +194,11 @@ export const restPgMultiBenchmark: Benchmark = {
       { name: `${n} instance(s): PostgreSQL CPU per order`, unit: 'ms', better: 'lower', samples: m(`pgCpu${n}`) },
       { name: `${n} instance(s): its backends' CPU per order`, unit: 'ms', better: 'lower', samples: m(`pgOwnCpu${n}`) },
       { name: `${n} instance(s): service CPU per order`, unit: 'ms', better: 'lower', samples: m(`svcCpu${n}`) },
+      { name: `${n} instance(s): main threads' voluntary switches per order`, unit: 'switches', better: 'lower', samples: m(`wakeups${n}`) },
+      { name: `${n} instance(s): main threads' involuntary switches per order`, unit: 'switches', better: 'lower', samples: m(`preempted${n}`) },
+      { name: `${n} instance(s): active sessions, running (mean)`, unit: 'sessions', better: 'lower', samples: m(`running${n}`) },
+      { name: `${n} instance(s): active sessions, waiting on the WAL flush (mean)`, unit: 'sessions', better: 'lower', samples: m(`walFlush${n}`) },
+      { name: `${n} instance(s): active sessions, other waits (mean)`, unit: 'sessions', better: 'lower', samples: m(`otherWait${n}`) },
     ]);
     return {
       settings: { store: 'postgres', instances: COUNTS, concurrency: ctx.concurrency, warmupSec: ctx.warmupSec, serviceWarmupSecPerInstance: ctx.serviceWarmupSec, durationSec: ctx.durationSec,

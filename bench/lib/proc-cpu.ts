@@ -53,6 +53,22 @@ export function threadCpuMs(pid: number): Map<number, number> {
 }
 
 /**
+ * Context switches so far of the process's main thread (its pid): voluntary (it slept: waited for an event) and
+ * involuntary (the kernel took the core from it for another process). The event loop runs there, so voluntary
+ * switches per order are the wake-ups an order costs, more when fewer requests arrive together (several instances
+ * sharing one load); involuntary ones, how much it was crowded off the cores. Zeros when the process is gone.
+ */
+export function mainThreadSwitches(pid: number): { voluntary: number; involuntary: number } {
+  try {
+    const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+    const count = (key: string) => Number(new RegExp(`^${key}:\\s*(\\d+)`, 'm').exec(status)?.[1] ?? 0);
+    return { voluntary: count('voluntary_ctxt_switches'), involuntary: count('nonvoluntary_ctxt_switches') };
+  } catch {
+    return { voluntary: 0, involuntary: 0 };
+  }
+}
+
+/**
  * The local TCP ports of a process's sockets: for its connections to PostgreSQL, the `client_port` that
  * pg_stat_activity shows for the backend serving each. This is how a bench finds the backends of one service among
  * those of every other user of a shared server (the database name does not tell them apart).
