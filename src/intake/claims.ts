@@ -15,6 +15,7 @@ import { IntakeError } from '../domain/errors.ts';
 import type { Logger } from '../log.ts';
 import type { ClaimStore } from '../domain/store/ports.ts';
 import type { Outcome } from '../domain/types.ts';
+import { createRenewal } from './renewal.ts';
 
 /**
  * How long a claim lasts unless renewed: how long the work of an instance that died waits before another takes
@@ -57,7 +58,6 @@ export interface Claims {
 
 export function createClaims(store: ClaimStore, log: Logger, holder: string, leaseMs: number): Claims {
   const held = new Set<string>();
-  let renewing: NodeJS.Timeout | undefined;
 
   async function renew(): Promise<void> {
     const ids = [...held];
@@ -73,17 +73,8 @@ export function createClaims(store: ClaimStore, log: Logger, holder: string, lea
     }
   }
 
-  function track(): void {
-    if (held.size > 0 && !renewing) {
-      renewing = setInterval(() => {
-        renew().catch((err: unknown) => log.warn({ err }, 'could not renew claims; retrying'));
-      }, Math.max(1, Math.floor(leaseMs / 3)));
-      renewing.unref();
-    } else if (held.size === 0 && renewing) {
-      clearInterval(renewing);
-      renewing = undefined;
-    }
-  }
+  const renewal = createRenewal(Math.floor(leaseMs / 3), renew, log, 'could not renew claims; retrying');
+  const track = (): void => renewal.track(held.size > 0);
 
   return {
     holder,

@@ -3,9 +3,11 @@
 // lease passes. Skipped, visibly, without INTAKE_TEST_DATABASE_URL.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import pg from 'pg';
 import type { Store } from '../../src/domain/store/store.ts';
 import { addCustomer, addSubmission, at } from './fixtures.ts';
 import { adminQuery, PG_SKIP, testDatabaseUrl, withPgInstances } from './pg-schema.ts';
+import { waitFor } from '../helpers/service.ts';
 
 const LONG = 60_000;
 
@@ -72,5 +74,49 @@ void describe('claims and leases across PostgreSQL store instances', { skip: PG_
         extract(epoch FROM (SELECT lease_until FROM ${schema}.leases WHERE name = 'n') - now()) AS lease`, [id]);
     assert.ok(Number(row!.sub) > 55 && Number(row!.sub) <= 60, `claim lease ${row!.sub}s`);
     assert.ok(Number(row!.lease) > 55 && Number(row!.lease) <= 60, `named lease ${row!.lease}s`);
+  }));
+
+  // A registration locks its submission FOR SHARE (register-batch.ts) and may wait long on a lock on orders; the
+  // renewals of its holder used to wait behind it, one pool connection each, until e-mail found none (451 at RCPT).
+  void it('renews the claims it holds without waiting for one a transaction has locked, and keeps that one', () => withPgInstances(1, async ([store], schema) => {
+    const c = await addCustomer(store!, 'C001');
+    const [locked, free] = [await addSubmission(store!, c), await addSubmission(store!, c)];
+    assert.deepEqual(new Set(await store!.claimSubmissions('a', 10, LONG)), new Set([locked, free]));
+    const leases = async () => new Map((await adminQuery<{ id: string; lease: Date }>(testDatabaseUrl!,
+      `SELECT id, lease_until AS lease FROM ${schema.name}.submissions WHERE id = ANY($1::text[])`, [[locked, free]]))
+      .map((r) => [r.id, r.lease.getTime()]));
+    const before = await leases();
+    const locker = new pg.Client({ connectionString: schema.url });
+    await locker.connect();
+    try {
+      await locker.query('BEGIN');
+      await locker.query('SELECT id FROM submissions WHERE id = $1 FOR SHARE', [locked]);
+      const { rows: [me] } = await locker.query<{ pid: number }>('SELECT pg_backend_pid() AS pid');
+      let settled = false;
+      const renewing = store!.renewClaims('a', [locked!, free!], 2 * LONG).finally(() => {
+        settled = true;
+      });
+      // Either the renewal answers, or a session is seen waiting for the locker: the failure this test is about.
+      const blocked = waitFor(async () => {
+        if (settled) return false;
+        const [row] = await adminQuery<{ n: number }>(testDatabaseUrl!,
+          'SELECT count(*)::int AS n FROM pg_stat_activity WHERE $1::int = ANY(pg_blocking_pids(pid))', [me!.pid]);
+        return row!.n > 0 ? true : undefined;
+      }, 20_000, 'the renewal to answer or to wait for the lock');
+      const waited = await blocked;
+      if (waited) await locker.query('ROLLBACK');
+      const kept = await renewing;
+      assert.equal(waited, false, 'the renewal waited for the row the transaction had locked');
+      assert.deepEqual(kept, [locked, free], 'the locked claim is still held, not reported lost');
+      const after = await leases();
+      assert.ok(after.get(free!)! > before.get(free!)!, 'the free claim was renewed');
+      assert.equal(after.get(locked!), before.get(locked!), 'the locked one is left as it was, for the next round');
+      await locker.query('COMMIT');
+      assert.deepEqual(await store!.renewClaims('a', [locked!, free!], 2 * LONG), [locked, free]);
+      assert.ok((await leases()).get(locked!)! > before.get(locked!)!, 'renewed once the lock is gone');
+      assert.deepEqual(await store!.renewClaims('b', [locked!], LONG), [], 'a claim held by another is still not kept');
+    } finally {
+      await locker.end();
+    }
   }));
 });

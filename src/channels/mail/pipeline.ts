@@ -14,6 +14,7 @@
  */
 import { uuidv7 } from '../../domain/uuid7.ts';
 import type { Intake } from '../../intake/intake.ts';
+import { createRenewal } from '../../intake/renewal.ts';
 import type { Channel } from '../../domain/types.ts';
 import type { Logger } from '../../log.ts';
 import type { MailMessage, MailResult } from '../../domain/store/mail.ts';
@@ -70,7 +71,6 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
   const queue: string[] = [];
   /** Messages this instance holds a claim on (waiting or being derived): renewed until finished or given back. */
   const held = new Set<string>();
-  let renewing: NodeJS.Timeout | undefined;
   let stopped = false;
 
   async function renew(): Promise<void> {
@@ -86,18 +86,9 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
     }
   }
 
-  /** Renew while something is held, like a submission's claim (src/intake/claims.ts). */
-  function track(): void {
-    if (held.size > 0 && !renewing) {
-      renewing = setInterval(() => {
-        renew().catch((err: unknown) => log.warn({ err }, 'could not renew mail claims; retrying'));
-      }, Math.max(1, Math.floor(deps.claimMs / 3)));
-      renewing.unref();
-    } else if (held.size === 0 && renewing) {
-      clearInterval(renewing);
-      renewing = undefined;
-    }
-  }
+  /** Renewed while something is held, like a submission's claim (src/intake/claims.ts), one round at a time. */
+  const renewal = createRenewal(Math.floor(deps.claimMs / 3), renew, log, 'could not renew mail claims; retrying');
+  const track = (): void => renewal.track(held.size > 0);
 
   async function derive(m: MailMessage): Promise<MailResult | undefined> {
     const customer = await store.getCustomer(m.customerId);

@@ -53,10 +53,23 @@ export function postgresWork(pool: pg.Pool): WorkMethods {
     async renewClaims(holder, ids, leaseMs) {
       const list = claimIds(ids);
       if (list.length === 0) return [];
+      // A row another transaction has locked is not waited for: it is this holder's own registration, which locks
+      // its submission FOR SHARE (register-batch.ts) and may itself wait long on a lock on orders, or a takeover
+      // under way. Waiting held a pool connection per renewal for as long, the ones kept for storing new work
+      // (order-writers.ts). Such a row is answered as still held if the statement's snapshot says so, and renewed
+      // at the next round; while the lock lasts no other instance can claim it either (their claims wait or skip).
       const { rows } = await pool.query<{ id: string }>(
-        `UPDATE submissions SET lease_until = ${LEASE_END}
-         WHERE id = ANY($1::text[]) AND claimed_by = $2 AND state <> 'processed'
-         RETURNING id`,
+        `WITH mine AS (
+           SELECT id FROM submissions WHERE id = ANY($1::text[]) AND claimed_by = $2 AND state <> 'processed'
+         ), free AS (
+           SELECT id FROM submissions WHERE id IN (SELECT id FROM mine) FOR NO KEY UPDATE SKIP LOCKED
+         ), renewed AS (
+           UPDATE submissions s SET lease_until = ${LEASE_END}
+           FROM free WHERE s.id = free.id AND s.claimed_by = $2 AND s.state <> 'processed'
+           RETURNING s.id
+         )
+         SELECT id FROM renewed
+         UNION ALL SELECT id FROM mine WHERE id NOT IN (SELECT id FROM free)`,
         [list, checkLabel(holder, 'holder'), checkLeaseMs(leaseMs)],
       );
       const held = new Set(rows.map((r) => r.id));
