@@ -64,6 +64,9 @@ async function prepare(url: string): Promise<ProvisionedCustomer> {
   }
 }
 
+/** An instance's first log lines at level 50 (error) and above: what a failed assertion about it should show. */
+const errorsOf = (i: Instance): string[] => i.serve.lines.filter((l) => /"level":(5|6)\d/.test(l)).slice(0, 3);
+
 // The real clients of clients.ts, addressed to an instance.
 const rest = (i: Instance, key: string, body: object, refs: string[], async = false) => restTo(i.serve.httpPort, key, body, refs, async);
 const sftpUpload = (i: Instance, c: ProvisionedCustomer, name: string, refs: string[]) => sftpTo(i.sftpPort, c, name, refs);
@@ -109,7 +112,7 @@ void describe('several instances on one PostgreSQL', { skip: PG_SKIP }, () => {
         ]);
         const unacked = burst.filter((s) => !s.acked).map((s) => `${s.channel} ${s.refs[0]}: ${s.why}`);
         // The victim's own errors say why (its log lines at level 50, error, and above).
-        const errors = victim.serve.lines.filter((l) => /"level":(5|6)\d/.test(l)).slice(0, 3);
+        const errors = errorsOf(victim);
         assert.deepEqual(unacked, [], `the victim acknowledged its burst before dying; its errors: ${errors.join('\n')}`);
         const traffic: Promise<Sent>[] = [];
         const answeredWithoutRegistering: Promise<Sent>[] = [];
@@ -185,7 +188,7 @@ void describe('several instances on one PostgreSQL', { skip: PG_SKIP }, () => {
         // may be lost). Each by name, with the client's reason, so that a failure says which and why.
         const notAcked = [...await Promise.all(toSurvivors), ...phase2.filter((s) => s.channel === 'email')]
           .filter((s) => !s.acked).map((s) => `${s.messageId}: ${s.why}`);
-        const survivorErrors = [a, b].flatMap((i) => i.serve.lines.filter((l) => /"level":(5|6)\d/.test(l)).slice(0, 3));
+        const survivorErrors = [a, b].flatMap(errorsOf);
         assert.deepEqual(notAcked, [], `every message to a live instance was acknowledged; the survivors' errors: ${survivorErrors.join('\n')}`);
         for (const s of mailSent.filter((x) => x.acked)) {
           const stored = messages.filter((m) => m.messageId === s.messageId);
