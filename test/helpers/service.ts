@@ -64,6 +64,11 @@ export async function startTestService(env: Record<string, string> = {}, dataDir
   };
 }
 
+/** One turn of the event loop: lets the callbacks already queued (promises settled, setImmediate) run first. */
+export function nextTurn(): Promise<void> {
+  return new Promise<void>((resolve) => setImmediate(resolve));
+}
+
 /** Poll `check` until it returns a value other than undefined, or fail after `timeoutMs`. */
 export async function waitFor<T>(check: () => Promise<T | undefined> | T | undefined, timeoutMs = 10_000, what = 'condition'): Promise<T> {
   const deadline = Date.now() + timeoutMs;

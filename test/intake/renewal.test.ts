@@ -5,11 +5,9 @@ import assert from 'node:assert/strict';
 import { describe, it, mock } from 'node:test';
 import { createLogger } from '../../src/log.ts';
 import { createRenewal } from '../../src/intake/renewal.ts';
+import { nextTurn } from '../helpers/service.ts';
 
 const log = createLogger('silent');
-
-/** Lets the promise callbacks queued by a settled round run (mock timers do not move them). */
-const settle = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 describe('claims renewal', () => {
   it('starts no round while the last one still runs, and goes on once it has ended', async () => {
@@ -23,11 +21,12 @@ describe('claims renewal', () => {
       mock.timers.tick(1_000);
       assert.equal(ends.length, 1, 'ten periods pass while it waits: no second statement');
       ends[0]!();
-      await settle();
+      // The settled round's callbacks run on the event loop's turn; mock timers do not move them.
+      await nextTurn();
       mock.timers.tick(100);
       assert.equal(ends.length, 2, 'the next period after it ended starts the next round');
       ends[1]!();
-      await settle();
+      await nextTurn();
       renewal.track(false);
       mock.timers.tick(1_000);
       assert.equal(ends.length, 2, 'nothing held: no rounds');
@@ -46,9 +45,9 @@ describe('claims renewal', () => {
       }, log, 'renewal failed');
       renewal.track(true);
       mock.timers.tick(100);
-      await settle();
+      await nextTurn();
       mock.timers.tick(100);
-      await settle();
+      await nextTurn();
       assert.equal(calls, 2);
       renewal.track(false);
     } finally {

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { grouped } from '../../src/store/postgres/groups.ts';
 import { WriterWaitTimeout } from '../../src/store/postgres/order-writers.ts';
-import { waitFor } from '../helpers/service.ts';
+import { nextTurn, waitFor } from '../helpers/service.ts';
 
 /** A grouped doubler whose statements are recorded: `one:x` or `many:x,y`. */
 function recorder(opts: Parameters<typeof grouped>[2], failMany: boolean | Error = false) {
@@ -45,7 +45,7 @@ function heldRecorder(opts: Parameters<typeof grouped>[2]) {
 async function until(ok: () => boolean, what: string): Promise<void> {
   for (let turn = 0; turn < 50; turn++) {
     if (ok()) return;
-    await new Promise((resolve) => setImmediate(resolve));
+    await nextTurn();
   }
   assert.fail(`not reached in 50 turns: ${what}`);
 }
@@ -90,10 +90,10 @@ void describe('grouped (PostgreSQL group commit)', () => {
     const first = g.run(1);
     await until(() => ran.length === 1, 'the first statement running');
     const second = g.run(2);
-    await new Promise((resolve) => setImmediate(resolve));
+    await nextTurn();
     const third = g.run(3);
     // Without the linger, 2 would have taken a free slot on its own turn (maxParallel 4).
-    for (let turn = 0; turn < 10; turn++) await new Promise((resolve) => setImmediate(resolve));
+    for (let turn = 0; turn < 10; turn++) await nextTurn();
     assert.deepEqual(ran, ['many:1'], 'the calls that came while a statement ran wait for one another');
     release();
     assert.equal(await first, 2);
@@ -120,7 +120,7 @@ void describe('grouped (PostgreSQL group commit)', () => {
     const first = g.run(1);
     await until(() => ran.length === 1, 'the first statement running');
     const rest = [g.run(2)];
-    await new Promise((resolve) => setImmediate(resolve));
+    await nextTurn();
     rest.push(g.run(3), g.run(4));
     await until(() => ran.length === 2, 'the full group started beside the running statement');
     assert.deepEqual(ran, ['many:1', 'many:2,3,4']);

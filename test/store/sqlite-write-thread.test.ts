@@ -11,6 +11,7 @@ import Database from 'better-sqlite3';
 import { openSqliteStore } from '../../src/store/sqlite/store.ts';
 import { threadRunner, type ThreadRunner } from '../../src/store/sqlite/offload.ts';
 import { newWriteLock } from '../../src/store/sqlite/write-lock.ts';
+import { nextTurn } from '../helpers/service.ts';
 
 let dir: string;
 before(async () => {
@@ -53,7 +54,7 @@ void describe('SQLite write thread', () => {
       assert.equal(await runner.run('acquireLease', ['before', 'h', Date.now() + 60_000, Date.now()]), true);
       // Many writes in flight, then the thread is stopped under them.
       const inFlight = Array.from({ length: 200 }, (_, i) => settled(runner.run('acquireLease', [`x${i}`, 'h', Date.now() + 60_000, Date.now()])));
-      await new Promise((resolve) => setImmediate(resolve));
+      await nextTurn();
       await runner.kill();
       const results = await Promise.all(inFlight);
       const rejected = results.filter((r) => !r.ok);
