@@ -1,7 +1,11 @@
 /**
  * Several instances on one PostgreSQL (issue 16 target 4): 1, 2 and 3 `order-intake serve` processes on one
- * schema, the closed-loop REST load (same total in flight) spread over them round robin. Reported per instance
- * count: aggregate orders/s, its ratio to one instance in the same run, and the lock waits sampled every 50 ms
+ * schema, the closed-loop REST load (same total in flight) spread over them round robin. Each count has its own
+ * schema and instances, started and warmed once; every run then drives the three counts one after the other, in an
+ * order rotated from run to run (countsInRun). Why: this machine's speed drifts by half within minutes (one instance
+ * 1,082–2,163 orders/s in three runs, 2026-11-27), and when each run started and warmed fresh instances, the drives
+ * of one and three instances were minutes apart; now they are seconds apart, and no count always goes first.
+ * Reported per instance count: aggregate orders/s, its ratio to one instance in the same run, and the lock waits sampled every 50 ms
  * from pg_stat_activity/pg_locks during the measured window: sessions of the service waiting on a lock, and in
  * particular on anything of the numbering (the order_sequences row or a sequence). Before migration 012 every
  * registration queued on one order_sequences row; afterwards there must be no such queue. The same samples count the
@@ -19,7 +23,7 @@ import { backendCpuMs, createSchema, dropSchema, countPgOrders, newSchemaName, p
 import { startService, type RunningService } from '../lib/service.ts';
 import { drive, loadSpec, warmUp } from './rest.ts';
 import { cpuOverSpan, mainThreadSwitches, postgresCpuMs, processCpuMs } from '../lib/proc-cpu.ts';
-import type { Benchmark, Metric } from '../lib/types.ts';
+import type { BenchContext, Benchmark, Metric } from '../lib/types.ts';
 
 const COUNTS = [1, 2, 3] as const;
 const SAMPLE_MS = 50;
@@ -92,6 +96,62 @@ function lockSampler(base: string, schema: string): { stop(): Promise<LockSample
   };
 }
 
+/** One instance count's instances, on a schema of their own, started and warmed once for every run. */
+interface Rig {
+  n: number;
+  schema: string;
+  services: RunningService[];
+  /** Orders sent to it so far, warm-up included: what its schema must hold when it stops. */
+  sent: number;
+}
+
+async function startRig(ctx: BenchContext, base: string, n: number): Promise<Rig> {
+  const schema = newSchemaName();
+  await createSchema(base, schema);
+  const rig: Rig = { n, schema, services: [], sent: 0 };
+  try {
+    for (let i = 0; i < n; i++) {
+      const dataDir = path.join(ctx.tmpDir, `multi-${n}-${i}`);
+      mkdirSync(dataDir, { recursive: true });
+      // The first seeds the schema and prints the demo key; the others join the seeded schema.
+      rig.services.push(await startService({ dataDir, env: { INTAKE_DATABASE_URL: schemaUrl(base, schema) }, requireApiKey: i === 0 }));
+    }
+    ctx.progress(`rest-pg-multi: warming the ${n} instance(s), ${ctx.serviceWarmupSec * n} s`);
+    rig.sent += (await warmUp(ctx, origins(rig), rig.services[0]!.apiKey, `W${n}${randomBytes(4).toString('hex')}`)).reduce((a, r) => a + r.sent, 0);
+    return rig;
+  } catch (e) {
+    await stopRig(base, rig, []);
+    throw e;
+  }
+}
+
+function origins(rig: Rig): string[] {
+  return rig.services.map((s) => `http://127.0.0.1:${s.ports.http!}`);
+}
+
+/** Stops the rig's instances, checks that its schema holds every order sent to it, drops the schema. */
+async function stopRig(base: string, rig: Rig, notes: string[]): Promise<void> {
+  try {
+    for (const s of rig.services.splice(0)) {
+      const code = await s.stop();
+      if (code !== 0) notes.push(`${rig.n} instance(s): an instance exited with ${code}`);
+    }
+    const registered = await countPgOrders(base, rig.schema);
+    if (registered !== rig.sent) notes.push(`${rig.n} instance(s): ${rig.sent} orders sent over every run, ${registered} registered`);
+  } finally {
+    await dropSchema(base, rig.schema);
+  }
+}
+
+/**
+ * The instance counts in the order run `run` (1-based) drives them: rotated each run, so that each count goes first,
+ * second and third equally often and a machine that speeds up or slows down over a run does not favour one.
+ */
+export function countsInRun(run: number): number[] {
+  const k = (run - 1) % COUNTS.length;
+  return [...COUNTS.slice(k), ...COUNTS.slice(0, k)];
+}
+
 export const restPgMultiBenchmark: Benchmark = {
   name: 'rest-pg-multi',
   description: 'REST intake on PostgreSQL with 1, 2 and 3 instances on one schema, load spread over them; lock waits sampled',
@@ -105,28 +165,20 @@ export const restPgMultiBenchmark: Benchmark = {
     const add = (key: string, v: number) => samples.set(key, [...(samples.get(key) ?? []), v]);
     const notes: string[] = [];
     const details: unknown[] = [];
-    for (let run = 1; run <= ctx.runs; run++) {
-      let single = 0;
-      for (const n of COUNTS) {
-        const step = (what: string) => ctx.progress(`rest-pg-multi run ${run}/${ctx.runs}, ${n} instance(s): ${what}`);
-        const schema = newSchemaName();
-        await createSchema(base, schema);
-        const services: RunningService[] = [];
-        try {
-          for (let i = 0; i < n; i++) {
-            const dataDir = path.join(ctx.tmpDir, `multi-${run}-${n}-${i}`);
-            mkdirSync(dataDir, { recursive: true });
-            // The first seeds the schema and prints the demo key; the others join the seeded schema.
-            services.push(await startService({ dataDir, env: { INTAKE_DATABASE_URL: schemaUrl(base, schema) }, requireApiKey: i === 0 }));
-          }
+    const rigs = new Map<number, Rig>();
+    try {
+      for (const n of COUNTS) rigs.set(n, await startRig(ctx, base, n));
+      for (let run = 1; run <= ctx.runs; run++) {
+        const tput = new Map<number, number>();
+        for (const n of countsInRun(run)) {
+          const rig = rigs.get(n)!;
+          const services = rig.services;
+          ctx.progress(`rest-pg-multi run ${run}/${ctx.runs}: ${ctx.concurrency} in flight over ${n}`);
           const spec = {
-            ...loadSpec(ctx, services[0]!.ports.http!, services[0]!.apiKey, 'closed', `M${randomBytes(4).toString('hex')}`),
-            origins: services.map((s) => `http://127.0.0.1:${s.ports.http!}`),
+            ...loadSpec(ctx, services[0]!.ports.http!, services[0]!.apiKey, 'closed', `M${n}${randomBytes(4).toString('hex')}`),
+            origins: origins(rig),
           };
-          step(`warming the ${n} instance(s), ${ctx.serviceWarmupSec * n} s`);
-          const warmed = (await warmUp(ctx, spec.origins, services[0]!.apiKey, `${spec.refPrefix}-w`)).reduce((a, r) => a + r.sent, 0);
-          step(`${ctx.concurrency} in flight over ${n}`);
-          const sampler = lockSampler(base, schema);
+          const sampler = lockSampler(base, rig.schema);
           const svcPids = services.map((s) => s.proc.pid!);
           const asker = new pg.Client({ connectionString: base });
           await asker.connect();
@@ -135,7 +187,12 @@ export const restPgMultiBenchmark: Benchmark = {
           const ownSpan = await cpuOverSpan(() => backendCpuMs(asker, svcPids));
           const svcBefore = services.map((s) => processCpuMs(s.proc.pid!));
           const switchesBefore = services.map((s) => mainThreadSwitches(s.proc.pid!));
+          // The other counts' instances wait, started, while this one is driven: what they spend meanwhile is reported.
+          const idlePids = [...rigs.values()].filter((r) => r !== rig).flatMap((r) => r.services.map((s) => s.proc.pid!));
+          const idleBefore = idlePids.reduce((a, pid) => a + processCpuMs(pid), 0);
           const res = await drive(spec);
+          add('idleCpu', (idlePids.reduce((a, pid) => a + processCpuMs(pid), 0) - idleBefore) / Math.max(1, res.sent));
+          rig.sent += res.sent;
           const switchesAfter = services.map((s) => mainThreadSwitches(s.proc.pid!));
           const switches = (kind: 'voluntary' | 'involuntary') => switchesAfter.reduce((a, after, i) => a + after[kind] - switchesBefore[i]![kind], 0);
           const pgMs = await pgSpan.stop();
@@ -153,12 +210,6 @@ export const restPgMultiBenchmark: Benchmark = {
           add(`running${n}`, mean((l) => l.running));
           add(`walFlush${n}`, mean((l) => l.walFlush));
           add(`otherWait${n}`, mean((l) => l.otherWait));
-          for (const s of services.splice(0)) {
-            const code = await s.stop();
-            if (code !== 0) notes.push(`run ${run}, ${n} instances: an instance exited with ${code}`);
-          }
-          const registered = await countPgOrders(base, schema);
-          if (registered !== res.sent + warmed) notes.push(`run ${run}, ${n} instances: ${res.sent + warmed} orders sent, ${registered} registered`);
           const failed = res.errors + res.unanswered + Object.entries(res.statuses).filter(([st]) => st !== '201').reduce((a, [, c]) => a + c, 0);
           if (failed > 0) notes.push(`run ${run}, ${n} instances: ${failed} requests failed or answered other than 201 (${res.firstError ?? ''})`);
           const waitedOn = new Map<string, number>();
@@ -167,21 +218,21 @@ export const restPgMultiBenchmark: Benchmark = {
             notes.push(`run ${run}, ${n} instances: lock waits seen (session-samples): `
               + [...waitedOn].sort((a, b) => b[1] - a[1]).map(([k, c]) => `${k} ${c}`).join(', '));
           }
-          if (n === 1) single = res.okPerSec;
+          tput.set(n, res.okPerSec);
           add(`tput${n}`, res.okPerSec);
-          add(`ratio${n}`, (res.okPerSec / single) * 100);
           add(`p99${n}`, res.latency.p99);
           add(`wait${n}`, Math.max(0, ...locks.map((l) => l.waiting)));
           add(`waitShare${n}`, (locks.filter((l) => l.waiting > 0).length / Math.max(1, locks.length)) * 100);
           add(`numbering${n}`, Math.max(0, ...locks.map((l) => l.numbering)));
-          details.push({ run, instances: n, result: res, registered, lockSamples: locks.length });
+          details.push({ run, instances: n, result: res, lockSamples: locks.length });
           ctx.progress(`rest-pg-multi run ${run}, ${n} instance(s): ${res.okPerSec.toFixed(0)} orders/s, p99 ${res.latency.p99.toFixed(1)} ms, `
             + `lock waits max ${Math.max(0, ...locks.map((l) => l.waiting))} (numbering ${Math.max(0, ...locks.map((l) => l.numbering))})`);
-        } finally {
-          for (const s of services) await s.stop();
-          await dropSchema(base, schema);
         }
+        // Each count against the one instance driven beside it in the same run, minutes apart at most.
+        for (const n of COUNTS) if (n > 1) add(`ratio${n}`, (tput.get(n)! / tput.get(1)!) * 100);
       }
+    } finally {
+      for (const rig of rigs.values()) await stopRig(base, rig, notes);
     }
     const m = (k: string) => samples.get(k) ?? [];
     const metrics: Metric[] = COUNTS.flatMap((n): Metric[] => [
@@ -200,9 +251,11 @@ export const restPgMultiBenchmark: Benchmark = {
       { name: `${n} instance(s): active sessions, waiting on the WAL flush (mean)`, unit: 'sessions', better: 'lower', samples: m(`walFlush${n}`) },
       { name: `${n} instance(s): active sessions, other waits (mean)`, unit: 'sessions', better: 'lower', samples: m(`otherWait${n}`) },
     ]);
+    metrics.push({ name: 'waiting instances of the other counts: CPU per order driven', unit: 'ms', better: 'lower', samples: m('idleCpu') });
     return {
       settings: { store: 'postgres', instances: COUNTS, concurrency: ctx.concurrency, warmupSec: ctx.warmupSec, serviceWarmupSecPerInstance: ctx.serviceWarmupSec, durationSec: ctx.durationSec,
-        lockSampleMs: SAMPLE_MS, postgres: d, freshSchemaPerCount: true },
+        lockSampleMs: SAMPLE_MS, postgres: d,
+        schemas: 'one per instance count, its instances started and warmed once and driven in every run', order: 'rotated each run (countsInRun)' },
       durability: `PostgreSQL ${d.server_version}: fsync=${d.fsync}, synchronous_commit=${d.synchronous_commit}; every answer after its commit's flush`,
       metrics,
       notes,
