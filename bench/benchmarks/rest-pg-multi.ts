@@ -3,7 +3,7 @@
  * schema, the closed-loop REST load (same total in flight) spread over them round robin. Each count has its own
  * schema and instances, started and warmed once; every run then drives the three counts one after the other, in an
  * order rotated from run to run (countsInRun). Why: this machine's speed drifts by half within minutes (one instance
- * 1,082–2,163 orders/s in three runs, 2026-11-27), and when each run started and warmed fresh instances, the drives
+ * 1,116–1,555 orders/s in three runs, 2026-11-27), and when each run started and warmed fresh instances, the drives
  * of one and three instances were minutes apart; now they are seconds apart, and no count always goes first.
  * Reported per instance count: aggregate orders/s, its ratio to one instance in the same run, and the lock waits sampled every 50 ms
  * from pg_stat_activity/pg_locks during the measured window: sessions of the service waiting on a lock, and in
@@ -230,7 +230,7 @@ export const restPgMultiBenchmark: Benchmark = {
           ctx.progress(`rest-pg-multi run ${run}, ${n} instance(s): ${res.okPerSec.toFixed(0)} orders/s, p99 ${res.latency.p99.toFixed(1)} ms, `
             + `lock waits max ${Math.max(0, ...locks.map((l) => l.waiting))} (numbering ${Math.max(0, ...locks.map((l) => l.numbering))})`);
         }
-        // Each count against the one instance driven beside it in the same run, minutes apart at most.
+        // Each count against the one instance driven beside it in the same run, seconds apart.
         for (const n of COUNTS) if (n > 1) add(`ratio${n}`, (tput.get(n)! / tput.get(1)!) * 100);
       }
     } finally {
