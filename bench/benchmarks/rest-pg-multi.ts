@@ -3,8 +3,9 @@
  * schema, the closed-loop REST load (same total in flight) spread over them round robin. Each count has its own
  * schema and instances, started and warmed once; every run then drives the three counts one after the other, in an
  * order rotated from run to run (countsInRun). Why: this machine's speed drifts by half within minutes (one instance
- * 1,116–1,555 orders/s over the three runs of one bench, 1,082–2,163 in the next, 2026-11-27), and when each run started and warmed fresh instances, the drives
- * of one and three instances were minutes apart; now they are seconds apart, and no count always goes first.
+ * 1,116–1,555 orders/s over the three runs of one bench, 1,082–2,163 in the next, 2026-11-27), and when each run
+ * started and warmed fresh instances, the drives of one and three instances were minutes apart; now they are seconds
+ * apart, and no count always goes first.
  * Reported per instance count: aggregate orders/s, its ratio to one instance in the same run, and the lock waits sampled every 50 ms
  * from pg_stat_activity/pg_locks during the measured window: sessions of the service waiting on a lock, and in
  * particular on anything of the numbering (the order_sequences row or a sequence). Before migration 012 every
