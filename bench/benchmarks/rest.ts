@@ -10,7 +10,9 @@ import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import type { ChildProcess } from 'node:child_process';
 import { askOnce, forkTs, nextMessage, ROOT, stopChild } from '../lib/children.ts';
-import { countPgOrders, createSchema, dropSchema, newSchemaName, pgBaseUrl, pgDurability, pgUnreachable, schemaUrl } from '../lib/pg.ts';
+import pg from 'pg';
+import { backendCpuMs, countPgOrders, createSchema, dropSchema, newSchemaName, pgBaseUrl, pgDurability, pgUnreachable, schemaUrl } from '../lib/pg.ts';
+import { cpuOverSpan, processCpuMs } from '../lib/proc-cpu.ts';
 import { startService, type RunningService } from '../lib/service.ts';
 import { countSqliteOrders } from '../lib/sqlite-count.ts';
 import { summariseProfiles } from '../profile/summarise.ts';
@@ -32,6 +34,37 @@ function revive(r: LoadResult): LoadResult {
 
 export async function drive(spec: LoadSpec): Promise<LoadResult> {
   return revive(await askOnce<LoadResult>('bench/load/loadgen.ts', spec, (spec.warmupSec + spec.durationSec) * 1000 + LOAD_SLACK_MS));
+}
+
+/** What a drive cost, per request sent, besides its result: the server process's CPU and its PostgreSQL backends'. */
+export interface DriveCost {
+  res: LoadResult;
+  /** CPU ms per request of the server process (every thread). */
+  serverMs: number;
+  /** CPU ms per request of the PostgreSQL backends serving it (when a server URL was given). */
+  backendMs?: number;
+  /** CPU ms per request of the load generator. */
+  clientMs: number;
+}
+
+/**
+ * `drive`, with what it cost each side: a ceiling and the intake are then compared by CPU per request as well as by
+ * throughput, which says how far a target of the issue is in work to remove (issue 16 targets 1 and 2).
+ */
+export async function driveCounted(spec: LoadSpec, serverPid: number, pgBase?: string): Promise<DriveCost> {
+  const asker = pgBase ? new pg.Client({ connectionString: pgBase }) : undefined;
+  await asker?.connect();
+  try {
+    const backends = asker ? await cpuOverSpan(() => backendCpuMs(asker, [serverPid])) : undefined;
+    const before = processCpuMs(serverPid);
+    const res = await drive(spec);
+    const per = (ms: number) => ms / Math.max(1, res.sent);
+    const serverMs = per(processCpuMs(serverPid) - before);
+    const backendMs = backends ? per(await backends.stop()) : undefined;
+    return { res, serverMs, clientMs: per(res.cpuUserMs + res.cpuSystemMs), ...(backendMs === undefined ? {} : { backendMs }) };
+  } finally {
+    await asker?.end();
+  }
 }
 
 export function loadSpec(ctx: BenchContext, port: number, apiKey: string | undefined, mode: 'closed' | 'open', refPrefix: string): LoadSpec {
@@ -171,7 +204,9 @@ export function restBenchmark(kind: StoreKind): Benchmark {
           const prefix = `B${randomBytes(4).toString('hex')}`;
           const step = (what: string) => ctx.progress(`${name} run ${run}/${ctx.runs}: ${what}`);
           step('bare fastify ceiling');
-          const bareRes = await drive(loadSpec(ctx, bare.port, undefined, 'closed', `${prefix}-bare`));
+          const bareCost = await driveCounted(loadSpec(ctx, bare.port, undefined, 'closed', `${prefix}-bare`), bare.child.pid!);
+          const bareRes = bareCost.res;
+          add('bareCpu', bareCost.serverMs);
           if (kind === 'postgres') {
             // What PostgreSQL allows one row per request, in the same run (issue 16: the store must beat it by 1.5).
             step('bare pg ceiling (fastify + pg Pool, one INSERT per request)');
@@ -181,7 +216,11 @@ export function restBenchmark(kind: StoreKind): Benchmark {
             const barePg = await startBare('bench/load/bare-pg-server.ts', { ...process.env, BARE_PG_URL: schemaUrl(base, schema) });
             try {
               await warmUp(ctx, [`http://127.0.0.1:${barePg.port}`], undefined, `${prefix}-barepg-w`);
-              add('pgCeiling', (await drive(loadSpec(ctx, barePg.port, undefined, 'closed', `${prefix}-barepg`))).okPerSec);
+              const cost = await driveCounted(loadSpec(ctx, barePg.port, undefined, 'closed', `${prefix}-barepg`), barePg.child.pid!, base);
+              add('pgCeiling', cost.res.okPerSec);
+              add('barePgCpu', cost.serverMs);
+              add('barePgBackendCpu', cost.backendMs!);
+              add('barePgClientCpu', cost.clientMs);
             } finally {
               await stopChild(barePg.child);
               await dropSchema(base, schema);
@@ -200,7 +239,11 @@ export function restBenchmark(kind: StoreKind): Benchmark {
             step(`warming the service, ${ctx.serviceWarmupSec} s`);
             warmed.push(...await warmUp(ctx, [`http://127.0.0.1:${port}`], service.apiKey, `${prefix}-w`));
             step(`intake throughput, ${ctx.concurrency} in flight`);
-            loads.push(await drive(loadSpec(ctx, port, service.apiKey, 'closed', `${prefix}-c`)));
+            const cost = await driveCounted(loadSpec(ctx, port, service.apiKey, 'closed', `${prefix}-c`), service.proc.pid!, kind === 'postgres' ? pgBaseUrl() : undefined);
+            loads.push(cost.res);
+            add('intakeCpu', cost.serverMs);
+            add('intakeClientCpu', cost.clientMs);
+            if (cost.backendMs !== undefined) add('intakeBackendCpu', cost.backendMs);
             step(`intake latency at ${ctx.rate}/s open loop`);
             loads.push(await drive(loadSpec(ctx, port, service.apiKey, 'open', `${prefix}-o`)));
             // The fixed rate says whether the target is met; half the measured capacity says how the service
@@ -262,6 +305,18 @@ export function restBenchmark(kind: StoreKind): Benchmark {
           { name: 'intake / bare pg ceiling', unit: '%', better: 'higher' as const, samples: m('pgRatio'), target: { value: 150, op: '>=' as const } },
         ] : []),
         { name: `closed loop: p99`, unit: 'ms', better: 'lower', samples: m('closedP99') },
+        // CPU per request of each side in the closed loops: what a ceiling costs against what an order costs.
+        { name: 'bare fastify: server CPU per request', unit: 'ms', better: 'lower', samples: m('bareCpu') },
+        ...(kind === 'postgres' ? [
+          { name: 'bare pg: server CPU per request', unit: 'ms', better: 'lower' as const, samples: m('barePgCpu') },
+          { name: 'bare pg: its backends\' CPU per request', unit: 'ms', better: 'lower' as const, samples: m('barePgBackendCpu') },
+          { name: 'bare pg: load generator CPU per request', unit: 'ms', better: 'lower' as const, samples: m('barePgClientCpu') },
+        ] : []),
+        { name: 'intake: service CPU per order', unit: 'ms', better: 'lower', samples: m('intakeCpu') },
+        ...(kind === 'postgres' ? [
+          { name: 'intake: its backends\' CPU per order', unit: 'ms', better: 'lower' as const, samples: m('intakeBackendCpu') },
+        ] : []),
+        { name: 'intake: load generator CPU per order', unit: 'ms', better: 'lower', samples: m('intakeClientCpu') },
         { name: `open ${ctx.rate}/s: answered`, unit: 'orders/s', better: 'higher', samples: m('openAchieved') },
         { name: `open ${ctx.rate}/s: not sent (saturated)`, unit: 'requests', better: 'lower', samples: m('openMissed') },
         { name: `open ${ctx.rate}/s: p50`, unit: 'ms', better: 'lower', samples: m('openP50') },
