@@ -20,9 +20,9 @@ import path from 'node:path';
 import { mkdirSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
-import { backendCpuMs, createSchema, dropSchema, countPgOrders, newSchemaName, pgBaseUrl, pgDurability, pgUnreachable, schemaUrl } from '../lib/pg.ts';
+import { createSchema, dropSchema, countPgOrders, newSchemaName, pgBaseUrl, pgDurability, pgUnreachable, schemaUrl } from '../lib/pg.ts';
 import { startService, type RunningService } from '../lib/service.ts';
-import { drive, loadSpec, warmUp } from './rest.ts';
+import { driveCounted, loadSpec, warmUp } from './rest.ts';
 import { cpuOverSpan, mainThreadSwitches, postgresCpuMs, processCpuMs } from '../lib/proc-cpu.ts';
 import type { BenchContext, Benchmark, Metric } from '../lib/types.ts';
 
@@ -180,33 +180,26 @@ export const restPgMultiBenchmark: Benchmark = {
             origins: origins(rig),
           };
           const sampler = lockSampler(base, rig.schema);
-          const svcPids = services.map((s) => s.proc.pid!);
-          const asker = new pg.Client({ connectionString: base });
-          await asker.connect();
           // Sampled through the drive: backends (and autovacuum workers) that start or end in it are counted.
           const pgSpan = await cpuOverSpan(postgresCpuMs);
-          const ownSpan = await cpuOverSpan(() => backendCpuMs(asker, svcPids));
-          const svcBefore = services.map((s) => processCpuMs(s.proc.pid!));
           const switchesBefore = services.map((s) => mainThreadSwitches(s.proc.pid!));
           // The other counts' instances wait, started, while this one is driven: what they spend meanwhile is reported.
           const idlePids = [...rigs.values()].filter((r) => r !== rig).flatMap((r) => r.services.map((s) => s.proc.pid!));
           const idleBefore = idlePids.reduce((a, pid) => a + processCpuMs(pid), 0);
-          const res = await drive(spec);
+          const cost = await driveCounted(spec, services.map((s) => s.proc.pid!), base);
+          const res = cost.res;
           add('idleCpu', (idlePids.reduce((a, pid) => a + processCpuMs(pid), 0) - idleBefore) / Math.max(1, res.sent));
           rig.sent += res.sent;
           const switchesAfter = services.map((s) => mainThreadSwitches(s.proc.pid!));
           const switches = (kind: 'voluntary' | 'involuntary') => switchesAfter.reduce((a, after, i) => a + after[kind] - switchesBefore[i]![kind], 0);
           const pgMs = await pgSpan.stop();
-          const ownMs = await ownSpan.stop();
-          await asker.end();
-          const svcMs = services.reduce((a, s, i) => a + processCpuMs(s.proc.pid!) - svcBefore[i]!, 0);
           const locks = await sampler.stop();
           // CPU per order over the whole drive (warm-up included), divided by every request sent.
           add(`pgCpu${n}`, pgMs / Math.max(1, res.sent));
-          add(`pgOwnCpu${n}`, ownMs / Math.max(1, res.sent));
-          add(`svcCpu${n}`, svcMs / Math.max(1, res.sent));
+          add(`pgOwnCpu${n}`, cost.backendMs!);
+          add(`svcCpu${n}`, cost.serverMs);
           // The load generator shares the cores too: its cost per order is part of what the aggregate pays here.
-          add(`loadCpu${n}`, (res.cpuUserMs + res.cpuSystemMs) / Math.max(1, res.sent));
+          add(`loadCpu${n}`, cost.clientMs);
           add(`wakeups${n}`, switches('voluntary') / Math.max(1, res.sent));
           add(`preempted${n}`, switches('involuntary') / Math.max(1, res.sent));
           const mean = (pick: (l: LockSample) => number) => locks.reduce((a, l) => a + pick(l), 0) / Math.max(1, locks.length);

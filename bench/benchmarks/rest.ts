@@ -36,12 +36,12 @@ export async function drive(spec: LoadSpec): Promise<LoadResult> {
   return revive(await askOnce<LoadResult>('bench/load/loadgen.ts', spec, (spec.warmupSec + spec.durationSec) * 1000 + LOAD_SLACK_MS));
 }
 
-/** What a drive cost, per request sent, besides its result: the server process's CPU and its PostgreSQL backends'. */
+/** What a drive cost, per request sent, besides its result: the server processes' CPU and their PostgreSQL backends'. */
 export interface DriveCost {
   res: LoadResult;
-  /** CPU ms per request of the server process (every thread). */
+  /** CPU ms per request of the server processes (every thread). */
   serverMs: number;
-  /** CPU ms per request of the PostgreSQL backends serving it (when a server URL was given). */
+  /** CPU ms per request of the PostgreSQL backends serving them (when a server URL was given). */
   backendMs?: number;
   /** CPU ms per request of the load generator. */
   clientMs: number;
@@ -51,15 +51,17 @@ export interface DriveCost {
  * `drive`, with what it cost each side: a ceiling and the intake are then compared by CPU per request as well as by
  * throughput, which says how far a target of the issue is in work to remove (issue 16 targets 1 and 2).
  */
-export async function driveCounted(spec: LoadSpec, serverPid: number, pgBase?: string): Promise<DriveCost> {
+export async function driveCounted(spec: LoadSpec, serverPids: readonly number[], pgBase?: string): Promise<DriveCost> {
   const asker = pgBase ? new pg.Client({ connectionString: pgBase }) : undefined;
   await asker?.connect();
   try {
-    const backends = asker ? await cpuOverSpan(() => backendCpuMs(asker, [serverPid])) : undefined;
-    const before = processCpuMs(serverPid);
+    // Sampled through the drive: backends that start or end in it are counted (cpuOverSpan).
+    const backends = asker ? await cpuOverSpan(() => backendCpuMs(asker, serverPids)) : undefined;
+    const serverCpu = () => serverPids.reduce((a, pid) => a + processCpuMs(pid), 0);
+    const before = serverCpu();
     const res = await drive(spec);
     const per = (ms: number) => ms / Math.max(1, res.sent);
-    const serverMs = per(processCpuMs(serverPid) - before);
+    const serverMs = per(serverCpu() - before);
     const backendMs = backends ? per(await backends.stop()) : undefined;
     return { res, serverMs, clientMs: per(res.cpuUserMs + res.cpuSystemMs), ...(backendMs === undefined ? {} : { backendMs }) };
   } finally {
@@ -204,7 +206,7 @@ export function restBenchmark(kind: StoreKind): Benchmark {
           const prefix = `B${randomBytes(4).toString('hex')}`;
           const step = (what: string) => ctx.progress(`${name} run ${run}/${ctx.runs}: ${what}`);
           step('bare fastify ceiling');
-          const bareCost = await driveCounted(loadSpec(ctx, bare.port, undefined, 'closed', `${prefix}-bare`), bare.child.pid!);
+          const bareCost = await driveCounted(loadSpec(ctx, bare.port, undefined, 'closed', `${prefix}-bare`), [bare.child.pid!]);
           const bareRes = bareCost.res;
           add('bareCpu', bareCost.serverMs);
           if (kind === 'postgres') {
@@ -216,7 +218,7 @@ export function restBenchmark(kind: StoreKind): Benchmark {
             const barePg = await startBare('bench/load/bare-pg-server.ts', { ...process.env, BARE_PG_URL: schemaUrl(base, schema) });
             try {
               await warmUp(ctx, [`http://127.0.0.1:${barePg.port}`], undefined, `${prefix}-barepg-w`);
-              const cost = await driveCounted(loadSpec(ctx, barePg.port, undefined, 'closed', `${prefix}-barepg`), barePg.child.pid!, base);
+              const cost = await driveCounted(loadSpec(ctx, barePg.port, undefined, 'closed', `${prefix}-barepg`), [barePg.child.pid!], base);
               add('pgCeiling', cost.res.okPerSec);
               add('barePgCpu', cost.serverMs);
               add('barePgBackendCpu', cost.backendMs!);
@@ -239,7 +241,7 @@ export function restBenchmark(kind: StoreKind): Benchmark {
             step(`warming the service, ${ctx.serviceWarmupSec} s`);
             warmed.push(...await warmUp(ctx, [`http://127.0.0.1:${port}`], service.apiKey, `${prefix}-w`));
             step(`intake throughput, ${ctx.concurrency} in flight`);
-            const cost = await driveCounted(loadSpec(ctx, port, service.apiKey, 'closed', `${prefix}-c`), service.proc.pid!, kind === 'postgres' ? pgBaseUrl() : undefined);
+            const cost = await driveCounted(loadSpec(ctx, port, service.apiKey, 'closed', `${prefix}-c`), [service.proc.pid!], kind === 'postgres' ? pgBaseUrl() : undefined);
             loads.push(cost.res);
             add('intakeCpu', cost.serverMs);
             add('intakeClientCpu', cost.clientMs);
