@@ -209,6 +209,7 @@ export function restBenchmark(kind: StoreKind): Benchmark {
           const bareCost = await driveCounted(loadSpec(ctx, bare.port, undefined, 'closed', `${prefix}-bare`), [bare.child.pid!]);
           const bareRes = bareCost.res;
           add('bareCpu', bareCost.serverMs);
+          add('bareClientCpu', bareCost.clientMs);
           if (kind === 'postgres') {
             // What PostgreSQL allows one row per request, in the same run (issue 16: the store must beat it by 1.5).
             step('bare pg ceiling (fastify + pg Pool, one INSERT per request)');
@@ -309,6 +310,7 @@ export function restBenchmark(kind: StoreKind): Benchmark {
         { name: `closed loop: p99`, unit: 'ms', better: 'lower', samples: m('closedP99') },
         // CPU per request of each side in the closed loops: what a ceiling costs against what an order costs.
         { name: 'bare fastify: server CPU per request', unit: 'ms', better: 'lower', samples: m('bareCpu') },
+        { name: 'bare fastify: load generator CPU per request', unit: 'ms', better: 'lower', samples: m('bareClientCpu') },
         ...(kind === 'postgres' ? [
           { name: 'bare pg: server CPU per request', unit: 'ms', better: 'lower' as const, samples: m('barePgCpu') },
           { name: 'bare pg: its backends\' CPU per request', unit: 'ms', better: 'lower' as const, samples: m('barePgBackendCpu') },
