@@ -1,6 +1,7 @@
 // The PostgreSQL group commit's scheduling (src/store/postgres/groups.ts), without a database: which statement a
 // group of one runs, that a failed group statement falls back to each call's own statement, that one that found no
-// connection fails the whole group at once, and when a new group waits for more calls (the linger).
+// connection fails the whole group at once, and when a new group waits for more calls (the linger): beside a running
+// statement, and on an idle writer only while calls stream in.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { grouped } from '../../src/store/postgres/groups.ts';
@@ -85,8 +86,9 @@ void describe('grouped (PostgreSQL group commit)', () => {
   }
 
   void it('keeps a new group waiting for more calls while another statement runs, and starts it when that one ends', async () => {
-    // A linger of a minute: only the end of the running statement can start the waiting group in this test.
-    const { g, ran, release } = heldRecorder({ lingerMs: 60_000 });
+    // A linger of a minute: only the end of the running statement can start the waiting group in this test. The
+    // calls come within microseconds of one another, a stream; streamGapMs 0 keeps the rule for a store without one.
+    const { g, ran, release } = heldRecorder({ lingerMs: 60_000, streamGapMs: 0 });
     const first = g.run(1);
     await until(() => ran.length === 1, 'the first statement running');
     const second = g.run(2);
@@ -127,6 +129,25 @@ void describe('grouped (PostgreSQL group commit)', () => {
     release();
     release();
     assert.deepEqual(await Promise.all([first, ...rest]), [2, 4, 6, 8]);
+  });
+
+  void it('keeps a group that finds no statement running waiting while calls stream in, and not once they stop', async () => {
+    let clock = 0;
+    const { g, ran } = recorder({ oneRunsGroup: true, lingerMs: 60_000, lingerEnough: 3, streamGapMs: 10, now: () => clock });
+    assert.equal(await g.run(1), 2, 'the first call has no gap before it: it goes at once');
+    clock = 1; // 1 ms later: a stream of calls
+    const waiting = g.run(2);
+    for (let turn = 0; turn < 10; turn++) await nextTurn();
+    assert.deepEqual(ran, ['many:1'], 'no statement runs, yet the call waits for company');
+    const more = [g.run(3), g.run(4)];
+    await until(() => ran.length === 2, 'the group started once it had lingerEnough calls');
+    assert.deepEqual(ran, ['many:1', 'many:2,3,4']);
+    assert.deepEqual(await Promise.all([waiting, ...more]), [4, 6, 8]);
+    clock = 2_000; // two seconds of silence: the mean gap is far above 10 ms again
+    const after = g.run(5);
+    await until(() => ran.length === 3, 'a call after a quiet spell sent alone at once');
+    assert.deepEqual(ran, ['many:1', 'many:2,3,4', 'many:5']);
+    assert.equal(await after, 10);
   });
 
   void it('sends a call at once when no statement runs, however long the linger', async () => {

@@ -9,9 +9,17 @@
  *   free slot, unless it already has `lingerEnough` (PostgreSQL's commit_delay, applied where the groups are formed).
  *   Why: each statement pays a fixed cost on both sides (its executor start and end, its commit and WAL flush, the
  *   service's round trip), and with few requests in flight per instance (several instances sharing a load) the groups
- *   stayed at about four calls. A call with no statement running goes at once, so a quiet service adds no delay;
- *   and the last running statement's end starts a waiting group at once. Measured in performance.md (seventeenth
- *   round): 11 requests in flight, commits per order 0.23 → 0.19, the backends' CPU per order 0.25 → 0.21 ms.
+ *   stayed at about four calls. The last running statement's end starts a waiting group at once (unless calls stream
+ *   in: below). Measured in performance.md (seventeenth round): 11 requests in flight, commits per order 0.23 → 0.19,
+ *   the backends' CPU per order 0.25 → 0.21 ms.
+ * - A group that finds no statement running waits the same way when calls are streaming in (their mean gap, a moving
+ *   average, under `streamGapMs`: commit_siblings' part of commit_delay); on a quiet store it goes at once, so a lone
+ *   request waits for nothing. Why: the answers of one group go out together and their clients send again together,
+ *   so the load travels in convoys, and a convoy that came back to an idle writer went alone: at 11 in flight the
+ *   groups were half as large as the calls in flight allow (performance.md, twentieth round). Waiting for the next
+ *   convoy: groups of 5 → 10 at 11 in flight, and the CPU per order of the backends and of the services down by a
+ *   fifth with three instances. While they stream, a waiting group also outlives the end of the statements running:
+ *   what it waits for is the convoy those statements' answers send back.
  * - A group of one runs `one` (the single-call statement) unless `oneRunsGroup` is set, for a caller whose only
  *   statement is the group's (the one-order write, single-batch.ts, whose `one` is a group of one). Tried for every
  *   group once and reverted (REST at 32 in flight 2,254 → 2,038 orders/s, open-loop p99 at 2,000/s 102 → 354 ms,
@@ -30,10 +38,19 @@ export const MAX_PARALLEL = 4;
 /** Calls per statement: bounds the statement's arrays (and the transaction) behind a flood. */
 export const MAX_GROUP = 128;
 /**
- * How long a new group may wait for more calls while another statement runs: about what a group statement of a few
- * orders takes, and a small part of an answer's time (p99 target 25 ms at 2,000 orders/s).
+ * How long a new group may wait for more calls: about what a group statement of a few orders takes, and a small part
+ * of an answer's time (p99 target 25 ms at 2,000 orders/s). 1 ms until the twentieth round, which measured 2 with the
+ * wait on an idle writer too.
  */
-export const LINGER_MS = 1;
+export const LINGER_MS = 2;
+/**
+ * Calls whose mean gap is under this are a stream (at least 250 a second at 4 ms): then a group that finds no
+ * statement running waits for company too, as about one more call is due within a linger. Slower, a call goes alone
+ * at once, as the company it would wait for would rarely come.
+ */
+export const STREAM_GAP_MS = 2 * LINGER_MS;
+/** Weight of the newest gap in the moving mean: TCP's smoothed round trip weight, a few dozen calls of memory. */
+const GAP_WEIGHT = 1 / 8;
 /** A group this large goes without waiting: its statement's fixed cost is already shared well. */
 export const LINGER_ENOUGH = 8;
 
@@ -57,24 +74,36 @@ export interface GroupOptions {
   lingerMs?: number;
   /** LINGER_ENOUGH. */
   lingerEnough?: number;
+  /** STREAM_GAP_MS; 0: a group that finds no statement running never waits. */
+  streamGapMs?: number;
+  /** The clock, in ms (performance.now); tests give their own. */
+  now?: () => number;
 }
 
 export function grouped<T, R>(
   one: (call: T) => Promise<R>,
   /** The group statement: one answer per call, in order. */
   many: (calls: readonly T[]) => Promise<R[]>,
-  { maxParallel = MAX_PARALLEL, maxGroup = MAX_GROUP, oneRunsGroup = false, lingerMs = LINGER_MS, lingerEnough = LINGER_ENOUGH }: GroupOptions = {},
+  {
+    maxParallel = MAX_PARALLEL, maxGroup = MAX_GROUP, oneRunsGroup = false, lingerMs = LINGER_MS, lingerEnough = LINGER_ENOUGH,
+    streamGapMs = STREAM_GAP_MS, now = () => performance.now(),
+  }: GroupOptions = {},
 ): Grouped<T, R> {
   let queue: Waiting<T, R>[] = [];
   let running = 0;
-  /** When the first call of the queue arrived (performance.now()). */
+  /** When the first call of the queue arrived (now()). */
   let queuedSince = 0;
   let linger: NodeJS.Timeout | undefined;
+  /** When the last call arrived, and the moving mean of the gaps between calls (Infinity: no gap seen yet). */
+  let lastArrival = -Infinity;
+  let meanGap = Infinity;
+  /** The queue's first call came in a stream of calls (meanGap at its arrival): the group may wait, idle or not. */
+  let streaming = false;
 
   function pump(): void {
     while (running < maxParallel && queue.length > 0) {
-      if (running > 0 && queue.length < lingerEnough) {
-        const left = queuedSince + lingerMs - performance.now();
+      if ((running > 0 || streaming) && queue.length < lingerEnough) {
+        const left = queuedSince + lingerMs - now();
         if (left > 0) {
           linger ??= setTimeout(() => {
             linger = undefined;
@@ -122,9 +151,14 @@ export function grouped<T, R>(
     run(call) {
       return new Promise<R>((resolve, reject) => {
         queue.push({ call, resolve, reject });
+        const at = now();
+        const gap = at - lastArrival;
+        lastArrival = at;
+        if (Number.isFinite(gap)) meanGap = Number.isFinite(meanGap) ? meanGap + (gap - meanGap) * GAP_WEIGHT : gap;
         // On the next turn, so the calls of requests that arrive together go together.
         if (queue.length === 1) {
-          queuedSince = performance.now();
+          queuedSince = at;
+          streaming = meanGap < streamGapMs;
           setImmediate(pump);
         } else if (queue.length === lingerEnough && linger) {
           setImmediate(pump);
