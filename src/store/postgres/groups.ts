@@ -18,8 +18,8 @@
  *   so the load travels in convoys, and a convoy that came back to an idle writer went alone: at 11 in flight the
  *   groups were half as large as the calls in flight allow (performance.md, twentieth round). Waiting for the next
  *   convoy: groups of 5 → 10 at 11 in flight, and the CPU per order of the backends and of the services down by a
- *   fifth with three instances. While they stream, a waiting group also outlives the end of the statements running:
- *   what it waits for is the convoy those statements' answers send back.
+ *   fifth to a quarter with three instances. While they stream, a waiting group also outlives the end of the
+ *   statements running: what it waits for is the convoy those statements' answers send back.
  * - A group of one runs `one` (the single-call statement) unless `oneRunsGroup` is set, for a caller whose only
  *   statement is the group's (the one-order write, single-batch.ts, whose `one` is a group of one). Tried for every
  *   group once and reverted (REST at 32 in flight 2,254 → 2,038 orders/s, open-loop p99 at 2,000/s 102 → 354 ms,
@@ -49,7 +49,7 @@ export const LINGER_MS = 2;
  * at once, as the company it would wait for would rarely come.
  */
 export const STREAM_GAP_MS = 2 * LINGER_MS;
-/** Weight of the newest gap in the moving mean: TCP's smoothed round trip weight, a few dozen calls of memory. */
+/** Weight of the newest gap in the moving mean: TCP's smoothed round trip weight: about the last eight calls count. */
 const GAP_WEIGHT = 1 / 8;
 /** A group this large goes without waiting: its statement's fixed cost is already shared well. */
 export const LINGER_ENOUGH = 8;
