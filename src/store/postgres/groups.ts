@@ -154,7 +154,7 @@ export function grouped<T, R>(
         const at = now();
         const gap = at - lastArrival;
         lastArrival = at;
-        if (Number.isFinite(gap)) meanGap = Number.isFinite(meanGap) ? meanGap + (gap - meanGap) * GAP_WEIGHT : gap;
+        meanGap = Number.isFinite(meanGap) ? meanGap + (gap - meanGap) * GAP_WEIGHT : gap; // the first gap starts it
         // On the next turn, so the calls of requests that arrive together go together.
         if (queue.length === 1) {
           queuedSince = at;
