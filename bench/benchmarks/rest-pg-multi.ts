@@ -200,6 +200,7 @@ export const restPgMultiBenchmark: Benchmark = {
           add(`svcCpu${n}`, cost.serverMs);
           // The load generator shares the cores too: its cost per order is part of what the aggregate pays here.
           add(`loadCpu${n}`, cost.clientMs);
+          add(`cores${n}`, cost.machineCores);
           add(`wakeups${n}`, switches('voluntary') / Math.max(1, res.sent));
           add(`preempted${n}`, switches('involuntary') / Math.max(1, res.sent));
           const mean = (pick: (l: LockSample) => number) => locks.reduce((a, l) => a + pick(l), 0) / Math.max(1, locks.length);
@@ -242,6 +243,8 @@ export const restPgMultiBenchmark: Benchmark = {
       { name: `${n} instance(s): its backends' CPU per order`, unit: 'ms', better: 'lower', samples: m(`pgOwnCpu${n}`) },
       { name: `${n} instance(s): service CPU per order`, unit: 'ms', better: 'lower', samples: m(`svcCpu${n}`) },
       { name: `${n} instance(s): load generator's CPU per order`, unit: 'ms', better: 'lower', samples: m(`loadCpu${n}`) },
+      // Of availableParallelism(): under them, the instances' answers' latency bounds the loop, not the cores.
+      { name: `${n} instance(s): machine cores busy`, unit: 'cores', better: 'higher', samples: m(`cores${n}`) },
       { name: `${n} instance(s): main threads' voluntary switches per order`, unit: 'switches', better: 'lower', samples: m(`wakeups${n}`) },
       { name: `${n} instance(s): main threads' involuntary switches per order`, unit: 'switches', better: 'lower', samples: m(`preempted${n}`) },
       { name: `${n} instance(s): active sessions, running (mean)`, unit: 'sessions', better: 'lower', samples: m(`running${n}`) },

@@ -12,7 +12,8 @@ import type { ChildProcess } from 'node:child_process';
 import { askOnce, forkTs, nextMessage, ROOT, stopChild } from '../lib/children.ts';
 import pg from 'pg';
 import { backendCpuMs, countPgOrders, createSchema, dropSchema, newSchemaName, pgBaseUrl, pgDurability, pgUnreachable, schemaUrl } from '../lib/pg.ts';
-import { cpuOverSpan, processCpuMs } from '../lib/proc-cpu.ts';
+import { availableParallelism } from 'node:os';
+import { cpuOverSpan, machineCpuMs, processCpuMs } from '../lib/proc-cpu.ts';
 import { startService, type RunningService } from '../lib/service.ts';
 import { countSqliteOrders } from '../lib/sqlite-count.ts';
 import { summariseProfiles } from '../profile/summarise.ts';
@@ -45,6 +46,12 @@ export interface DriveCost {
   backendMs?: number;
   /** CPU ms per request of the load generator. */
   clientMs: number;
+  /**
+   * Cores the whole machine kept busy over the drive (every process: servers, PostgreSQL, the load generator, the
+   * rest), and the cores it has: well under them, the closed loop is bound by its answers' latency, not by CPU.
+   */
+  machineCores: number;
+  cores: number;
 }
 
 /**
@@ -59,11 +66,19 @@ export async function driveCounted(spec: LoadSpec, serverPids: readonly number[]
     const backends = asker ? await cpuOverSpan(() => backendCpuMs(asker, serverPids)) : undefined;
     const serverCpu = () => serverPids.reduce((a, pid) => a + processCpuMs(pid), 0);
     const before = serverCpu();
+    const machineBefore = machineCpuMs();
     const res = await drive(spec);
+    const machineAfter = machineCpuMs();
     const per = (ms: number) => ms / Math.max(1, res.sent);
     const serverMs = per(serverCpu() - before);
     const backendMs = backends ? per(await backends.stop()) : undefined;
-    return { res, serverMs, clientMs: per(res.cpuUserMs + res.cpuSystemMs), ...(backendMs === undefined ? {} : { backendMs }) };
+    const cores = availableParallelism();
+    // The total's span is the wall time times the cores: busy over it, times the cores, is cores kept busy.
+    const machineCores = (cores * (machineAfter.busy - machineBefore.busy)) / Math.max(1, machineAfter.total - machineBefore.total);
+    return {
+      res, serverMs, clientMs: per(res.cpuUserMs + res.cpuSystemMs), machineCores, cores,
+      ...(backendMs === undefined ? {} : { backendMs }),
+    };
   } finally {
     await asker?.end();
   }
@@ -210,6 +225,7 @@ export function restBenchmark(kind: StoreKind): Benchmark {
           const bareRes = bareCost.res;
           add('bareCpu', bareCost.serverMs);
           add('bareClientCpu', bareCost.clientMs);
+          add('bareCores', bareCost.machineCores);
           if (kind === 'postgres') {
             // What PostgreSQL allows one row per request, in the same run (issue 16: the store must beat it by 1.5).
             step('bare pg ceiling (fastify + pg Pool, one INSERT per request)');
@@ -224,6 +240,7 @@ export function restBenchmark(kind: StoreKind): Benchmark {
               add('barePgCpu', cost.serverMs);
               add('barePgBackendCpu', cost.backendMs!);
               add('barePgClientCpu', cost.clientMs);
+              add('barePgCores', cost.machineCores);
             } finally {
               await stopChild(barePg.child);
               await dropSchema(base, schema);
@@ -246,6 +263,7 @@ export function restBenchmark(kind: StoreKind): Benchmark {
             loads.push(cost.res);
             add('intakeCpu', cost.serverMs);
             add('intakeClientCpu', cost.clientMs);
+            add('intakeCores', cost.machineCores);
             if (cost.backendMs !== undefined) add('intakeBackendCpu', cost.backendMs);
             step(`intake latency at ${ctx.rate}/s open loop`);
             loads.push(await drive(loadSpec(ctx, port, service.apiKey, 'open', `${prefix}-o`)));
@@ -321,6 +339,13 @@ export function restBenchmark(kind: StoreKind): Benchmark {
           { name: 'intake: its backends\' CPU per order', unit: 'ms', better: 'lower' as const, samples: m('intakeBackendCpu') },
         ] : []),
         { name: 'intake: load generator CPU per order', unit: 'ms', better: 'lower', samples: m('intakeClientCpu') },
+        // Cores the whole machine kept busy in each closed loop, of availableParallelism(): a loop well under them is
+        // bound by its answers' latency, and more requests in flight would carry more (performance.md, twenty-first round).
+        { name: 'bare fastify: machine cores busy', unit: 'cores', better: 'higher', samples: m('bareCores') },
+        ...(kind === 'postgres' ? [
+          { name: 'bare pg: machine cores busy', unit: 'cores', better: 'higher' as const, samples: m('barePgCores') },
+        ] : []),
+        { name: 'intake: machine cores busy', unit: 'cores', better: 'higher', samples: m('intakeCores') },
         { name: `open ${ctx.rate}/s: answered`, unit: 'orders/s', better: 'higher', samples: m('openAchieved') },
         { name: `open ${ctx.rate}/s: not sent (saturated)`, unit: 'requests', better: 'lower', samples: m('openMissed') },
         { name: `open ${ctx.rate}/s: p50`, unit: 'ms', better: 'lower', samples: m('openP50') },

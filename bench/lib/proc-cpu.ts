@@ -32,6 +32,20 @@ export function postgresCpuMs(): Map<number, number> {
   return out;
 }
 
+/**
+ * The whole machine's CPU so far from /proc/stat, in ms summed over its cores: `busy` (user, nice, system, irq,
+ * softirq) and `total` (those, idle and iowait). Steal (the hypervisor's other guests) is in neither: it is not
+ * time this machine could have used. Busy over a span divided by its length is the cores the machine kept busy:
+ * against the cores it has, it tells a loop bound by CPU from one bound by its own latency (performance.md, twenty-first round).
+ */
+export function machineCpuMs(stat = readFileSync('/proc/stat', 'utf8')): { busy: number; total: number } {
+  // The first line sums every core: "cpu  user nice system idle iowait irq softirq steal guest guest_nice", in ticks.
+  const line = stat.split('\n', 1)[0]!;
+  const [user, nice, system, idle, iowait, irq, softirq] = line.trim().split(/\s+/).slice(1, 8).map(Number) as number[];
+  const busy = user! + nice! + system! + irq! + softirq!;
+  return { busy: (busy * 1000) / TICKS_PER_SEC, total: ((busy + idle! + iowait!) * 1000) / TICKS_PER_SEC };
+}
+
 export function processCpuMs(pid: number): number {
   return cpuMsOf(pid).ms;
 }

@@ -1,14 +1,15 @@
 /**
  * The CPU the benches charge to PostgreSQL's processes (rest-pg-multi, cpu-per-order.ts): a process that starts or
  * ends inside the measured span is counted for what it did there, and one gone is never read as 0 (which subtracted
- * its whole past from the total). And the context switches rest-pg-multi reports per order.
+ * its whole past from the total). And the context switches rest-pg-multi reports per order, and the whole machine's
+ * busy time the REST benches turn into cores kept busy.
  */
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { createInterface } from 'node:readline';
 import { describe, it } from 'node:test';
-import { cpuMsOfPids, cpuOverSpan, mainThreadSwitches } from '../lib/proc-cpu.ts';
+import { cpuMsOfPids, cpuOverSpan, machineCpuMs, mainThreadSwitches } from '../lib/proc-cpu.ts';
 
 /** CPU ms the burner uses after "go" before it exits (its own count: the machine's load changes how long, not how much). */
 const BURN_MS = 300;
@@ -119,5 +120,26 @@ describe('proc-cpu', () => {
     child.stdin!.end();
     await once(child, 'exit');
     assert.deepEqual(mainThreadSwitches(pid), { voluntary: 0, involuntary: 0 });
+  });
+
+  it('machineCpuMs reads busy as user, nice, system, irq and softirq, and leaves steal out of both', () => {
+    // Ticks of 10 ms: busy 100 + 5 + 50 + 3 + 2, idle 1,000, iowait 20, steal 7 (guest is inside user already).
+    const stat = 'cpu  100 5 50 1000 20 3 2 7 0 0\ncpu0 50 2 25 500 10 1 1 3 0 0\n';
+    assert.deepEqual(machineCpuMs(stat), { busy: 1600, total: 11800 });
+  });
+
+  it('machineCpuMs counts as busy at least what a process burned, and never more than the span offered', async () => {
+    const { child, ready, total } = burner();
+    const atReady = await ready;
+    const before = machineCpuMs();
+    child.stdin!.write('go\n');
+    const burned = (await total) - atReady;
+    await once(child, 'exit');
+    const after = machineCpuMs();
+    const busy = after.busy - before.busy;
+    assert.ok(burned >= BURN_MS);
+    // The burner's time is on some core, and counted in ticks of 10 ms on each core at each end.
+    assert.ok(busy >= burned - 50, `the machine was busy ${busy} ms while a process burned ${burned}`);
+    assert.ok(busy <= after.total - before.total, `busy ${busy} ms of ${after.total - before.total} in all`);
   });
 });
