@@ -1,12 +1,13 @@
 // What order numbering promises on PostgreSQL (docs/development/numbering.md), where several instances number at
 // once: no registration waits for another's commit (no lock on a numbering row held across an fsync), numbers are
 // unique per year and increase in allocation order, gaps are possible, and New Year's Eve across instances gives
-// each year its own series from 000001. Skipped, visibly, without INTAKE_TEST_DATABASE_URL (fails in CI).
+// each year its own series from 000001; past 999,999 a number grows a seventh digit on every registering statement.
+// Skipped, visibly, without INTAKE_TEST_DATABASE_URL (fails in CI).
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import pg from 'pg';
 import type { RegisterResult, Store } from '../../src/domain/store/store.ts';
-import { addCustomer, addSubmission, item } from './fixtures.ts';
+import { addCustomer, addSubmission, at, item, newSubmission } from './fixtures.ts';
 import { PG_SKIP, withPgInstances } from './pg-schema.ts';
 import { waitFor } from '../helpers/service.ts';
 
@@ -111,6 +112,37 @@ void describe('order numbering on PostgreSQL', { skip: PG_SKIP }, () => {
         assert.equal(d!.numero_ordine, '2030-000101');
       } finally {
         await admin.end();
+      }
+    }));
+
+  void it('numbers past 999,999 with seven digits on every registering statement, as numeroOrdine does', () =>
+    withInstances(1, async ([a], url) => {
+      const c = await addCustomer(a!, 'C001');
+      const sub = await addSubmission(a!, c);
+      // The first registration makes the year's sequence; then it is moved to just below the millionth order.
+      const [first] = await a!.registerOrders([item(c, sub, 'FIRST')]);
+      assert.equal(first!.numero_ordine, '2025-000001');
+      const admin = await client(url);
+      try {
+        await admin.query(`SELECT setval('order_number_2025', 999998)`);
+      } finally {
+        await admin.end();
+      }
+      // registerAlone's statement (one durable order).
+      const [alone] = await a!.registerOrders([item(c, sub, 'ALONE')]);
+      // The group statement (register-batch.ts): two lazy single orders queued in one turn go as one group.
+      const grouped = (await Promise.all(['G1', 'G2'].map((ref) => a!.registerOrders([item(c, sub, ref)], { durable: false })))).flat();
+      // The one-order write (single-batch.ts), then a batch of two in one transaction (numbered in JavaScript).
+      const s = newSubmission(c, { singleOrder: true });
+      const single = await a!.saveSingleOrder(s, { item: item(c, s.id, 'SINGLE') }, at(20));
+      const batch = await a!.registerOrders([item(c, sub, 'B1'), item(c, sub, 'B2')]);
+      assert.equal(alone!.numero_ordine, '2025-999999');
+      assert.deepEqual(grouped.map((r) => r.numero_ordine).sort(), ['2025-1000000', '2025-1000001']);
+      assert.deepEqual(single.results.map((r) => r.numero_ordine), ['2025-1000002']);
+      assert.deepEqual(batch.map((r) => r.numero_ordine), ['2025-1000003', '2025-1000004']);
+      // What was answered is what is stored.
+      for (const r of [alone!, ...grouped, ...single.results, ...batch]) {
+        assert.equal((await a!.getOrder(c.id, r.id_ordine))?.numero_ordine, r.numero_ordine);
       }
     }));
 });

@@ -15,6 +15,16 @@ export function numberSequence(year: number): string {
   return `order_number_${year}`;
 }
 
+/**
+ * The order number as SQL, from a year and a sequence value: numeroOrdine's twin (common/rows.ts), six digits at
+ * least. `lpad` alone truncates a longer text to the length it is given, so the millionth order of a year took
+ * `<year>-100000`, a number already given, and it and every later order of the year failed on the unique number.
+ * `year` and `seq` are SQL expressions of this code, never input.
+ */
+export function numeroOrdineSql(year: string, seq: string): string {
+  return `${year} || '-' || lpad(${seq}::text, greatest(6, length(${seq}::text)), '0')`;
+}
+
 export interface YearSequences {
   /** Resolves once every year in `years` has its sequence (created, or found, or raised to the copied floor). */
   ready(years: Iterable<number>): Promise<void>;

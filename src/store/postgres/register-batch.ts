@@ -14,6 +14,7 @@
  */
 import type { OrderWriters } from './order-writers.ts';
 import { grouped } from './groups.ts';
+import { numeroOrdineSql } from './numbering.ts';
 import type { RegisterItem } from '../../domain/store/store.ts';
 import { isoIn, type ExistingOrder } from '../common/rows.ts';
 import type { NewEvent } from '../../domain/store/events.ts';
@@ -80,7 +81,7 @@ export function registerGroupSql(outbox: boolean): string {
     ), ins AS (
       INSERT INTO orders (id, customer_id, codice_cliente, riferimento_ordine, numero_ordine, year, seq, data_ordine,
         data_consegna, content_hash, submission_id, channel, site, registered_at)
-      SELECT n.id, n.customer_id, n.codice, n.ref, n.year || '-' || lpad(n.last::text, 6, '0'), n.year, n.last,
+      SELECT n.id, n.customer_id, n.codice, n.ref, ${numeroOrdineSql('n.year', 'n.last')}, n.year, n.last,
         n.data_ordine, n.data_consegna, n.hash, n.submission_id, n.channel, n.site, n.registered_at
       FROM numbered n ORDER BY n.k
       ON CONFLICT ON CONSTRAINT orders_identity DO NOTHING RETURNING id, numero_ordine

@@ -27,6 +27,7 @@
  */
 import type { OrderWriters } from './order-writers.ts';
 import { grouped } from './groups.ts';
+import { numeroOrdineSql } from './numbering.ts';
 import { ATTEMPT_RECORD_COLUMNS, attemptRecord } from './attempt-columns.ts';
 import { lineColumns } from './register-batch.ts';
 import { fillHolesSql, mayHoldStandIns, withHoles } from './json-holes.ts';
@@ -97,7 +98,7 @@ export function singleGroupSql(): string {
     ), ins AS (
       INSERT INTO orders (id, customer_id, codice_cliente, riferimento_ordine, numero_ordine, year, seq, data_ordine,
         data_consegna, content_hash, submission_id, channel, site, registered_at)
-      SELECT i.order_id, i.order_customer_id, i.codice, i.ref, i.year || '-' || lpad(n.last::text, 6, '0'), i.year,
+      SELECT i.order_id, i.order_customer_id, i.codice, i.ref, ${numeroOrdineSql('i.year', 'n.last')}, i.year,
         n.last, i.data_ordine, i.data_consegna, i.hash, i.id, i.order_channel, i.order_site, i.registered_at
       FROM numbered n JOIN input i ON i.k = n.k ORDER BY n.k
       ON CONFLICT ON CONSTRAINT orders_identity DO NOTHING RETURNING id, numero_ordine

@@ -23,7 +23,7 @@ import { type NewEvent } from '../../domain/store/events.ts';
 import { registeredEvent } from '../common/events.ts';
 import { postgresStats } from './stats.ts';
 import { postgresWeb } from './web.ts';
-import { numberSequence, yearSequences } from './numbering.ts';
+import { numberSequence, numeroOrdineSql, yearSequences } from './numbering.ts';
 import { FENCED, registerGroups, type GroupRow } from './register-batch.ts';
 import { completeGroups } from './complete-batch.ts';
 import { singleOrderGroups } from './single-batch.ts';
@@ -305,7 +305,7 @@ export async function openPostgresStore(url: string, opts: PostgresStoreOptions 
        ), ins AS (
          INSERT INTO orders (id, customer_id, codice_cliente, riferimento_ordine, numero_ordine, year, seq, data_ordine,
            data_consegna, content_hash, submission_id, channel, site, registered_at)
-         SELECT $1, $2, $3, $4, $6::int || '-' || lpad(seq.last::text, 6, '0'), $6::int, seq.last, $5::date, $7::date,
+         SELECT $1, $2, $3, $4, ${numeroOrdineSql('$6::int', 'seq.last')}, $6::int, seq.last, $5::date, $7::date,
            $8, $9, $10, $11, $12::timestamptz FROM seq
          ON CONFLICT ON CONSTRAINT orders_identity DO NOTHING RETURNING id, numero_ordine
        ), lines AS (
