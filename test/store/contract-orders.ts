@@ -89,6 +89,15 @@ export function ordersContract(makeStore: StoreFactory): void {
       assert.equal(next?.numero_ordine, '2025-000003');
     }));
 
+    void it('says an order id is taken only when it is the id that is', () => withStore(makeStore, async (store) => {
+      const c = await addCustomer(store, 'C001');
+      const sub = await addSubmission(store, c);
+      const [first] = await store.registerOrders([item(c, sub, 'R1')]);
+      // Another order (its own reference) under the id already given: the caller's fault, named as such.
+      await assert.rejects(store.registerOrders([item(c, sub, 'R2', { id: first!.id_ordine })]), /an order id is already taken/);
+      assert.equal(await store.getOrderByRef(c.id, 'R2'), undefined);
+    }));
+
     void it('lets a later item of the same call see an earlier one with the same identity', () => withStore(makeStore, async (store) => {
       const c = await addCustomer(store, 'C001');
       const sub = await addSubmission(store, c);

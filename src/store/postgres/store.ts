@@ -90,7 +90,11 @@ const LAZY: WriteOptions = { durable: false };
 /** A registration's failure, its constraint violations named for the caller (a bug of the caller's, never input). */
 function registrationError(e: unknown): unknown {
   if (pgCode(e) === '23503') return new Error('registerOrders: an item names a customer or submission that is not stored', { cause: e });
-  if (pgCode(e) === '23505') return new Error('registerOrders: an order id is already taken', { cause: e });
+  // Only the id's own key, as on SQLite: another unique value (a number, say) is not the caller's id, and said so it
+  // hid the millionth order's cut number (numbering.ts, numeroOrdineSql); the driver's error names its constraint.
+  if (pgCode(e) === '23505' && (e as { constraint?: string }).constraint === 'orders_pkey') {
+    return new Error('registerOrders: an order id is already taken', { cause: e });
+  }
   return e;
 }
 
