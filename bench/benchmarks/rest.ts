@@ -48,10 +48,9 @@ export interface DriveCost {
   clientMs: number;
   /**
    * Cores the whole machine kept busy over the drive (every process: servers, PostgreSQL, the load generator, the
-   * rest), and the cores it has: well under them, the closed loop is bound by its answers' latency, not by CPU.
+   * rest): well under availableParallelism(), the closed loop is bound by its answers' latency, not by CPU.
    */
   machineCores: number;
-  cores: number;
 }
 
 /**
@@ -76,7 +75,7 @@ export async function driveCounted(spec: LoadSpec, serverPids: readonly number[]
     // The total's span is the wall time times the cores: busy over it, times the cores, is cores kept busy.
     const machineCores = (cores * (machineAfter.busy - machineBefore.busy)) / Math.max(1, machineAfter.total - machineBefore.total);
     return {
-      res, serverMs, clientMs: per(res.cpuUserMs + res.cpuSystemMs), machineCores, cores,
+      res, serverMs, clientMs: per(res.cpuUserMs + res.cpuSystemMs), machineCores,
       ...(backendMs === undefined ? {} : { backendMs }),
     };
   } finally {
