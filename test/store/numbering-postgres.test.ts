@@ -136,12 +136,15 @@ void describe('order numbering on PostgreSQL', { skip: PG_SKIP }, () => {
       const s = newSubmission(c, { singleOrder: true });
       const single = await a!.saveSingleOrder(s, { item: item(c, s.id, 'SINGLE') }, at(20));
       const batch = await a!.registerOrders([item(c, sub, 'B1'), item(c, sub, 'B2')]);
+      // registerAlone's statement again, now past the six digits as well (its first run took the last six-digit one).
+      const [aloneAfter] = await a!.registerOrders([item(c, sub, 'ALONE2')]);
       assert.equal(alone!.numero_ordine, '2025-999999');
       assert.deepEqual(grouped.map((r) => r.numero_ordine).sort(), ['2025-1000000', '2025-1000001']);
       assert.deepEqual(single.results.map((r) => r.numero_ordine), ['2025-1000002']);
       assert.deepEqual(batch.map((r) => r.numero_ordine), ['2025-1000003', '2025-1000004']);
+      assert.equal(aloneAfter!.numero_ordine, '2025-1000005');
       // What was answered is what is stored.
-      for (const r of [alone!, ...grouped, ...single.results, ...batch]) {
+      for (const r of [alone!, ...grouped, ...single.results, ...batch, aloneAfter!]) {
         assert.equal((await a!.getOrder(c.id, r.id_ordine))?.numero_ordine, r.numero_ordine);
       }
     }));
