@@ -249,6 +249,25 @@ void describe('db copy from SQLite to PostgreSQL', { skip: PG_SKIP }, () => {
     assert.equal(next?.numero_ordine, '2026-000006');
   }));
 
+  void it('follows a customer deactivated or reactivated on the source between passes', () => withCopySetup(async (src, schema, target) => {
+    const c2 = (await src.store.getCustomerByCode('C002'))!;
+    assert.ok(await src.store.setCustomerDeactivated(c2.id, true));
+    await copySqliteToPostgres({ from: src.file, to: schema.url });
+    assert.ok((await target.getCustomer(c2.id))?.deactivatedAt, 'copied deactivated');
+    // Meanwhile, on the SQLite service: C001 is deactivated (it must not get in on the new database) and C002 is
+    // let back in (its orders must not be refused there).
+    assert.ok(await src.store.setCustomerDeactivated(src.customerId, true));
+    assert.ok(await src.store.setCustomerDeactivated(c2.id, false));
+
+    const final = await copySqliteToPostgres({ from: src.file, to: schema.url });
+    assert.equal(written(final).customers, 2);
+    assert.deepEqual(await target.listCustomers(), await src.store.listCustomers());
+    assert.ok((await target.getCustomer(src.customerId))?.deactivatedAt, 'the customer deactivated since is deactivated on the target');
+    assert.equal((await target.getCustomer(c2.id))?.deactivatedAt, undefined, 'the customer reactivated since is active on the target');
+    const last = await copySqliteToPostgres({ from: src.file, to: schema.url });
+    assert.equal(written(last).customers, 0, 'a pass over an unchanged source writes nothing');
+  }));
+
   void it('copies an upload streamed into the SQLite store (migration 022) with its bytes, and not the pieces of an unfinished one', () => withCopySetup(async (src, schema, target) => {
     const piece = 1024 * 1024;
     const bytes = Buffer.alloc(2 * piece + 5, 0x41);

@@ -48,8 +48,22 @@ async function copyImmutable(ctx: CopyContext, table: string, key: string, colum
   }
 }
 
-export function copyCustomers(ctx: CopyContext): Promise<number> {
-  return copyImmutable(ctx, 'customers', 'id', ['id', 'code', 'name', 'mailbox', 'created_at', 'deactivated_at'], 'customer (same code or mailbox, another id)');
+export async function copyCustomers(ctx: CopyContext): Promise<number> {
+  // Deactivation (migration 013) is the one thing of a customer that changes: a customer deactivated on the source
+  // since the last pass must not get in on the target, nor one reactivated there stay refused.
+  const states = ctx.src.prepare('SELECT id, deactivated_at FROM customers ORDER BY id').all() as Row[];
+  let written = 0;
+  for (let i = 0; i < states.length; i += ctx.pageSize) {
+    const part = states.slice(i, i + ctx.pageSize);
+    const res = await ctx.c.query(
+      `UPDATE customers t SET deactivated_at = s.deactivated_at FROM unnest($1::text[], $2::timestamptz[]) AS s(id, deactivated_at)
+       WHERE t.id = s.id AND t.deactivated_at IS DISTINCT FROM s.deactivated_at`,
+      [ids(part), part.map((r) => r.deactivated_at ?? null)],
+    );
+    written += res.rowCount ?? 0;
+  }
+  return written + await copyImmutable(ctx, 'customers', 'id', ['id', 'code', 'name', 'mailbox', 'created_at', 'deactivated_at'],
+    'customer (same code or mailbox, another id)');
 }
 
 export async function copyCredentials(ctx: CopyContext): Promise<number> {
