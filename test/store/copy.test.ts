@@ -406,6 +406,24 @@ void describe('db copy from SQLite to PostgreSQL', { skip: PG_SKIP }, () => {
     assert.ok(Object.values(written(last)).every((n) => n === 0), JSON.stringify(written(last)));
   }));
 
+  void it('follows a mailbox removed and set up again for the same customer between passes', () => withCopySetup(async (src, schema, target) => {
+    const mailbox = (host: string) => ({
+      id: randomUUID(), customerId: src.customerId, host, port: 993, tls: true, username: 'ordini@cliente.it',
+      passwordEnc: sealSecret(SECRET_KEY, 'segreto-imap', src.customerId), folder: 'INBOX',
+    });
+    await src.store.setImapAccount(mailbox('imap.vecchio.it'));
+    await copySqliteToPostgres({ from: src.file, to: schema.url });
+    // `mail imap remove C001`, then `mail imap set C001 …`: the new mailbox is another row, of the same customer.
+    assert.ok(await src.store.removeImapAccount(src.customerId));
+    const now = await src.store.setImapAccount(mailbox('imap.nuovo.it'));
+
+    await copySqliteToPostgres({ from: src.file, to: schema.url });
+    assert.deepEqual(await target.listImapAccounts(), await src.store.listImapAccounts());
+    assert.equal((await target.getImapAccount(src.customerId))?.id, now.id);
+    const last = await copySqliteToPostgres({ from: src.file, to: schema.url });
+    assert.ok(Object.values(written(last)).every((n) => n === 0), JSON.stringify(written(last)));
+  }));
+
   void it('stops with the reason when a copied mail message differs in the target', () => withCopySetup(async (src, schema, target) => {
     await useEmail(src);
     await copySqliteToPostgres({ from: src.file, to: schema.url });

@@ -83,7 +83,9 @@ export async function copyTable(ctx: CopyContext, spec: TableSpec): Promise<numb
     ? `ON CONFLICT (${spec.key.join(', ')}) DO UPDATE SET ${spec.update.set} WHERE ${spec.update.where}`
     : `ON CONFLICT (${spec.key.join(', ')}) DO NOTHING`;
   let after: Row | undefined;
-  let written = 0;
+  // Rows the source removed go first: a row that replaced one may take a unique key the removed one held (a mailbox
+  // removed and set up again for the same customer is another row with the same customer_id).
+  let written = spec.mirror ? await mirror(ctx, spec, spec.mirror) : 0;
   for (;;) {
     const rows = pageOf(ctx.src, spec, after, ctx.pageSize);
     if (rows.length === 0) break;
@@ -106,7 +108,7 @@ export async function copyTable(ctx: CopyContext, spec: TableSpec): Promise<numb
     after = rows[rows.length - 1]!;
     ctx.tick(rows.length);
   }
-  return written + (spec.mirror ? await mirror(ctx, spec, spec.mirror) : 0);
+  return written;
 }
 
 /** Deletes the target's rows, under the source's parents, that the source no longer has. */
