@@ -268,6 +268,19 @@ void describe('db copy from SQLite to PostgreSQL', { skip: PG_SKIP }, () => {
     assert.equal(written(last).customers, 0, 'a pass over an unchanged source writes nothing');
   }));
 
+  void it('carries a submission put back to received on the source between passes, and the target processes it', () => withCopySetup(async (src, schema, target) => {
+    await copySqliteToPostgres({ from: src.file, to: schema.url });
+    // An operator's "Rielabora" on the SQLite service puts the file back to received (resetSubmission) and then
+    // judges it; the service stops before that judgement is recorded (or it fails, and the sweep has not come yet).
+    const broken = (await src.store.listSubmissions({ limit: 100 })).find((s) => s.fileName === 'rotto.csv')!;
+    await src.store.resetSubmission(broken.id);
+
+    await copySqliteToPostgres({ from: src.file, to: schema.url });
+    assert.equal((await target.getSubmission(broken.id))?.state, 'received', 'the target will process it again');
+    assert.deepEqual(await snapshot(target), await snapshot(src.store));
+    assert.deepEqual((await target.pendingSubmissionIds(100)).sort(), [src.pending, broken.id].sort(), 'the sweep of the target finds it');
+  }));
+
   void it('copies an upload streamed into the SQLite store (migration 022) with its bytes, and not the pieces of an unfinished one', () => withCopySetup(async (src, schema, target) => {
     const piece = 1024 * 1024;
     const bytes = Buffer.alloc(2 * piece + 5, 0x41);

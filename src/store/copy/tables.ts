@@ -140,22 +140,25 @@ function byBytes(src: Database.Database, wanted: readonly string[]): string[][] 
 
 /**
  * Submissions with their raw bytes, outcomes and per-order attempts. A submission already in the target is
- * written again only when the source has processed it more often since (received → processed, or reprocessed),
- * so the final pass moves only what changed.
+ * written again only when the source has processed it more often since (received → processed, or reprocessed), or
+ * has put it back to received for reprocessing, so the final pass moves only what changed.
  */
 export async function copySubmissions(ctx: CopyContext): Promise<number> {
   let after: unknown;
   let written = 0;
   for (;;) {
-    const rows = page(ctx.src, { select: 'SELECT id, attempts, sha256 FROM submissions', key: 'id' }, after, ctx.pageSize);
+    const rows = page(ctx.src, { select: 'SELECT id, attempts, sha256, state FROM submissions', key: 'id' }, after, ctx.pageSize);
     if (rows.length === 0) return written;
-    const { rows: there } = await ctx.c.query('SELECT id, attempts, sha256 FROM submissions WHERE id = ANY($1::text[])', [ids(rows)]);
-    const target = new Map((there as { id: string; attempts: number; sha256: string }[]).map((t) => [t.id, t]));
+    const { rows: there } = await ctx.c.query('SELECT id, attempts, sha256, state FROM submissions WHERE id = ANY($1::text[])', [ids(rows)]);
+    const target = new Map((there as { id: string; attempts: number; sha256: string; state: string }[]).map((t) => [t.id, t]));
     const clashing = rows.filter((r) => target.has(String(r.id)) && target.get(String(r.id))!.sha256 !== r.sha256);
     if (clashing.length > 0) throw conflict('submission (same id, other bytes)', ids(clashing));
     const wanted = ids(rows.filter((r) => {
       const t = target.get(String(r.id));
-      return t === undefined || Number(r.attempts) > t.attempts;
+      // Or put back to received since (an operator's reprocess whose judgement the source has not recorded yet):
+      // the target must judge it again, not keep the outcome the operator set aside.
+      return t === undefined || Number(r.attempts) > t.attempts
+        || (Number(r.attempts) === t.attempts && r.state === 'received' && t.state !== 'received');
     }));
     for (const group of byBytes(ctx.src, wanted)) {
       written += await inTransaction(ctx.c, async () => {
@@ -170,7 +173,8 @@ export async function copySubmissions(ctx: CopyContext): Promise<number> {
           return r[col];
         })), `ON CONFLICT (id) DO UPDATE SET state = excluded.state, outcome = excluded.outcome,
             processed_at = excluded.processed_at, attempts = excluded.attempts, claimed_by = NULL, lease_until = NULL
-          WHERE submissions.attempts < excluded.attempts RETURNING id`));
+          WHERE submissions.attempts < excluded.attempts OR (submissions.attempts = excluded.attempts
+            AND excluded.state = 'received' AND submissions.state <> 'received') RETURNING id`));
         if (done.length > 0) {
           await ctx.c.query('DELETE FROM order_attempts WHERE submission_id = ANY($1::text[])', [done]);
           const attempts = byValues(ctx.src, `SELECT ${ATTEMPT_COLUMNS.join(', ')} FROM order_attempts`, 'submission_id', done, 'submission_id, idx');
