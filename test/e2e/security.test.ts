@@ -81,6 +81,21 @@ void describe('console security', () => {
     assert.equal(await attempts(), before);
   });
 
+  // docs/operators/console.md: exporting is one of the actions; a viewer "only looks".
+  void it('a viewer is neither offered nor given the CSV export of the orders', async () => {
+    const { password: pw } = await addOperator(t.service.store, { email: 'viewer-csv@example.com', role: 'viewer' });
+    const client = new Client(t.url);
+    await client.login('console', 'viewer-csv@example.com', pw);
+    const exported = await client.send('GET', '/console/ordini.csv');
+    assert.equal(exported.status, 403);
+    assert.match(exported.body, /Operazione non consentita/);
+    const list = await client.send('GET', '/console/ordini');
+    assert.equal(list.status, 200);
+    assert.doesNotMatch(list.body, /Esporta l'elenco filtrato in CSV/);
+    const audit = await t.service.store.listAudit({ limit: 50 });
+    assert.equal(audit.filter((a) => a.action === 'ordini.esporta' && a.actor === 'viewer-csv@example.com').length, 0);
+  });
+
   void it('shows XSS payloads in a customer name, an order reference and a raw file as text; no script runs', async () => {
     const name = '<script>window.__xss = 1</script>Rossi & "Figli"';
     const ref = '<img src=x onerror="window.__xss = 2">';

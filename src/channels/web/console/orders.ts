@@ -7,7 +7,7 @@ import { CHANNELS } from '../../../domain/types.ts';
 import type { OrderSummary } from '../../../domain/store/web.ts';
 import type { WebContext } from '../context.ts';
 import { cursorOf, download, idParam } from '../render.ts';
-import { consolePage, record, operatorOf } from './page.ts';
+import { actor, consolePage, record, operatorOf } from './page.ts';
 import { listFilters, PAGE_SIZE } from './filters.ts';
 
 /** Rows one CSV export may hold: a spreadsheet's worth; narrower filters give the rest. */
@@ -35,6 +35,8 @@ export function registerOrderRoutes(app: FastifyInstance, ctx: WebContext): void
   });
 
   app.get('/ordini.csv', async (req, reply) => {
+    // Exporting is an action (docs/operators/console.md): a viewer looks at the list, he does not take it away.
+    actor(req);
     const { search, unknownCustomer } = await listFilters(ctx, req.query);
     const lines = ['numero_ordine;codice_cliente;riferimento_ordine;data_ordine;data_consegna;canale;registrato_il;id_ordine'];
     let after = search.after;
