@@ -16,7 +16,7 @@ import fastifyStatic from '@fastify/static';
 import fastifyView from '@fastify/view';
 import { Eta } from 'eta';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { isIntakeError } from '../../domain/errors.ts';
+import { IntakeError, isIntakeError } from '../../domain/errors.ts';
 import type { Logger } from '../../log.ts';
 import type { WebSession } from '../../domain/store/web.ts';
 import { registerConsoleRoutes } from './console/routes.ts';
@@ -87,6 +87,12 @@ export async function registerWeb(app: FastifyInstance, deps: WebDeps): Promise<
       const area = areaOf(req.url);
       if (area) req.webSession = await ctx.sessions.read(req, area);
     });
+    // NUL is in no code, reference, name or address (intake refuses control characters), and PostgreSQL cannot
+    // even compare one with a text column: a forged value carrying one would fail its lookup with a 500 (at the login,
+    // before any session). Refused here, once for every page, before any lookup. Uploaded files are not looked at.
+    web.addHook('preValidation', async (req) => {
+      if (holdsNul(req.params) || holdsNul(req.query) || holdsNul(req.body)) throw new IntakeError('VALIDATION');
+    });
     // Every state-changing request carries a valid token (forms: hidden field; scripts: X-CSRF-Token header).
     web.addHook('preHandler', (req, reply, done) => {
       if (req.method === 'GET' || req.method === 'HEAD') return done();
@@ -105,6 +111,13 @@ export async function registerWeb(app: FastifyInstance, deps: WebDeps): Promise<
       registerPortalRoutes(area, ctx);
     }, { prefix: '/portale' });
   });
+}
+
+/** A string, or a parsed query/form/params object of strings and lists of strings, that holds a NUL character. */
+function holdsNul(v: unknown): boolean {
+  if (typeof v === 'string') return v.includes('\0');
+  if (Array.isArray(v)) return v.some(holdsNul);
+  return typeof v === 'object' && v !== null && Object.values(v).some(holdsNul);
 }
 
 function areaName(req: FastifyRequest): 'console' | 'portale' {

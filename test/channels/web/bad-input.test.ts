@@ -1,0 +1,69 @@
+// Forged input in the console and the portal, over real HTTP on both stores (SQLite, and PostgreSQL on a fresh
+// schema): values no form would send must get the page's Italian error or be ignored like any unreadable filter,
+// never a 500. PostgreSQL is the stricter reader (no NUL in text, four-digit years only), so each case runs there too.
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { order, startTestService, type TestCustomer, type TestService } from '../../helpers/service.ts';
+import { addOperator } from '../../../src/operators/accounts.ts';
+import { createSchema, PG_SKIP, testDatabaseUrl, type TestSchema } from '../../store/pg-schema.ts';
+import { Client } from '../../e2e/browser.ts';
+
+const ANY_ID = '01900000-0000-7000-8000-000000000000';
+
+for (const engine of ['sqlite', 'postgres'] as const) {
+  void describe(`web: forged input (${engine})`, { skip: engine === 'postgres' ? PG_SKIP : false }, () => {
+    let t: TestService;
+    let schema: TestSchema | undefined;
+    let a: TestCustomer;
+    let ops: Client;
+    let portal: Client;
+
+    before(async () => {
+      if (engine === 'postgres') schema = await createSchema(testDatabaseUrl!, 'web');
+      t = await startTestService(schema ? { INTAKE_DATABASE_URL: schema.url } : {});
+      const { password } = await addOperator(t.service.store, { email: 'ops@example.com', role: 'operator' });
+      a = await t.customer('C001');
+      const res = await fetch(`${t.url}/api/v1/ordini`, {
+        method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': a.apiKey }, body: JSON.stringify(order('C001', 'R1')),
+      });
+      assert.equal(res.status, 201);
+      ops = new Client(t.url);
+      assert.equal((await ops.login('console', 'ops@example.com', password)).status, 303);
+      portal = new Client(t.url);
+      assert.equal((await portal.login('portale', a.ftpUser, a.ftpPassword)).status, 303);
+    });
+
+    after(async () => {
+      await t?.close();
+      await schema?.drop();
+    });
+
+    // NUL is in no code, reference, name or address (intake refuses control characters), and PostgreSQL cannot even
+    // look one up in a text column: a forged value carrying one is refused as invalid before any lookup.
+    void it('a NUL in a login name, a filter, a search or a customer code gets 400 in Italian, never a 500', async () => {
+      const refused = (what: string, r: { status: number; body: string }) => {
+        assert.equal(r.status, 400, `${what}: ${r.body.slice(0, 200)}`);
+        assert.match(r.body, /La richiesta non è valida/, what);
+      };
+      for (const area of ['console', 'portale'] as const) {
+        const anonymous = new Client(t.url);
+        refused(`${area} login`, await anonymous.login(area, 'c001\0', 'x'));
+      }
+      for (const url of [
+        '/console/ordini?rif=x%00y', '/console/invii?cliente=%00', '/console/registro?prima=%00', '/console/articoli?q=%00',
+        '/console/clienti/%00', `/console/clienti/%00/ordini/${ANY_ID}`,
+      ]) refused(url, await ops.send('GET', url));
+      for (const url of ['/portale/ordini?rif=%00', '/portale/articoli?q=%00']) refused(url, await portal.send('GET', url));
+      for (const [url, form] of [
+        ['/console/clienti', { codice: 'N1', nome: 'Rossi\0' }], ['/console/clienti/%00/chiave', {}],
+        ['/console/clienti/%00/disattiva', {}], ['/console/connettori/%00/chiave', {}],
+      ] as const) {
+        const _csrf = await ops.token('/console/clienti');
+        refused(`POST ${url}`, await ops.send('POST', url, { ...form, _csrf }));
+      }
+      assert.equal(await t.service.store.getCustomerByCode('N1'), undefined, 'no customer was added');
+      assert.equal((await ops.send('GET', '/console/ordini?rif=R1')).status, 200, 'the operator is still logged in');
+      assert.match((await portal.send('GET', '/portale/ordini?rif=R1')).body, /R1/, 'so is the customer');
+    });
+  });
+}
