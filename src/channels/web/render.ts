@@ -61,6 +61,18 @@ export function sourceOf(req: FastifyRequest): string {
   return (req.ip ?? '').replace(/^::ffff:(?=\d+\.\d+\.\d+\.\d+$)/i, '').toLowerCase();
 }
 
+/** The instants both stores compare: PostgreSQL reads years 1 to 9999 only (no year 0, not JavaScript's ±YYYYYY). */
+const FIRST_INSTANT = Date.parse('0001-01-01T00:00:00.000Z');
+const LAST_INSTANT = Date.parse('9999-12-31T23:59:59.999Z');
+
+/**
+ * An instant from a URL (a date filter, a page cursor) as ISO text the store can compare with its times: one outside
+ * those years still means "before everything" or "after everything", and is moved to the first or last one.
+ */
+export function storableIso(t: number): string {
+  return new Date(Math.min(LAST_INSTANT, Math.max(FIRST_INSTANT, t))).toISOString();
+}
+
 /** Keyset cursor in a URL: `<iso time>_<id>`. */
 export function cursorOf(at: string, id: string): string {
   return `${at}_${id}`;
@@ -73,7 +85,7 @@ export function parseCursor(v: unknown): { at: string; id: string } | undefined 
   const at = s.slice(0, i);
   const id = s.slice(i + 1);
   if (i < 0 || Number.isNaN(Date.parse(at)) || !UUID.test(id)) return undefined;
-  return { at: new Date(at).toISOString(), id };
+  return { at: storableIso(Date.parse(at)), id };
 }
 
 export const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));

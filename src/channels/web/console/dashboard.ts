@@ -5,6 +5,7 @@
  */
 import type { WebContext } from '../context.ts';
 import { channelLabel } from '../format.ts';
+import { storableIso } from '../render.ts';
 import type { OrderCount } from '../../../domain/store/web.ts';
 import { failingWebhooks } from './webhooks.ts';
 
@@ -69,5 +70,5 @@ export function dayStart(date: string | undefined, timeZone: string, plusDays = 
   const t = Date.parse(`${date}T00:00:00Z`);
   if (Number.isNaN(t)) return undefined;
   const local = t + plusDays * 86_400_000;
-  return new Date(local - offsetMs(new Date(local), timeZone)).toISOString();
+  return storableIso(local - offsetMs(new Date(local), timeZone));
 }
