@@ -59,7 +59,9 @@ export async function registerWeb(app: FastifyInstance, deps: WebDeps): Promise<
     await web.register(fastifyCookie, { secret: key });
     await web.register(fastifyCsrf, {
       sessionPlugin: '@fastify/cookie',
-      cookieOpts: { path: '/', sameSite: 'strict', httpOnly: true, signed: true },
+      // Secure under HTTPS like the session cookies: without it the browser also sends the secret to any http:// port
+      // of the host, in clear text, and lets whoever is on the path replace it.
+      cookieOpts: { path: '/', sameSite: 'strict', httpOnly: true, signed: true, secure: 'auto' },
       csrfOpts: { hmacKey: key, userInfo: true },
       // The token is bound to the session it was issued in: a token read before login is useless after it.
       getUserInfo: csrfUserInfo,

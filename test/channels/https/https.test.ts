@@ -84,6 +84,41 @@ void describe('HTTPS on the HTTP port', () => {
     }
   });
 
+  // A cookie without Secure is sent in clear text to any http:// port of the host (the redirect port among them), where
+  // whoever is on the path reads it or sets his own: under HTTPS every cookie of the console and the portal is Secure.
+  void it('under HTTPS every cookie of the console and the portal is Secure, HttpOnly and SameSite=Strict', async () => {
+    const dispatcher = new Agent({ connect: { ca: cert.pem } });
+    try {
+      const cookies: string[] = [];
+      const jar = new Map<string, string>();
+      const send = async (method: 'GET' | 'POST', url: string, form?: Record<string, string>) => {
+        const res = await request(`${base}${url}`, {
+          dispatcher, method, body: form && new URLSearchParams(form).toString(),
+          headers: { cookie: [...jar].map(([k, v]) => `${k}=${v}`).join('; '), ...(form ? { 'content-type': 'application/x-www-form-urlencoded' } : {}) },
+        });
+        const set = res.headers['set-cookie'];
+        for (const c of Array.isArray(set) ? set : set ? [set] : []) {
+          cookies.push(c);
+          const [pair] = c.split(';');
+          jar.set(pair!.slice(0, pair!.indexOf('=')), pair!.slice(pair!.indexOf('=') + 1));
+        }
+        return { status: res.statusCode, body: await res.body.text() };
+      };
+      const login = await send('GET', '/portale/login');
+      const _csrf = /name="_csrf" value="([^"]+)"/.exec(login.body)![1]!;
+      assert.equal((await send('POST', '/portale/login', { _csrf, user: customer.ftpUser, password: customer.ftpPassword })).status, 303);
+      await send('GET', '/console/login');
+      assert.deepEqual([...new Set(cookies.map((c) => c.split('=')[0]))].sort(), ['_csrf', 'oi_portale']);
+      for (const c of cookies) {
+        assert.match(c, /;\s*Secure(;|$)/i, c);
+        assert.match(c, /;\s*HttpOnly(;|$)/i, c);
+        assert.match(c, /;\s*SameSite=Strict(;|$)/i, c);
+      }
+    } finally {
+      await dispatcher.close();
+    }
+  });
+
   void it('a client that does not trust the certificate is refused by its own verification', async () => {
     await assert.rejects(request(`${base}/healthz`), /self[- ]signed|certificate/i);
   });
