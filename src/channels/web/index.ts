@@ -91,9 +91,11 @@ export async function registerWeb(app: FastifyInstance, deps: WebDeps): Promise<
     });
     // NUL is in no code, reference, name or address (intake refuses control characters), and PostgreSQL cannot
     // even compare one with a text column: a forged value carrying one would fail its lookup with a 500 (at the login,
-    // before any session). Refused here, once for every page, before any lookup. Uploaded files are not looked at.
+    // before any session). Refused here, once for every page, before any lookup: a path naming nothing is not found,
+    // a query or form value is invalid. Uploaded files are not looked at.
     web.addHook('preValidation', async (req) => {
-      if (holdsNul(req.params) || holdsNul(req.query) || holdsNul(req.body)) throw new IntakeError('VALIDATION');
+      if (holdsNul(req.params)) throw new IntakeError('NOT_FOUND');
+      if (holdsNul(req.query) || holdsNul(req.body)) throw new IntakeError('VALIDATION');
     });
     // Every state-changing request carries a valid token (forms: hidden field; scripts: X-CSRF-Token header).
     web.addHook('preHandler', (req, reply, done) => {

@@ -59,10 +59,11 @@ for (const engine of ['sqlite', 'postgres'] as const) {
 
     // NUL is in no code, reference, name or address (intake refuses control characters), and PostgreSQL cannot even
     // look one up in a text column: a forged value carrying one is refused as invalid before any lookup.
-    void it('a NUL in a login name, a filter, a search or a customer code gets 400 in Italian, never a 500', async () => {
+    void it('a NUL in a login name, a filter or a form gets 400 in Italian, in a URL\'s code 404, never a 500', async () => {
       const refused = (what: string, r: { status: number; body: string }) => {
-        assert.equal(r.status, 400, `${what}: ${r.body.slice(0, 200)}`);
-        assert.match(r.body, /La richiesta non è valida/, what);
+        const inPath = !what.includes('?') && what.includes('%00');
+        assert.equal(r.status, inPath ? 404 : 400, `${what}: ${r.body.slice(0, 200)}`);
+        assert.match(r.body, inPath ? /La pagina richiesta non esiste/ : /La richiesta non è valida/, what);
       };
       for (const area of ['console', 'portale'] as const) {
         const anonymous = new Client(t.url);
