@@ -16,6 +16,7 @@
 import { uuidv7 } from '../domain/uuid7.ts';
 import { IntakeError } from '../domain/errors.ts';
 import { registeredView, type OrderStatus } from '../domain/order-view.ts';
+import { namesNothing } from '../intake/status.ts';
 import type { ProductionState, ProductionStep, RegisteredOrder } from '../domain/types.ts';
 import type { EventStore } from '../domain/store/events.ts';
 
@@ -71,7 +72,7 @@ export interface ProductionDeps {
 export async function updateProductionState(deps: ProductionDeps, u: ProductionUpdate): Promise<{ changed: boolean; order: OrderStatus }> {
   const now = deps.now ?? (() => new Date());
   for (let attempt = 1; ; attempt++) {
-    const o = await deps.store.getOrderAnyCustomer(u.orderId);
+    const o = namesNothing(u.orderId) ? undefined : await deps.store.getOrderAnyCustomer(u.orderId);
     if (!o || (u.customerId !== undefined && o.customerId !== u.customerId)) throw new IntakeError('NOT_FOUND', `Ordine ${u.orderId} non trovato`);
     if (o.productionState === u.stato) return { changed: false, order: registeredView(o) };
     if (!canMove(o.productionState, u.stato)) throw refusal(o, u.stato);

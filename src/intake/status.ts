@@ -10,6 +10,14 @@ import type { StatusStore } from '../domain/store/ports.ts';
 
 export type { OrderState, OrderStatus } from '../domain/order-view.ts';
 
+/**
+ * An id or a reference holding a NUL names nothing stored (intake refuses control characters in every code, and
+ * PostgreSQL cannot store NUL in text): it is not looked up, as PostgreSQL would refuse even to compare it (a 500).
+ */
+export function namesNothing(v: string): boolean {
+  return v.includes('\0');
+}
+
 async function fromSubmission(store: StatusStore, customerId: string, s: StoredSubmission): Promise<OrderStatus> {
   if (s.state !== 'processed' || !s.outcome) {
     return { stato: 'ricevuto', id_ordine: s.reservedOrderId, canale: s.channel, ricevuto_il: s.receivedAt };
@@ -25,6 +33,7 @@ async function fromSubmission(store: StatusStore, customerId: string, s: StoredS
 
 /** By id_ordine: a registered order, or the pending/refused single-order submission that reserved that id. */
 export async function statusById(store: StatusStore, customerId: string, id: string): Promise<OrderStatus | undefined> {
+  if (namesNothing(id)) return undefined;
   const order = await store.getOrder(customerId, id);
   if (order) return registered(order);
   const s = await store.findSubmissionByReservedOrderId(customerId, id);
@@ -38,6 +47,7 @@ export function attemptStatus(a: OrderAttempt): OrderStatus {
 
 /** By the customer's own reference: the registered order, else the latest refusal of that reference. */
 export async function statusByRef(store: StatusStore, customerId: string, ref: string): Promise<OrderStatus | undefined> {
+  if (namesNothing(ref)) return undefined;
   const order = await store.getOrderByRef(customerId, ref);
   if (order) return registered(order);
   const a: OrderAttempt | undefined = await store.latestAttempt(customerId, ref);

@@ -16,6 +16,13 @@ import { PRODUCTION_STATES, type ProductionState } from '../../domain/types.ts';
 import type { Store } from '../../domain/store/store.ts';
 import type { ApiKeyAuth } from './routes.ts';
 
+/**
+ * Control characters a note may not hold: it is shown to customers, written into XML exports (XML 1.0 has no place
+ * for them) and PostgreSQL cannot store NUL in text. Line breaks and tabs are text.
+ */
+// eslint-disable-next-line no-control-regex
+const CONTROL_IN_NOTE = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/;
+
 export interface IntegrationRouteDeps {
   store: Store;
   reader: EventReader;
@@ -119,6 +126,8 @@ export function registerIntegrationRoutes(app: FastifyInstance, deps: Integratio
     }
     if (b.nota !== undefined && (typeof b.nota !== 'string' || b.nota.length > MAX_NOTE_LENGTH)) {
       problems.push(`nota deve essere un testo di al massimo ${MAX_NOTE_LENGTH} caratteri`);
+    } else if (typeof b.nota === 'string' && CONTROL_IN_NOTE.test(b.nota)) {
+      problems.push('nota non può contenere caratteri di controllo (sono ammessi solo a capo e tabulazione)');
     }
     if (problems.length > 0) return reply.code(400).send(errorBody(400, problems));
     const nota = typeof b.nota === 'string' && b.nota.trim() !== '' ? b.nota.trim() : undefined;
