@@ -7,7 +7,7 @@
  *
  * A new subscriber receives the events committed after it was added, not the whole history: an ERP connected today
  * wants today's orders, and replaying years of them into a new endpoint would flood it (the pull feed is there for
- * history).
+ * history). The store starts its cursor at the end of the stream when it is added (addSubscriber).
  */
 import { uuidv7 } from '../domain/uuid7.ts';
 import type { EventReader, OrderEvent } from '../domain/order-events.ts';
@@ -30,18 +30,25 @@ export function eventBody(e: OrderEvent): string {
   return JSON.stringify({ id: e.id, type: e.type, time: e.time, cursor: e.cursor, data: e.data });
 }
 
-function wanted(s: Subscriber, e: OrderEvent): boolean {
-  return s.events.includes(e.type) && Date.parse(e.time) >= Date.parse(s.createdAt);
+/**
+ * `fromStart`: the subscriber has no cursor yet (the stream was empty when it was added, or it was added before
+ * subscribers were given the stream's end as their cursor): then the events' time says what came after it. With a
+ * cursor the stream position says it, and time must not: an event is timed before its transaction commits, so one
+ * committed after the subscriber was added can carry an older time (and instances' clocks differ).
+ */
+function wanted(s: Subscriber, e: OrderEvent, fromStart: boolean): boolean {
+  return s.events.includes(e.type) && (!fromStart || Date.parse(e.time) >= Date.parse(s.createdAt));
 }
 
 /** Queue what one subscriber has not seen yet; resolves with the number of deliveries queued. */
 export async function fanOutSubscriber(store: HandoffPort, events: EventReader, s: Subscriber, page = FANOUT_PAGE): Promise<number> {
   let cursor = s.cursor;
+  const fromStart = cursor === undefined;
   let queued = 0;
   for (;;) {
     const list = await events.readAfter(cursor ?? null, page);
     if (list.length === 0) return queued;
-    const deliveries: NewDelivery[] = list.filter((e) => wanted(s, e)).map((e) => ({
+    const deliveries: NewDelivery[] = list.filter((e) => wanted(s, e, fromStart)).map((e) => ({
       id: uuidv7(), eventId: e.id, eventType: e.type, orderKey: orderKey(e), body: eventBody(e),
     }));
     const next = list[list.length - 1]!.cursor;

@@ -7,7 +7,8 @@ import { describe, it } from 'node:test';
 import type { OrderEventType } from '../../src/domain/order-events.ts';
 import type { NewDelivery, NewSubscriber } from '../../src/domain/store/handoff.ts';
 import type { Store } from '../../src/domain/store/store.ts';
-import { withStore, type StoreFactory } from './fixtures.ts';
+import { settled } from './contract-retention.ts';
+import { addCustomer, addSubmission, item, withStore, type StoreFactory } from './fixtures.ts';
 
 function webhook(over: Partial<NewSubscriber> = {}): NewSubscriber {
   return { id: randomUUID(), kind: 'webhook', url: 'https://erp.example/hook', secretEnc: 'v1:sealed', events: ['ordine.registrato'], ...over };
@@ -138,6 +139,19 @@ export function handoffContract(makeStore: StoreFactory): void {
       } finally {
         await second.close();
       }
+    }));
+
+    void it('starts a new subscriber at the end of the stream, never on an expired cursor', () => withStore(makeStore, async (store) => {
+      const c = await addCustomer(store, 'C001');
+      const sub = await addSubmission(store, c);
+      await store.registerOrders([item(c, sub, 'R1')]);
+      await store.registerOrders([item(c, sub, 'R2')]);
+      const events = await settled(store, 2);
+      assert.equal((await store.addSubscriber(webhook())).cursor, events[1]!.cursor, 'the events before it are history');
+      // Everything deleted by retention (no subscriber holds it back: remove the one just added).
+      for (const s of await store.listSubscribers({})) await store.removeSubscriber(s.id);
+      assert.equal(await store.pruneEvents('2100-01-01T00:00:00.000Z', 10), 2);
+      assert.equal((await store.addSubscriber(webhook())).cursor, undefined, 'an expired cursor would stop its fan-out for good');
     }));
   });
 }

@@ -38,9 +38,10 @@ async function fourEvents(store: Store): Promise<OrderEvent[]> {
 export function retentionContract(makeStore: StoreFactory): void {
   void describe('order event retention', () => {
     void it('deletes old events, keeping pending deliveries\' events and the fan-out cursor; expired cursors are 410', () => withStore(makeStore, async (store) => {
-      const [e1, e2, e3, e4] = await fourEvents(store);
-      // A webhook has been given events 1-3 (its cursor is on 3): 1 and 3 delivered, 2 still being retried.
+      // A webhook added before the events has been given events 1-3 (its cursor is on 3): 1 and 3 delivered, 2 still
+      // being retried.
       const hook = await store.addSubscriber({ id: uuidv7(), kind: 'webhook', url: 'https://erp.example/hook', events: ['ordine.registrato'] });
+      const [e1, e2, e3, e4] = await fourEvents(store);
       const queued = [e1!, e2!, e3!].map((e) => ({ id: uuidv7(), eventId: e.id, eventType: e.type, orderKey: String(e.data.id_ordine), body: '{}' }));
       assert.equal(await store.appendDeliveries(hook.id, undefined, e3!.cursor, queued), true);
       const claimed = await store.claimDeliveries('A', 60_000, 10);

@@ -91,6 +91,10 @@ export interface FinishedDelivery {
 export const MAX_FINISH_BATCH = 1000;
 
 export interface HandoffStore {
+  /**
+   * Its cursor starts at the last event readable now (none on an empty stream, or when that event is at or before
+   * what retention deleted): it is given exactly the events committed after it was added.
+   */
   addSubscriber(s: NewSubscriber): Promise<Subscriber>;
   getSubscriber(id: string): Promise<Subscriber | undefined>;
   listSubscribers(q: { kind?: SubscriberKind }): Promise<Subscriber[]>;

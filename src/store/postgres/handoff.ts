@@ -22,6 +22,16 @@ const FIRST_OF_ORDER = `NOT EXISTS (SELECT 1 FROM handoff_deliveries e WHERE e.s
   AND e.order_key = d.order_key AND e.state = 'pending' AND e.seq < d.seq)`;
 const LAZY = `SELECT set_config('synchronous_commit', 'off', true)`;
 const D_COLUMNS = DELIVERY_COLUMNS.replace(/(\w+)/g, 'd.$1');
+/**
+ * Where a new subscriber starts: the last event readable now (postgres/events.ts), so it gets exactly the events
+ * committed after it was added, including those of transactions still open now (an instance's registration that
+ * took its time before the subscriber was added and commits after). Not at or before what retention deleted (such a
+ * cursor would be expired); NULL then, or on an empty stream: the fan-out starts from the first event.
+ */
+const STREAM_END = `SELECT e.xid::text || '_' || e.seq::text FROM order_events e
+  WHERE e.xid < pg_snapshot_xmin(pg_current_snapshot())
+    AND NOT EXISTS (SELECT 1 FROM order_events_pruned p WHERE (e.xid, e.seq) <= (p.through_xid, p.through_seq))
+  ORDER BY e.xid DESC, e.seq DESC LIMIT 1`;
 
 export function postgresHandoff(pool: pg.Pool, newClient?: () => pg.Client, onError?: (err: Error) => void): HandoffStore {
   const tx = <T>(fn: (c: PoolClient) => Promise<T>): Promise<T> => withTransaction(pool, fn);
@@ -35,8 +45,9 @@ export function postgresHandoff(pool: pg.Pool, newClient?: () => pg.Client, onEr
     async addSubscriber(s) {
       const at = isoIn(s.createdAt ?? nowIso(), 'createdAt');
       try {
-        await pool.query(`INSERT INTO handoff_subscribers (id, kind, url, secret_enc, allow_private, dir, format, events, created_at, updated_at)
-          VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $9)`, [s.id, s.kind, s.url ?? null, s.secretEnc ?? null, s.allowPrivate === true,
+        await pool.query(`INSERT INTO handoff_subscribers (id, kind, url, secret_enc, allow_private, dir, format, events, created_at, updated_at,
+            cursor)
+          VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $9, (${STREAM_END}))`, [s.id, s.kind, s.url ?? null, s.secretEnc ?? null, s.allowPrivate === true,
           s.dir ?? null, s.format ?? null, JSON.stringify(s.events), at]);
       } catch (e) {
         if (pgCode(e) === '23505') throw new IntakeError('CONFLICT', `a subscriber with id ${s.id} already exists`);

@@ -54,8 +54,11 @@ export function sqliteHandoff(db: Database.Database, writer: SqliteWriter, now: 
     async addSubscriber(s) {
       const at = isoIn(s.createdAt ?? nowIso(), 'createdAt');
       try {
-        q(`INSERT INTO handoff_subscribers (id, kind, url, secret_enc, allow_private, dir, format, events, created_at, updated_at)
-          VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`).run(s.id, s.kind, s.url ?? null, s.secretEnc ?? null, s.allowPrivate ? 1 : 0,
+        // It starts at the last event committed now (not at or before what retention deleted, which would be an
+        // expired cursor; NULL then, or on an empty stream): it gets exactly the events committed after it was added.
+        q(`INSERT INTO handoff_subscribers (id, kind, url, secret_enc, allow_private, dir, format, events, created_at, updated_at, cursor)
+          VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, (SELECT CAST(max(seq) AS TEXT) FROM order_events
+            WHERE seq > coalesce((SELECT through FROM order_events_pruned WHERE one = 1), 0)))`).run(s.id, s.kind, s.url ?? null, s.secretEnc ?? null, s.allowPrivate ? 1 : 0,
           s.dir ?? null, s.format ?? null, JSON.stringify(s.events), at, at);
       } catch (e) {
         const code = (e as { code?: string }).code;
