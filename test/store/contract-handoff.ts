@@ -126,6 +126,19 @@ export function handoffContract(makeStore: StoreFactory): void {
       assert.equal(await store.getDelivery(d.id), undefined, 'deliveries go with their subscriber');
     }));
 
+    void it('replaying a delivery under way does not hand it to a second holder', () => withStore(makeStore, async (store) => {
+      // `webhook replay ID --delivery D` takes a delivery in any state: an operator may replay the one a slow
+      // receiver is holding up while its attempt is still open. One attempt at a time per delivery all the same.
+      const d = delivery('o1');
+      const id = await queued(store, [d]);
+      const [a] = await store.claimDeliveries('A', 60_000, 10);
+      assert.equal(a?.id, d.id);
+      assert.equal(await store.replayDeliveries({ subscriberId: id, deliveryId: d.id }), 1);
+      assert.deepEqual(await store.claimDeliveries('B', 60_000, 10), [], 'A\'s attempt is still open');
+      assert.equal(await store.finishDelivery(d.id, 'A', { outcome: 'done', status: 204 }), true, 'A\'s result is recorded');
+      assert.equal((await store.getDelivery(d.id))?.state, 'done');
+    }));
+
     void it('never hands one delivery to two stores on the same database at once', () => withStore(makeStore, async (store, handle) => {
       // :memory: has no second store; every other backend does.
       if (!handle.another) return;

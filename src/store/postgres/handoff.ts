@@ -174,8 +174,11 @@ export function postgresHandoff(pool: pg.Pool, newClient?: () => pg.Client, onEr
     },
 
     async replayDeliveries({ subscriberId, deliveryId, state }) {
+      // A pending delivery keeps its claim: its attempt may be under way, and dropping the claim would let a second
+      // holder make it at the same time (one attempt at a time per delivery); the holder's result is still recorded.
       const res = await pool.query(`UPDATE handoff_deliveries SET state = 'pending', next_attempt_at = now(), retry_since = now(),
-        finished_at = NULL, claimed_by = NULL, lease_until = NULL
+        finished_at = NULL, claimed_by = CASE WHEN state = 'pending' THEN claimed_by END,
+        lease_until = CASE WHEN state = 'pending' THEN lease_until END
         WHERE subscriber_id = $1 AND ($2::text IS NULL OR id = $2) AND ($3::text IS NULL OR state = $3)`,
       [subscriberId, deliveryId ?? null, state ?? null]);
       return res.rowCount ?? 0;

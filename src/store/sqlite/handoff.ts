@@ -150,8 +150,10 @@ export function sqliteHandoff(db: Database.Database, writer: SqliteWriter, now: 
 
     async replayDeliveries({ subscriberId, deliveryId, state }) {
       const at = now();
+      // A pending delivery keeps its claim: its attempt may be under way, and dropping the claim would let a second
+      // holder make it at the same time (one attempt at a time per delivery); the holder's result is still recorded.
       return lazy(() => q(`UPDATE handoff_deliveries SET state = 'pending', next_attempt_at = @at, retry_since = @at, finished_at = NULL,
-        claimed_by = NULL, lease_until = NULL
+        claimed_by = CASE WHEN state = 'pending' THEN claimed_by END, lease_until = CASE WHEN state = 'pending' THEN lease_until END
         WHERE subscriber_id = @subscriberId AND (@deliveryId IS NULL OR id = @deliveryId) AND (@state IS NULL OR state = @state)`)
         .run({ at, subscriberId, deliveryId: deliveryId ?? null, state: state ?? null }).changes);
     },
