@@ -65,6 +65,8 @@ export type WebhookAnswer =
 const MAX_ANSWER = 64 * 1024;
 const USER_AGENT = 'order-intake-webhooks/1';
 
+class LookupTimeout extends Error {}
+
 function pinned(target: ResolvedAddress): LookupFunction {
   // Node may ask for every address (autoSelectFamily) or for one; either way the answer is the checked address.
   return ((_host: string, opts: { all?: boolean }, cb: (...args: unknown[]) => void) => {
@@ -75,11 +77,22 @@ function pinned(target: ResolvedAddress): LookupFunction {
 
 export async function postWebhook(req: WebhookRequest): Promise<WebhookAnswer> {
   const url = new URL(req.url);
+  // The timeout bounds the whole attempt, the name lookup included: the dispatcher starts an attempt only if it
+  // ends within its claim, and a lookup hanging on the system resolver (its retries take tens of seconds) would
+  // otherwise post after the claim ran out, while another attempt of the same delivery is under way.
+  const started = Date.now();
   let target: ResolvedAddress;
+  let lookupTimer: NodeJS.Timeout | undefined;
   try {
-    target = await resolveTarget(url, req.allowPrivate, req.resolve);
+    const late = new Promise<never>((_, reject) => {
+      lookupTimer = setTimeout(() => reject(new LookupTimeout()), req.timeoutMs);
+    });
+    target = await Promise.race([resolveTarget(url, req.allowPrivate, req.resolve), late]);
   } catch (e) {
+    if (e instanceof LookupTimeout) return { kind: 'error', error: `no answer within ${req.timeoutMs} ms (resolving ${url.hostname})` };
     return { kind: 'error', error: isIntakeError(e) ? e.message : `cannot resolve ${url.hostname}: ${(e as Error).message}` };
+  } finally {
+    clearTimeout(lookupTimer);
   }
   const timestamp = Math.floor((req.now?.() ?? Date.now()) / 1000);
   const headers = {
@@ -121,7 +134,7 @@ export async function postWebhook(req: WebhookRequest): Promise<WebhookAnswer> {
     const timer = setTimeout(() => {
       finish({ kind: 'error', error: `no answer within ${req.timeoutMs} ms` });
       request.destroy();
-    }, req.timeoutMs);
+    }, Math.max(0, req.timeoutMs - (Date.now() - started)));
     request.on('error', (err: NodeJS.ErrnoException) => finish({ kind: 'error', error: `${err.code ?? 'error'}: ${err.message}` }));
     request.end(req.body);
   });

@@ -24,9 +24,11 @@ interface Rig {
   dispatcher: Dispatcher;
 }
 
-async function rig(store: Store, opts: Partial<HandoffOptions> = {}, hook: { url?: string; events?: string; allowPrivate?: boolean } = {}): Promise<Rig> {
+async function rig(store: Store, opts: Partial<HandoffOptions> = {},
+  hook: { url?: string | ((r: Receiver) => string); events?: string; allowPrivate?: boolean } = {}): Promise<Rig> {
   const receiver = await startReceiver();
-  const { webhook, secret } = await addWebhook(store, TEST_SECRET_KEY, { url: hook.url ?? receiver.url, allowPrivate: hook.allowPrivate ?? true, events: hook.events });
+  const url = typeof hook.url === 'function' ? hook.url(receiver) : hook.url ?? receiver.url;
+  const { webhook, secret } = await addWebhook(store, TEST_SECRET_KEY, { url, allowPrivate: hook.allowPrivate ?? true, events: hook.events });
   receiver.setSecret(secret);
   const events = memoryEvents();
   const dispatcher = startDispatcher({
@@ -98,6 +100,34 @@ for (const [name, open] of STORES) {
       slow = false;
       await waitFor(async () => ((await deliveryOf(r, e.id))?.state === 'done' ? true : undefined), 10_000, 'delivered once fast');
     }));
+
+    void it('bounds the name lookup by the timeout too, so an attempt never outlasts its claim', () => {
+      // The host is resolved at every attempt (the SSRF check). A resolver that hangs for longer than the claim
+      // (system DNS retries can take tens of seconds) must not keep the attempt alive past it: once the claim runs
+      // out the delivery is claimed again, and the late first attempt would then post it a second time, beside the
+      // new one (one attempt at a time per delivery, docs/operators/webhooks-and-export.md).
+      let lookups = 0;
+      let slowDone = false;
+      const resolve = async () => {
+        if (++lookups === 1) {
+          await new Promise((r) => setTimeout(r, FAST.leaseMs + 300));
+          slowDone = true;
+        }
+        return [{ address: '127.0.0.1', family: 4 as const }];
+      };
+      return run((s) => rig(s, { resolve }, { url: (receiver) => `http://localhost:${receiver.port}/hook` }), async (r) => {
+        const e = r.events.add('ordine.registrato', registeredOrder(1));
+        const done = await waitFor(async () => {
+          const x = await deliveryOf(r, e.id);
+          return x?.state === 'done' ? x : undefined;
+        }, 10_000, 'delivered');
+        // Every attempt has ended once the dispatcher is closed (close waits for them): nothing more can arrive.
+        await waitFor(async () => (slowDone ? true : undefined), 10_000, 'the slow lookup returned');
+        await r.dispatcher.close();
+        assert.equal(r.receiver.received.filter((x) => x.id === e.id).length, 1,
+          `posted once (${done.attempts} attempts); the lookup that outlasted the claim must not lead to a post`);
+      });
+    });
 
     void it('disables the webhook when the receiver answers 410', () => run((s) => rig(s), async (r) => {
       r.receiver.answer = () => ({ status: 410 });
