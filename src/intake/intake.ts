@@ -329,9 +329,16 @@ export function createIntake(deps: IntakeDeps): Intake {
 
   /** A submission the sweeper takes up again: counted, and given up once it has failed too often (poison work). */
   async function processSwept(id: string): Promise<unknown> {
-    const retries = await store.countRetry(id);
+    // decide() lets go of its claim however it ends; a failure before it (the database away) must too, or the claim
+    // the sweep took is renewed for as long as this process lives and no sweep ever takes the submission up again.
+    const letGo = (err: unknown): never => {
+      if (!inFlight.has(id)) claims.done(id);
+      log.error({ err, submission: id }, 'processing failed; submission kept for retry');
+      throw err;
+    };
+    const retries = await store.countRetry(id).catch(letGo);
     if (retries <= MAX_SUBMISSION_RETRIES) return decide(id);
-    const s = await store.getSubmission(id);
+    const s = await store.getSubmission(id).catch(letGo);
     if (!s || s.state !== 'received') {
       claims.done(id);
       return s?.outcome;

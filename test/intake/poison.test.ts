@@ -88,3 +88,38 @@ void it('a synchronous order whose judging fails is kept as received and judged 
   assert.equal(done.outcome?.esito, 'ok');
   assert.ok(await real.getOrderByRef(principal.customerId, 'R-SYNC-RETRY'));
 });
+
+void it('a swept submission whose retry count cannot be written is swept again once its claim lapses', async () => {
+  // A store of its own, and a lease long next to its renewals: only a claim given up lets the submission go.
+  const own = await openSqliteStore(':memory:');
+  const p = await seedIntakeStore(own);
+  let failCounts = 1;
+  const flaky = Object.setPrototypeOf({
+    countRetry: (id: string) => {
+      // The database failing once as the sweeper counts a retry (a connection reset, a statement timeout, disk full).
+      if (failCounts > 0) {
+        failCounts--;
+        return Promise.reject(new Error('the database went away for a moment'));
+      }
+      return own.countRetry(id);
+    },
+  }, own) as Store;
+  const swept = createIntake({ store: flaky, timeZone: 'Europe/Rome', log: createLogger('silent'), claimLeaseMs: 1_500, sweepIntervalMs: 50 });
+  try {
+    // Saved only (as a crash before judging leaves it): the sweeper is what takes it up.
+    const kept = await swept.receive({ ...file('R-COUNT-FAILS'), principal: p });
+    await swept.recover();
+    assert.equal(failCounts, 0, 'the retry count failed once');
+    // Before, the claim taken by the sweep stayed among this instance's claims and was renewed for ever: no sweep of
+    // this instance or of any other took the submission up again, and it stayed received until the process ended.
+    const done = await waitFor(async () => {
+      const s = await own.getSubmission(kept.id);
+      return s?.state === 'processed' ? s : undefined;
+    }, 15_000, 'the submission to be swept again and judged');
+    assert.equal(done.outcome?.esito, 'ok');
+    assert.ok(await own.getOrderByRef(p.customerId, 'R-COUNT-FAILS'));
+  } finally {
+    await swept.stop();
+    await own.close();
+  }
+});
