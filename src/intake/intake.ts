@@ -267,14 +267,16 @@ export function createIntake(deps: IntakeDeps): Intake {
     try {
       j = await sized(s, async () => {
         const judged = await judge({ store: judgeStore, timeZone: deps.timeZone, now, resumed }, s);
-        recorded = await store.completeSubmission(id, 'processed', judged.outcome, now().toISOString(), judged.tally ? { attemptsRecorded: true } : undefined);
+        // Fenced like its registrations: a takeover may be registering what this judgement refused.
+        recorded = await store.completeSubmission(id, 'processed', judged.outcome, now().toISOString(),
+          judged.tally ? { attemptsRecorded: true, heldBy: claims.holder } : { heldBy: claims.holder });
         return judged;
       });
     } catch (err) {
       if (err instanceof ClaimLostError) {
         // Stalled past the lease: another instance holds the work now (or has finished it). Nothing more was
         // registered; wait for that instance's outcome, or judge again if it lets go (claims.take).
-        log.warn({ submission: id }, 'claim lost to another instance while registering; its judgement is awaited');
+        log.warn({ submission: id }, 'claim lost to another instance while registering or recording; its judgement is awaited');
         claims.done(id);
         return judgeClaimed(id);
       }
@@ -352,7 +354,7 @@ export function createIntake(deps: IntakeDeps): Intake {
     };
     let recorded: boolean;
     try {
-      recorded = await store.completeSubmission(id, 'failed', outcome, now().toISOString());
+      recorded = await store.completeSubmission(id, 'failed', outcome, now().toISOString(), { heldBy: claims.holder });
     } finally {
       claims.done(id);
     }

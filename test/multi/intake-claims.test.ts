@@ -319,6 +319,58 @@ void describe('claims between intakes: postgres', { skip: PG_SKIP }, () => {
       } };
     });
   });
+
+  void it('records no refusal from an instance stalled past its lease over an order the instance that took over registered', async () => {
+    // The reverse of the case above. The stalled instance has refused the order (its catalog did not know the article
+    // yet) and is about to record that when its event loop stops. The other takes the work over, now accepts the order
+    // (the article was added meanwhile: the catalog only grows) and registers it, and is about to record its outcome
+    // when the stalled one resumes. The late refusal must record nothing: recorded first, it stood as the outcome, and
+    // the customer was told "refused" of an order registered and sent to the ERP.
+    const db = await postgres.make();
+    const [a, b] = [await db.open(), await db.open()];
+    const stalled = stallingBefore(a, 'completeSubmission');
+    const slowTaker = stallingBefore(b, 'completeSubmission');
+    // Settles when the stalled instance's late write has been answered, whichever way.
+    let wrote!: () => void;
+    const lateWrite = new Promise<void>((r) => {
+      wrote = r;
+    });
+    const first = intakeOn(forgetful({
+      ...stalled.store,
+      completeSubmission: (...args) => stalled.store.completeSubmission(...args).finally(wrote),
+    }), 'stalled', { claimLeaseMs: 300 });
+    const second = intakeOn(slowTaker.store, 'taker', { claimLeaseMs: 10_000 });
+    try {
+      const c = await setUp(a);
+      const [id] = await receiveAll(first.intake, c, 1, 'V');
+      const late = first.intake.process(id!);
+      await stalled.reached;
+      const taken = second.intake.process(id!);
+      await slowTaker.reached;
+      assert.equal((await b.listOrders({ customerId: c.id })).length, 1, 'registered by the instance that took over');
+      stalled.resume();
+      await lateWrite;
+      slowTaker.resume();
+      const [resumed, outcome] = await Promise.all([late, taken]);
+      const s = await b.getSubmission(id!);
+      const orders = await b.listOrders({ customerId: c.id });
+      assert.equal(orders.length, 1);
+      assert.equal(s?.outcome?.esito, 'ok', `an order registered under a recorded refusal: ${JSON.stringify(s?.outcome)}`);
+      assert.equal(s?.outcome?.orders[0]?.numero_ordine, orders[0]!.numero_ordine);
+      assert.deepEqual(outcome, s?.outcome);
+      assert.deepEqual(resumed, s?.outcome, 'the stalled caller answers with the outcome that stands');
+      assert.deepEqual(first.seen, [], 'the late judgement is not announced');
+      assert.equal(s?.attempts, 1, 'one outcome recorded');
+    } finally {
+      stalled.resume();
+      slowTaker.resume();
+      await first.intake.stop();
+      await second.intake.stop();
+      await a.close();
+      await b.close();
+      await db.cleanup();
+    }
+  });
 });
 
 /** The store refusing the first `n` commits of an outcome, as it does while the database is away. */

@@ -134,6 +134,37 @@ export function workContract(makeStore: StoreFactory): void {
       assert.equal((await store.registerOrders([item(c, s2, 'M-1')]))[0]!.status, 'created');
     }));
 
+    void it('fences an outcome by its claim: a holder that lost it records nothing over the one that took over', () => withStore(makeStore, async (store) => {
+      const [s0, s1, s2, s3] = await pending(store, 4);
+      for (const id of [s0!, s1!, s2!]) assert.equal(await store.claimSubmission(id, 'stalled', SHORT), true);
+      assert.equal(await store.claimSubmission(s3!, 'stalled', LONG), true);
+      await until(async () => store.claimSubmission(s0!, 'heir', LONG), 'the stalled claim to lapse');
+      assert.equal(await store.claimSubmission(s1!, 'heir', LONG), true);
+      const lostTo = (p: Promise<unknown>, id: string) => assert.rejects(p, (e: unknown) => {
+        assert.ok(e instanceof ClaimLostError, String(e));
+        assert.deepEqual(e.submissionIds, [id]);
+        return true;
+      });
+      await lostTo(store.completeSubmission(s0!, 'processed', outcome(s0!), at(9), { heldBy: 'stalled' }), s0!);
+      await lostTo(store.completeSubmission(s0!, 'failed', outcome(s0!), at(9), { heldBy: 'stalled', attemptsRecorded: true }), s0!);
+      // At once, as concurrent judgements call it (PostgreSQL records them with one statement): each answered for itself.
+      const [lost, held, lapsed] = await Promise.allSettled([
+        store.completeSubmission(s1!, 'processed', outcome(s1!), at(9), { heldBy: 'stalled' }),
+        store.completeSubmission(s3!, 'processed', outcome(s3!), at(9), { heldBy: 'stalled' }),
+        // Lapsed, but taken by no one: still this holder's to finish.
+        store.completeSubmission(s2!, 'processed', outcome(s2!), at(9), { heldBy: 'stalled' }),
+      ]);
+      assert.ok(lost.status === 'rejected' && lost.reason instanceof ClaimLostError, String(lost.status === 'rejected' ? lost.reason : 'fulfilled'));
+      assert.deepEqual([held.status === 'fulfilled' && held.value, lapsed.status === 'fulfilled' && lapsed.value], [true, true]);
+      assert.equal((await store.getSubmission(s0!))?.state, 'received', 'nothing recorded by the holder that lost its claim');
+      assert.equal((await store.getSubmission(s1!))?.state, 'received');
+      assert.equal(await store.completeSubmission(s0!, 'processed', outcome(s0!), at(9), { heldBy: 'heir' }), true, 'the heir records');
+      // Finished: the late one is told its outcome is not the one that stands, as without a holder.
+      assert.equal(await store.completeSubmission(s0!, 'processed', outcome(s0!), at(10), { heldBy: 'stalled' }), false);
+      await assert.rejects(store.completeSubmission('no-such-id', 'processed', outcome('no-such-id'), at(9), { heldBy: 'stalled' }),
+        (e: unknown) => e instanceof IntakeError && e.code === 'NOT_FOUND');
+    }));
+
     void it('tells which of some references a submission registered', () => withStore(makeStore, async (store) => {
       const c = await addCustomer(store, 'C001');
       const d = await addCustomer(store, 'C002');

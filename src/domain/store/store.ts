@@ -128,6 +128,13 @@ export interface SavedSingleOrder {
 /** See Store.completeSubmission. */
 export interface CompleteOptions {
   attemptsRecorded?: boolean;
+  /**
+   * The claim holder that judged it. Set, the outcome is fenced as a registration is (RegisterOptions.heldBy): it
+   * writes nothing and rejects with ClaimLostError while the submission is received and claimed by another holder.
+   * An instance that stalled past its lease must not record its judgement over the work of the one that took over,
+   * which may be registering orders this judgement refused (docs/development/claims.md).
+   */
+  heldBy?: string;
 }
 
 /** The e-mail channel's methods (messages, parts, reply outbox, IMAP mailboxes) are declared in mail.ts; webhook and
@@ -218,7 +225,8 @@ export interface Store extends MailStore, ConnectorStore, EventStore, HandoffSto
    * Only over a received submission: an outcome, once recorded, stands until resetSubmission. A second judgement of
    * the same submission (an instance that stalled past its lease while another took the work over, and finished
    * last) writes nothing, neither outcome nor attempts nor refusal events, and resolves false; its caller reads the
-   * outcome that stands. Resolves true when this call recorded the outcome; NOT_FOUND when there is no such submission.
+   * outcome that stands. Resolves true when this call recorded the outcome; NOT_FOUND when there is no such submission;
+   * ClaimLostError under `heldBy` when another holder has the submission now.
    */
   completeSubmission(id: string, state: SubmissionState, outcome: Outcome, processedAt: string, opts?: CompleteOptions): Promise<boolean>;
   /**

@@ -44,14 +44,17 @@ export function pgAttempts(pool: pg.Pool, writers: OrderWriters, outbox: boolean
    * claim cleared, `attemptsSql` (CTEs on $7 onwards, `extra`), and the outbox's one ordine.rifiutato per refused
    * order, completed with what the submission row knows exactly as refusalEvents (events.ts) completes it on SQLite.
    */
-  async function completeOne(name: string, attemptsSql: string, { id, state, outcome, processedAt }: CompleteCall, stored: string,
+  async function completeOne(name: string, attemptsSql: string, { id, state, outcome, processedAt, holder }: CompleteCall, stored: string,
     extra: unknown[]): Promise<boolean> {
     const refused = outbox ? refusals(outcome) : [];
+    // The fence (CompleteOptions.heldBy) comes after `extra`'s parameters.
+    const h = `$${7 + extra.length}::text`;
     const { rows } = await writers.query<{ id: string }>({
       name,
       text: `WITH upd AS (
          UPDATE submissions SET state = $2, outcome = $3, processed_at = $4, attempts = attempts + 1,
            claimed_by = NULL, lease_until = NULL WHERE id = $1 AND state = 'received'
+           AND (${h} IS NULL OR claimed_by IS NULL OR claimed_by = ${h})
          RETURNING id, customer_id, customer_code, received_at, channel, reserved_order_id
        ), ${attemptsSql}, ev AS (
          INSERT INTO order_events (id, type, time, order_id, customer_id, data)
@@ -63,7 +66,8 @@ export function pgAttempts(pool: pg.Pool, writers: OrderWriters, outbox: boolean
          FROM upd, unnest($5::text[], $6::jsonb[]) WITH ORDINALITY AS t(id, data, i) ORDER BY t.i
        )
        SELECT id FROM upd`,
-      values: [id, state, stored, isoIn(processedAt, 'processedAt'), refused.map(() => uuidv7()), refused.map((r) => JSON.stringify(r)), ...extra],
+      values: [id, state, stored, isoIn(processedAt, 'processedAt'), refused.map(() => uuidv7()), refused.map((r) => JSON.stringify(r)), ...extra,
+        holder ?? null],
     });
     return rows.length > 0;
   }
@@ -94,7 +98,7 @@ export function pgAttempts(pool: pg.Pool, writers: OrderWriters, outbox: boolean
       });
     },
 
-    async completeAlone({ id, state, outcome, processedAt }) {
+    async completeAlone({ id, state, outcome, processedAt, holder }) {
       // The attempts of an earlier judgement are replaced: rows past the new count deleted, the others overwritten.
       // The DELETE and the upsert touch disjoint rows, as two parts of one statement must (they share one snapshot).
       return completeOne('complete-submission', `del AS (
@@ -106,7 +110,7 @@ export function pgAttempts(pool: pg.Pool, writers: OrderWriters, outbox: boolean
            ON CONFLICT (submission_id, idx) DO UPDATE SET customer_id = excluded.customer_id,
              riferimento_ordine = excluded.riferimento_ordine, esito = excluded.esito, outcome = excluded.outcome,
              received_at = excluded.received_at, channel = excluded.channel
-         )`, { id, state, outcome, processedAt }, outcomeJson(outcome), attemptArrays(attemptColumns(attemptRows(outcome))));
+         )`, { id, state, outcome, processedAt, holder }, outcomeJson(outcome), attemptArrays(attemptColumns(attemptRows(outcome))));
     },
 
     async completeRecorded(call) {

@@ -25,16 +25,20 @@ export interface CompleteCall {
   state: SubmissionState;
   outcome: Outcome;
   processedAt: string;
+  /** CompleteOptions.heldBy: written only while no other holder has claimed the submission. */
+  holder?: string;
 }
 
 /** The refusal events' data is completed from the submission row exactly as the single statement does. */
 export function completeGroupSql(): string {
   return `WITH input AS (
-      SELECT * FROM unnest($1::text[], $2::text[], $3::json[], $4::timestamptz[]) AS t(id, state, outcome, processed_at)
+      SELECT * FROM unnest($1::text[], $2::text[], $3::json[], $4::timestamptz[], $14::text[]) AS t(id, state, outcome, processed_at, holder)
     ), upd AS (
+      -- The fence (CompleteOptions.heldBy), checked on the row as updated: a takeover's claim (an UPDATE of the row)
+      -- that commits first is seen here, and one that comes after finds the submission processed.
       UPDATE submissions s SET state = i.state, outcome = i.outcome, processed_at = i.processed_at,
         attempts = s.attempts + 1, claimed_by = NULL, lease_until = NULL
-      FROM input i WHERE s.id = i.id AND s.state = 'received'
+      FROM input i WHERE s.id = i.id AND s.state = 'received' AND (i.holder IS NULL OR s.claimed_by IS NULL OR s.claimed_by = i.holder)
       RETURNING s.id, s.customer_id, s.customer_code, s.received_at, s.channel, s.reserved_order_id, i.processed_at
     ), att AS (
       SELECT * FROM unnest($5::text[], $6::int[], $7::text[], $8::text[], $9::text[], $10::text[])
@@ -73,7 +77,10 @@ export function completeGroupSql(): string {
 }
 
 export interface CompleteGroups {
-  /** Record one outcome with the next group; resolves with false when there is no such submission still received. */
+  /**
+   * Record one outcome with the next group; resolves with false when there is no such submission still received (or,
+   * under `holder`, none this holder may still complete).
+   */
   complete(call: CompleteCall): Promise<boolean>;
 }
 
@@ -107,6 +114,6 @@ function values(calls: readonly CompleteCall[], outbox: boolean): unknown[][] {
   return [
     calls.map((c) => c.id), calls.map((c) => c.state), calls.map((c) => outcomeJson(c.outcome)),
     calls.map((c) => isoIn(c.processedAt, 'processedAt')),
-    sids, ...attemptArrays(att), ev.sid, ev.id, ev.data,
+    sids, ...attemptArrays(att), ev.sid, ev.id, ev.data, calls.map((c) => c.holder ?? null),
   ];
 }

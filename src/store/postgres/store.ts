@@ -523,12 +523,13 @@ export async function openPostgresStore(url: string, opts: PostgresStoreOptions 
     async completeSubmission(id: string, state: SubmissionState, outcome: Outcome, processedAt: string, opts?: CompleteOptions) {
       // With the outcomes of other requests in flight, in one statement and one durable commit (complete-batch.ts);
       // a large file whose attempts are written already, alone (attempts.ts).
-      const call = { id, state, outcome, processedAt };
+      const call = { id, state, outcome, processedAt, ...(opts?.heldBy === undefined ? {} : { holder: opts.heldBy }) };
       if (await (opts?.attemptsRecorded ? attempts.completeRecorded(call) : completes.complete(call))) return true;
-      // Nothing written: a submission whose outcome another judgement recorded first (it stands), or none at all.
-      if ((await pool.query('SELECT FROM submissions WHERE id = $1', [id])).rowCount === 0) {
-        throw new IntakeError('NOT_FOUND', `submission ${id} not found`);
-      }
+      // Nothing written: a submission whose outcome another judgement recorded first (it stands), or none at all, or
+      // (fenced) one another holder has taken over and is judging: its outcome is still to come.
+      const { rows: [row] } = await pool.query<{ state: SubmissionState }>('SELECT state FROM submissions WHERE id = $1', [id]);
+      if (!row) throw new IntakeError('NOT_FOUND', `submission ${id} not found`);
+      if (opts?.heldBy !== undefined && row.state === 'received') throw new ClaimLostError([id]);
       return false;
     },
 

@@ -434,7 +434,13 @@ function sqliteStoreOn(
     },
 
     async completeSubmission(id, state, outcome, processedAt, opts) {
-      const recorded = await runner.run('completeSubmission', opts ? [id, state, outcome, processedAt, opts] : [id, state, outcome, processedAt]);
+      const { heldBy, ...rest } = opts ?? {};
+      // Fenced as registerOrders is, and checked the same way (before the write is queued); a submission no longer
+      // received is left to the write, which records nothing over an outcome that stands.
+      if (heldBy !== undefined && fenceOf(heldBy, [id]).length > 0 && (q('SELECT state FROM submissions WHERE id = ?').get(id) as { state: string } | undefined)?.state === 'received') {
+        throw new ClaimLostError([id]);
+      }
+      const recorded = await runner.run('completeSubmission', rest.attemptsRecorded ? [id, state, outcome, processedAt, rest] : [id, state, outcome, processedAt]);
       forget(id);
       return recorded;
     },
