@@ -124,7 +124,8 @@ export function createIntake(deps: IntakeDeps): Intake {
   const judgeStore: IntakeStore = Object.setPrototypeOf({
     // Fenced by this instance's claim: one that stalled past its lease registers nothing after a takeover.
     registerOrders: (items: Parameters<IntakeStore['registerOrders']>[0]) => store.registerOrders(items, { durable: false, heldBy: claims.holder }),
-    recordAttempts: (id: string, orders: Parameters<IntakeStore['recordAttempts']>[1]) => store.recordAttempts(id, orders, { durable: false }),
+    // Fenced too: a large file's outcome is read back from these rows.
+    recordAttempts: (id: string, orders: Parameters<IntakeStore['recordAttempts']>[1]) => store.recordAttempts(id, orders, { durable: false, heldBy: claims.holder }),
     knownArticles: rememberKnown((codes) => store.knownArticles(codes)),
     knownUnits: rememberKnown((codes) => store.knownUnits(codes)),
   }, store) as IntakeStore;

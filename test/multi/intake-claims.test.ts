@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import { createIntake, type Intake } from '../../src/intake/intake.ts';
+import { JUDGE_BATCH_ORDERS } from '../../src/intake/judge.ts';
 import { createLogger } from '../../src/log.ts';
 import { openPostgresStore } from '../../src/store/postgres/store.ts';
 import { openSqliteStore } from '../../src/store/sqlite/store.ts';
@@ -92,7 +93,7 @@ async function receiveAll(intake: Intake, c: Customer, n: number, prefix: string
  * machine): neither its claim renewals nor that call reach the database until `resume()`; `reached` settles when it
  * got there.
  */
-function stallingBefore(store: Store, at: 'completeSubmission' | 'registerOrders'): { store: Store; reached: Promise<void>; resume: () => void } {
+function stallingBefore(store: Store, at: 'completeSubmission' | 'registerOrders' | 'recordAttempts'): { store: Store; reached: Promise<void>; resume: () => void } {
   let resume!: () => void;
   const stall = new Promise<void>((r) => {
     resume = r;
@@ -361,6 +362,60 @@ void describe('claims between intakes: postgres', { skip: PG_SKIP }, () => {
       assert.deepEqual(resumed, s?.outcome, 'the stalled caller answers with the outcome that stands');
       assert.deepEqual(first.seen, [], 'the late judgement is not announced');
       assert.equal(s?.attempts, 1, 'one outcome recorded');
+    } finally {
+      stalled.resume();
+      slowTaker.resume();
+      await first.intake.stop();
+      await second.intake.stop();
+      await a.close();
+      await b.close();
+      await db.cleanup();
+    }
+  });
+
+  void it('writes no refused attempt of a large file from an instance stalled past its lease over what the one that took over registered', async () => {
+    // A file of more than one batch has its orders' attempts written batch by batch (judge.ts, recordAttempts), and its
+    // outcome is read back from them. The stalled instance refused every order (its catalog did not know the article
+    // yet) and is about to write the first batch's attempts; the other takes over, registers every order, writes their
+    // attempts and is about to record the verdict when the stalled one resumes. Its refusals must not land over the
+    // registered orders' attempts: the outcome read back would tell the customer that registered orders were refused.
+    const db = await postgres.make();
+    const [a, b] = [await db.open(), await db.open()];
+    const stalled = stallingBefore(a, 'recordAttempts');
+    const slowTaker = stallingBefore(b, 'completeSubmission');
+    let wrote!: () => void;
+    const lateWrite = new Promise<void>((r) => {
+      wrote = r;
+    });
+    const first = intakeOn(forgetful({
+      ...stalled.store,
+      recordAttempts: (...args) => stalled.store.recordAttempts(...args).finally(wrote),
+    }), 'stalled', { claimLeaseMs: 300 });
+    const second = intakeOn(slowTaker.store, 'taker', { claimLeaseMs: 10_000 });
+    try {
+      const c = await setUp(a);
+      const n = JUDGE_BATCH_ORDERS + 5;
+      const raw = Buffer.from(JSON.stringify(Array.from({ length: n }, (_, i) => ({
+        codice_cliente: 'C001', riferimento_ordine: `B-${i}`, data_ordine: '2026-01-10',
+        righe: [{ codice_articolo: 'BV-STD', quantita: 100, unita_misura: 'PZ' }],
+      }))));
+      const { id } = await first.intake.receive({ principal: { customerId: c.id, customerCode: c.code }, channel: 'ftp', raw, fileName: 'big.json' });
+      const late = first.intake.process(id);
+      await stalled.reached;
+      const taken = second.intake.process(id);
+      await slowTaker.reached;
+      assert.ok(await b.getOrderByRef(c.id, 'B-0') && await b.getOrderByRef(c.id, `B-${n - 1}`), 'registered by the instance that took over');
+      stalled.resume();
+      await lateWrite;
+      slowTaker.resume();
+      const [resumed, outcome] = await Promise.all([late, taken]);
+      const s = await b.getSubmission(id);
+      const refused = s?.outcome?.orders.filter((o) => o.esito !== 'ok') ?? [];
+      assert.equal(refused.length, 0, `registered orders told refused: ${JSON.stringify(refused.slice(0, 2))} and ${Math.max(0, refused.length - 2)} more`);
+      assert.equal(s?.outcome?.esito, 'ok');
+      assert.equal(s?.outcome?.orders.length, n);
+      assert.deepEqual(outcome, s?.outcome);
+      assert.deepEqual(resumed, s?.outcome, 'the stalled caller answers with the outcome that stands');
     } finally {
       stalled.resume();
       slowTaker.resume();

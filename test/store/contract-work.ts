@@ -147,6 +147,13 @@ export function workContract(makeStore: StoreFactory): void {
       });
       await lostTo(store.completeSubmission(s0!, 'processed', outcome(s0!), at(9), { heldBy: 'stalled' }), s0!);
       await lostTo(store.completeSubmission(s0!, 'failed', outcome(s0!), at(9), { heldBy: 'stalled', attemptsRecorded: true }), s0!);
+      // A large file's attempts, batch by batch: its outcome is read back from them.
+      const refusal = { index: 0, codice_cliente: 'C001', riferimento_ordine: 'A-1', esito: 'errore' as const, code: 'BUSINESS' as const, errori: [] };
+      const customerId = (await store.getSubmission(s0!))!.customerId;
+      await lostTo(store.recordAttempts(s0!, [refusal], { durable: false, heldBy: 'stalled' }), s0!);
+      assert.equal(await store.latestAttempt(customerId, 'A-1'), undefined, 'no attempt written by the holder that lost its claim');
+      await store.recordAttempts(s3!, [refusal], { durable: false, heldBy: 'stalled' });
+      assert.equal((await store.latestAttempt(customerId, 'A-1'))?.submissionId, s3, 'written under a claim still held');
       // At once, as concurrent judgements call it (PostgreSQL records them with one statement): each answered for itself.
       const [lost, held, lapsed] = await Promise.allSettled([
         store.completeSubmission(s1!, 'processed', outcome(s1!), at(9), { heldBy: 'stalled' }),

@@ -235,9 +235,11 @@ export interface Store extends MailStore, ConnectorStore, EventStore, HandoffSto
    * with the outcome: judging then holds no outcome of every order for the whole file. Rows of an earlier
    * judgement at the same positions are overwritten. Nothing reads them as an outcome before completeSubmission
    * (`{ attemptsRecorded: true }`) records the verdict: until then the submission has none. A submission no longer
-   * received gets none (its recorded outcome stands, see completeSubmission).
+   * received gets none (its recorded outcome stands, see completeSubmission). Fenced by a claim with `heldBy` as
+   * registerOrders is: a holder that lost the submission to another writes none over the other's and gets
+   * ClaimLostError, since the outcome is read back from these rows.
    */
-  recordAttempts(submissionId: string, orders: readonly OrderOutcome[], opts?: WriteOptions): Promise<void>;
+  recordAttempts(submissionId: string, orders: readonly OrderOutcome[], opts?: RegisterOptions): Promise<void>;
   /** Put a submission back to received so it is processed again (operator reprocess). Clears any claim. */
   resetSubmission(id: string): Promise<void>;
   /**

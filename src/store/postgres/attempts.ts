@@ -17,6 +17,7 @@ import { expandOutcome, isCompact, outcomeJson, positionsWithoutAttempt } from '
 import { attemptRows, isoIn, jsonOut, optIsoOut, recordedAttemptRows } from '../common/rows.ts';
 import { attemptArrays, attemptColumns } from './attempt-columns.ts';
 import type { CompleteCall } from './complete-batch.ts';
+import { ClaimLostError } from '../../domain/store/store.ts';
 import { withTransaction } from './tx.ts';
 
 /** What a compact outcome's submission is, read in the snapshot that also reads its attempts. */
@@ -28,7 +29,8 @@ export interface OutcomeInSnapshot {
 }
 
 export interface PgAttempts {
-  record(submissionId: string, orders: readonly OrderOutcome[], durable: boolean): Promise<void>;
+  /** Fenced by `holder`'s claim when given (Store.recordAttempts): ClaimLostError when another holder has it now. */
+  record(submissionId: string, orders: readonly OrderOutcome[], durable: boolean, holder?: string): Promise<void>;
   /** completeSubmission's single statement (groups of one, and the calls of a failed group: complete-batch.ts). */
   completeAlone(call: CompleteCall): Promise<boolean>;
   /** completeSubmission with `{ attemptsRecorded: true }`; false when there is no such submission still received. */
@@ -73,7 +75,7 @@ export function pgAttempts(pool: pg.Pool, writers: OrderWriters, outbox: boolean
   }
 
   return {
-    async record(submissionId, orders, durable) {
+    async record(submissionId, orders, durable, holder) {
       const rows = [...recordedAttemptRows(orders)];
       if (rows.length === 0) return;
       await withTransaction(writers, async (c) => {
@@ -84,16 +86,20 @@ export function pgAttempts(pool: pg.Pool, writers: OrderWriters, outbox: boolean
           text: `INSERT INTO order_attempts (submission_id, idx, customer_id, riferimento_ordine, esito, outcome, received_at, channel)
             SELECT s.id, t.idx, COALESCE(t.customer, s.customer_id), t.ref, t.esito, t.outcome::json, s.received_at, s.channel
             FROM submissions s, unnest($2::int[], $3::text[], $4::text[], $5::text[], $6::text[]) AS t(idx, ref, esito, outcome, customer)
-            WHERE s.id = $1 AND s.state = 'received'
+            WHERE s.id = $1 AND s.state = 'received' AND ($7::text IS NULL OR s.claimed_by IS NULL OR s.claimed_by = $7)
+            FOR SHARE OF s
             ON CONFLICT (submission_id, idx) DO UPDATE SET customer_id = excluded.customer_id,
               riferimento_ordine = excluded.riferimento_ordine, esito = excluded.esito, outcome = excluded.outcome,
               received_at = excluded.received_at, channel = excluded.channel`,
-          values: [submissionId, ...attemptArrays(attemptColumns(rows))],
+          values: [submissionId, ...attemptArrays(attemptColumns(rows)), holder ?? null],
         });
         // Nothing written: no such submission, or one whose outcome is recorded already, which stands (a late
-        // judgement; its completeSubmission will find it so).
-        if (rowCount === 0 && (await c.query('SELECT FROM submissions WHERE id = $1', [submissionId])).rowCount === 0) {
-          throw new Error(`submission ${submissionId} not found`);
+        // judgement; its completeSubmission will find it so), or (fenced: FOR SHARE orders this with a takeover's
+        // claim, as registration's fence does) one another holder has taken over.
+        if (rowCount === 0) {
+          const { rows: [sub] } = await c.query<{ state: string }>('SELECT state FROM submissions WHERE id = $1', [submissionId]);
+          if (!sub) throw new Error(`submission ${submissionId} not found`);
+          if (holder !== undefined && sub.state === 'received') throw new ClaimLostError([submissionId]);
         }
       });
     },

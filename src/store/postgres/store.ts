@@ -546,7 +546,7 @@ export async function openPostgresStore(url: string, opts: PostgresStoreOptions 
     },
 
     async recordAttempts(submissionId, orders, opts) {
-      await attempts.record(submissionId, orders, opts?.durable !== false);
+      await attempts.record(submissionId, orders, opts?.durable !== false, opts?.heldBy);
     },
 
     async registerOrders(items, opts) {

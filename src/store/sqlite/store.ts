@@ -178,6 +178,17 @@ function sqliteStoreOn(
   } };
   const { forget, lost: fenceOf, ...work } = sqliteWork(db);
 
+  /**
+   * The fence of what a judgement writes of its outcome (completeSubmission, recordAttempts) under a claim, checked as
+   * registerOrders checks its own (before the write is queued): only while no other holder has the submission. One
+   * no longer received is left to the write, which writes nothing over an outcome that stands.
+   */
+  function fenceOutcome(heldBy: string | undefined, id: string): void {
+    if (heldBy === undefined || fenceOf(heldBy, [id]).length === 0) return;
+    const row = q('SELECT state FROM submissions WHERE id = ?').get(id) as { state: string } | undefined;
+    if (row?.state === 'received') throw new ClaimLostError([id]);
+  }
+
   const upsertArticleBatch = db.transaction((rows: readonly Article[]) => {
     const s = q(`INSERT INTO articles (codice_articolo, descrizione, unita_misura) VALUES (?, ?, ?)
       ON CONFLICT (codice_articolo) DO UPDATE SET descrizione = excluded.descrizione, unita_misura = excluded.unita_misura`);
@@ -435,11 +446,7 @@ function sqliteStoreOn(
 
     async completeSubmission(id, state, outcome, processedAt, opts) {
       const { heldBy, ...rest } = opts ?? {};
-      // Fenced as registerOrders is, and checked the same way (before the write is queued); a submission no longer
-      // received is left to the write, which records nothing over an outcome that stands.
-      if (heldBy !== undefined && fenceOf(heldBy, [id]).length > 0 && (q('SELECT state FROM submissions WHERE id = ?').get(id) as { state: string } | undefined)?.state === 'received') {
-        throw new ClaimLostError([id]);
-      }
+      fenceOutcome(heldBy, id);
       const recorded = await runner.run('completeSubmission', rest.attemptsRecorded ? [id, state, outcome, processedAt, rest] : [id, state, outcome, processedAt]);
       forget(id);
       return recorded;
@@ -458,6 +465,7 @@ function sqliteStoreOn(
     },
 
     async recordAttempts(submissionId, orders, opts) {
+      fenceOutcome(opts?.heldBy, submissionId);
       if (orders.length > 0) await runner.run('recordAttempts', [submissionId, orders], opts?.durable !== false);
     },
 
