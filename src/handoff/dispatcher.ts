@@ -92,6 +92,13 @@ const MAX_HELD = 256;
  * that is down makes each attempt wait up to the timeout; other endpoints keep their own slots.
  */
 export const PER_ENDPOINT = 16;
+/**
+ * Deliveries of one subscriber a claim hands this instance, and a subscriber it holds that many of already gets
+ * none: so one endpoint holds at most about twice this (less than MAX_HELD), and an endpoint that accepts connections
+ * and never answers leaves the other webhooks and the hot folder their slots (test/handoff/isolation.test.ts).
+ * Four times its open requests keep a fast endpoint's slots fed between claims.
+ */
+const PER_SUBSCRIBER_CLAIM = 4 * PER_ENDPOINT;
 const SUBSCRIBER_TTL_MS = 5000;
 /**
  * How long the answer "no active subscriber" is believed. Without one there is nothing to fan out or to claim (a
@@ -288,8 +295,10 @@ export function startDispatcher(deps: DispatcherDeps): Dispatcher {
     // The claims' leases start no earlier than this (the store stamps them when it runs the claim).
     const claimedAt = Date.now();
     let batch: Delivery[] = [];
+    // Subscribers this instance holds a full share of already (waiting for a slot or being made) get none this time.
+    const skip = [...lanes].filter(([, l]) => l.active + l.waiting.length >= PER_SUBSCRIBER_CLAIM).map(([id]) => id);
     try {
-      batch = await store.claimDeliveries(holder, options.leaseMs, free);
+      batch = await store.claimDeliveries(holder, options.leaseMs, free, { perSubscriber: PER_SUBSCRIBER_CLAIM, skip });
     } finally {
       held -= free - batch.length;
     }

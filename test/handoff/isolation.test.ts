@@ -4,12 +4,9 @@
 // The dispatcher holds at most MAX_HELD (256) deliveries; if the stuck endpoint's waiting deliveries take them all,
 // nothing else is claimed until its attempts time out.
 //
-// KNOWN BUG, not fixed yet (hence `todo`: it runs and reports, without failing the suite): the claim hands out the
-// earliest due deliveries whoever they are for, so a backlog behind the stuck endpoint fills every held slot, and
-// its waiting deliveries keep them until given back untried near the end of their claim (INTAKE_HANDOFF_LEASE_MS):
-// here the healthy webhook gets nothing at all. A fix needs claims capped per subscriber (an index on
-// (subscriber_id, next_attempt_at, seq) for pending rows, or equivalent) and a bench run of `handoff`, since the
-// claim is on the 1,000 orders/s path. Remove `todo` with the fix.
+// The claim shares itself out per subscriber (ClaimOptions; dispatcher.ts PER_SUBSCRIBER_CLAIM): before, it handed out
+// the earliest due deliveries whoever they were for, the stuck endpoint's backlog took every held slot until given
+// back untried near the end of its claim, and the healthy webhook here got nothing at all.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { startDispatcher } from '../../src/handoff/dispatcher.ts';
@@ -27,9 +24,7 @@ const EVENTS = 600;
 
 for (const [name, open] of STORES) {
   void describe(`hand-off isolation (${name})`, () => {
-    void it('keeps delivering to a healthy webhook while another never answers', {
-      todo: 'known bug: a never-answering endpoint\'s backlog takes every held delivery slot (see the comment above)',
-    }, async () => {
+    void it('keeps delivering to a healthy webhook while another never answers', async () => {
       const opened = await open();
       const stuck = await startReceiver();
       const healthy = await startReceiver();

@@ -60,6 +60,20 @@ export function handoffContract(makeStore: StoreFactory): void {
       assert.equal(await store.appendDeliveries('missing', undefined, 'c1', []), false);
     }));
 
+    void it('shares a claim out per subscriber: a backlog queued first does not take it all', () => withStore(makeStore, async (store) => {
+      // The first endpoint's five deliveries were due first (a receiver that never answers piles them up).
+      const backlog = await queued(store, ['a1', 'a2', 'a3', 'a4', 'a5'].map((o) => delivery(o)));
+      const other = await queued(store, [delivery('b1'), delivery('b2')]);
+      const got = await store.claimDeliveries('A', 60_000, 10, { perSubscriber: 2 });
+      assert.deepEqual(got.map((d) => d.orderKey).sort(), ['a1', 'a2', 'b1', 'b2'], 'two of each, the earliest due of each');
+      // A subscriber the holder holds enough of gets none; the rest go on in order.
+      const next = await store.claimDeliveries('A', 60_000, 10, { perSubscriber: 2, skip: [other] });
+      assert.deepEqual(next.map((d) => d.orderKey), ['a3', 'a4']);
+      assert.deepEqual((await store.claimDeliveries('A', 60_000, 10, { skip: [backlog] })).map((d) => d.orderKey), []);
+      assert.deepEqual((await store.claimDeliveries('A', 60_000, 10)).map((d) => d.orderKey), ['a5'], 'without a share, the limit alone');
+      await assert.rejects(store.claimDeliveries('A', 60_000, 10, { perSubscriber: 0 }), /positive whole number/);
+    }));
+
     void it('claims a delivery for one holder at a time and counts the attempt', () => withStore(makeStore, async (store) => {
       await queued(store, [delivery('o1'), delivery('o2')]);
       const a = await store.claimDeliveries('A', 60_000, 10);

@@ -90,6 +90,18 @@ export interface FinishedDelivery {
 /** Results recorded per finishDeliveries call: one statement's parameters stay small, and so does one transaction. */
 export const MAX_FINISH_BATCH = 1000;
 
+/**
+ * How a claim shares itself out (HandoffStore.claimDeliveries). Earliest due first alone let one endpoint's backlog
+ * take every delivery a dispatcher holds: a receiver that accepts connections and never answers then kept the hot
+ * folder and every other webhook waiting (test/handoff/isolation.test.ts).
+ */
+export interface ClaimOptions {
+  /** At most this many deliveries of one subscriber in this claim (default: `limit`). */
+  perSubscriber?: number;
+  /** Subscribers whose deliveries this claim hands out none of: those the holder holds enough of already. */
+  skip?: readonly string[];
+}
+
 export interface HandoffStore {
   /**
    * Its cursor starts at the last event readable now (none on an empty stream, or when that event is at or before
@@ -112,9 +124,9 @@ export interface HandoffStore {
   /**
    * Up to `limit` pending deliveries of active subscribers that are due, whose claim (if any) has run out, and with
    * no earlier pending delivery of the same order to the same subscriber; claimed by `holder` for `leaseMs`,
-   * attempts counted. Earliest due first.
+   * attempts counted. Earliest due first, at most `opts.perSubscriber` of one subscriber, none of `opts.skip`'s.
    */
-  claimDeliveries(holder: string, leaseMs: number, limit: number): Promise<Delivery[]>;
+  claimDeliveries(holder: string, leaseMs: number, limit: number, opts?: ClaimOptions): Promise<Delivery[]>;
   /** Record an attempt's result and drop the claim; false when `holder` no longer holds that pending delivery. */
   finishDelivery(id: string, holder: string, result: DeliveryResult): Promise<boolean>;
   /**

@@ -4,6 +4,7 @@
  */
 import { IntakeError } from '../../domain/errors.ts';
 import type { Store } from '../../domain/store/store.ts';
+import type { ClaimOptions } from '../../domain/store/handoff.ts';
 import { limitOf } from './rows.ts';
 
 /** The claim and lease methods each engine implements in its own work.ts. */
@@ -38,6 +39,19 @@ export function checkLeaseMs(value: unknown, what = 'leaseMs'): number {
 
 export function claimLimit(limit: number): number {
   return limitOf(limit, 1, MAX_CLAIM_BATCH);
+}
+
+/**
+ * A delivery claim's share-out (ClaimOptions), checked: `perSubscriber` within the claim's limit, `skip` a list of
+ * ids no longer than a holder could hold deliveries of distinct subscribers for.
+ */
+export function claimShares(limit: number, opts: ClaimOptions | undefined): { perSubscriber: number; skip: string[] } {
+  const perSubscriber = opts?.perSubscriber === undefined ? limit : limitOf(opts.perSubscriber, 1, limit);
+  const skip = opts?.skip ?? [];
+  if (!Array.isArray(skip) || skip.length > MAX_CLAIM_BATCH || skip.some((id) => typeof id !== 'string')) {
+    throw new IntakeError('VALIDATION', `skip must be at most ${MAX_CLAIM_BATCH} subscriber ids`);
+  }
+  return { perSubscriber, skip: [...skip] };
 }
 
 /** Ids given to renewClaims: distinct, and as many as one holder can sensibly hold. */

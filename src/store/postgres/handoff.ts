@@ -15,7 +15,7 @@ import { DELIVERY_COLUMNS, SUBSCRIBER_COLUMNS, errorText, toDelivery, toDelivery
 import { openPostgresBell } from './bell.ts';
 import { pgCode, withTransaction } from './tx.ts';
 import { isoIn, limitOf, nowIso } from '../common/rows.ts';
-import { checkLabel, checkLeaseMs, claimLimit } from '../common/work.ts';
+import { checkLabel, checkLeaseMs, claimLimit, claimShares } from '../common/work.ts';
 
 /** The one delivery of an order that may go now: no earlier delivery of it to the same subscriber is pending. */
 const FIRST_OF_ORDER = `NOT EXISTS (SELECT 1 FROM handoff_deliveries e WHERE e.subscriber_id = d.subscriber_id
@@ -101,21 +101,30 @@ export function postgresHandoff(pool: pg.Pool, newClient?: () => pg.Client, onEr
       });
     },
 
-    async claimDeliveries(holder, leaseMs, limit) {
+    async claimDeliveries(holder, leaseMs, limit, opts) {
+      const n = claimLimit(limit);
+      const { perSubscriber, skip } = claimShares(n, opts);
+      // Each active subscriber's earliest due, at most $4 of them (one index range per subscriber:
+      // handoff_deliveries_subscriber_due), then the earliest of those: one endpoint's backlog cannot take the claim.
       const { rows } = await pool.query<DeliveryRow>(
         `WITH lazy AS (${LAZY}), picked AS (
-           SELECT d.id FROM handoff_deliveries d JOIN handoff_subscribers s ON s.id = d.subscriber_id
-           WHERE d.state = 'pending' AND d.next_attempt_at <= now() AND (d.lease_until IS NULL OR d.lease_until < now())
-             AND s.state = 'active' AND ${FIRST_OF_ORDER}
+           SELECT d.id FROM handoff_subscribers s CROSS JOIN LATERAL (
+             SELECT d.id, d.next_attempt_at, d.seq FROM handoff_deliveries d
+             WHERE d.subscriber_id = s.id AND d.state = 'pending' AND d.next_attempt_at <= now()
+               AND (d.lease_until IS NULL OR d.lease_until < now()) AND ${FIRST_OF_ORDER}
+             ORDER BY d.next_attempt_at, d.seq
+             LIMIT $4
+             FOR UPDATE SKIP LOCKED
+           ) AS d
+           WHERE s.state = 'active' AND s.id <> ALL ($5::text[])
            ORDER BY d.next_attempt_at, d.seq
            LIMIT $2
-           FOR UPDATE OF d SKIP LOCKED
          )
          UPDATE handoff_deliveries d SET claimed_by = $1, lease_until = now() + $3::bigint * interval '1 millisecond',
            attempts = d.attempts + 1
          FROM picked, lazy WHERE d.id = picked.id
          RETURNING ${D_COLUMNS}, d.body`,
-        [checkLabel(holder, 'holder'), claimLimit(limit), checkLeaseMs(leaseMs)],
+        [checkLabel(holder, 'holder'), n, checkLeaseMs(leaseMs), perSubscriber, skip],
       );
       // RETURNING follows no order; earliest due first was promised.
       return rows.map(toDelivery).sort((a, b) => a.nextAttemptAt.localeCompare(b.nextAttemptAt) || a.seq - b.seq);

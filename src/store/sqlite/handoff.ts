@@ -16,7 +16,7 @@ import { DELIVERY_COLUMNS, SUBSCRIBER_COLUMNS, errorText, toDelivery, toDelivery
 import { isoIn, limitOf, nowIso } from '../common/rows.ts';
 import { statementCache } from './statements.ts';
 import type { SqliteWriter } from './writer.ts';
-import { checkLabel, checkLeaseMs, claimLimit } from '../common/work.ts';
+import { checkLabel, checkLeaseMs, claimLimit, claimShares } from '../common/work.ts';
 
 /** The one delivery of an order that may go now: no earlier delivery of it to the same subscriber is pending. */
 const FIRST_OF_ORDER = `NOT EXISTS (SELECT 1 FROM handoff_deliveries e WHERE e.subscriber_id = d.subscriber_id
@@ -104,17 +104,24 @@ export function sqliteHandoff(db: Database.Database, writer: SqliteWriter, now: 
       });
     },
 
-    async claimDeliveries(holder, leaseMs, limit) {
+    async claimDeliveries(holder, leaseMs, limit, opts) {
       checkLabel(holder, 'holder');
       const ttl = checkLeaseMs(leaseMs);
       const n = claimLimit(limit);
+      const { perSubscriber, skip } = claimShares(n, opts);
+      const skipped = new Set(skip);
       return lazy(() => {
         const at = now();
-        const rows = q(`SELECT ${DELIVERY_COLUMNS.replace(/(\w+)/g, 'd.$1')}, d.body FROM handoff_deliveries d
-          JOIN handoff_subscribers s ON s.id = d.subscriber_id
-          WHERE d.state = 'pending' AND d.next_attempt_at <= @at AND (d.lease_until IS NULL OR d.lease_until < @at)
-            AND s.state = 'active' AND ${FIRST_OF_ORDER}
-          ORDER BY d.next_attempt_at, d.seq LIMIT @n`).all({ at, n }) as DeliveryRow[];
+        // Each active subscriber's earliest due, at most perSubscriber of them (one index range each:
+        // handoff_deliveries_subscriber_due), then the earliest of those: one endpoint's backlog cannot take the claim.
+        const subs = (q(`SELECT id FROM handoff_subscribers WHERE state = 'active'`).all() as { id: string }[]).filter((s) => !skipped.has(s.id));
+        const due = q(`SELECT ${DELIVERY_COLUMNS.replace(/(\w+)/g, 'd.$1')}, d.body FROM handoff_deliveries d
+          WHERE d.subscriber_id = @sub AND d.state = 'pending' AND d.next_attempt_at <= @at
+            AND (d.lease_until IS NULL OR d.lease_until < @at) AND ${FIRST_OF_ORDER}
+          ORDER BY d.next_attempt_at, d.seq LIMIT @k`);
+        const rows = subs.flatMap((s) => due.all({ sub: s.id, at, k: perSubscriber }) as DeliveryRow[])
+          .sort((a, b) => Number(a.next_attempt_at) - Number(b.next_attempt_at) || Number(a.seq) - Number(b.seq))
+          .slice(0, n);
         const upd = q('UPDATE handoff_deliveries SET claimed_by = ?, lease_until = ?, attempts = attempts + 1 WHERE id = ?');
         for (const r of rows) {
           upd.run(holder, at + ttl, r.id);
