@@ -18,6 +18,17 @@ export function filesContract(makeStore: StoreFactory): void {
       assert.ok(!('size' in (await store.getSubmission(id))!), 'a full read has the bytes themselves');
     }));
 
+    void it('lists only the channels asked for, before the limit', () => withStore(makeStore, async (store) => {
+      const a = await addCustomer(store, 'A001');
+      const file = await addSubmission(store, a, { channel: 'sftp', receivedAt: at(1) });
+      const ftp = await addSubmission(store, a, { channel: 'ftp', receivedAt: at(2) });
+      for (let i = 3; i < 6; i++) await addSubmission(store, a, { channel: 'rest', singleOrder: true, receivedAt: at(i) });
+      const files = await store.listSubmissions({ customerId: a.id, channels: ['ftp', 'sftp'], limit: 2 });
+      assert.deepEqual(files.map((s) => s.id), [ftp, file], 'newer REST bodies do not take the window of the files');
+      assert.equal((await store.listSubmissions({ customerId: a.id, limit: 2 })).length, 2);
+      assert.deepEqual(await store.listSubmissions({ customerId: a.id, channels: [] }), []);
+    }));
+
     void it('gives the outcomes of a customer\'s processed submissions by id, and nobody else\'s', () => withStore(makeStore, async (store) => {
       const a = await addCustomer(store, 'A001');
       const b = await addCustomer(store, 'B001');

@@ -72,7 +72,9 @@ export function createTree(deps: FilesDeps, session: SessionInfo): FileTree {
   let uploads = 0;
 
   async function snapshot(): Promise<Snapshot> {
-    const all = (await store.listSubmissions({ customerId, limit: LIMITS.listedPerFolder }))
+    // Filtered in the query, before the limit: the customer's REST or e-mail orders are not files of this tree and
+    // must not push its files out of the window.
+    const all = (await store.listSubmissions({ customerId, channels: ['ftp', 'sftp'], limit: LIMITS.listedPerFolder }))
       .filter((s) => (s.channel === 'ftp' || s.channel === 'sftp') && s.customerId === customerId);
     const snap: Snapshot = { inbox: new Map(), elaborati: new Map(), scartati: new Map(), esiti: new Map() };
     for (const [name, s] of displayNames(all, timeZone)) {

@@ -189,7 +189,11 @@ export interface Store extends MailStore, ConnectorStore, EventStore, HandoffSto
   discardStagedUpload(uploadId: string): Promise<void>;
   /** Delete the pieces of every unadopted upload whose last piece was written before `touchedBefore`; how many uploads. */
   sweepStagedUploads(touchedBefore: string): Promise<number>;
-  listSubmissions(q: { state?: SubmissionState; customerId?: string; limit?: number }): Promise<SubmissionSummary[]>;
+  /**
+   * Newest first. `channels` keeps only submissions of those channels, before the limit: the file tree lists the
+   * newest FTP/SFTP files, which a customer's REST or e-mail traffic must not push out of its window.
+   */
+  listSubmissions(q: { state?: SubmissionState; customerId?: string; channels?: readonly Channel[]; limit?: number }): Promise<SubmissionSummary[]>;
   /**
    * A customer's earlier file with the same bytes, if any (the same file uploaded twice): single-order submissions
    * (REST, SOAP, the portal's form) are bodies of calls, not files, and are never returned.

@@ -470,11 +470,12 @@ export async function openPostgresStore(url: string, opts: PostgresStoreOptions 
       return sweepPieces(pool, isoIn(touchedBefore, 'touchedBefore'));
     },
 
-    async listSubmissions({ state, customerId, limit }): Promise<SubmissionSummary[]> {
+    async listSubmissions({ state, customerId, channels, limit }): Promise<SubmissionSummary[]> {
       const where: string[] = [];
       const params: unknown[] = [];
       if (state !== undefined) where.push(`state = $${params.push(state)}`);
       if (customerId !== undefined) where.push(`customer_id = $${params.push(customerId)}`);
+      if (channels !== undefined) where.push(`channel = ANY($${params.push([...channels])}::text[])`);
       const rows = await all<SubmissionRow>(
         // octet_length reads a stored bytea's size from its TOAST pointer, without fetching the bytes.
         `SELECT ${SUBMISSION_COLUMNS}, outcome->>'esito' AS esito, ${SUBMISSION_SIZE_SQL} AS size FROM submissions

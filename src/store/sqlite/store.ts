@@ -404,15 +404,18 @@ function sqliteStoreOn(
       return r && withOrders(toSubmission({ ...r, raw: readSubmissionBody(q, r.id, r.raw) }));
     },
 
-    async listSubmissions({ state, customerId, limit }): Promise<SubmissionSummary[]> {
+    async listSubmissions({ state, customerId, channels, limit }): Promise<SubmissionSummary[]> {
       // One statement per filter combination, so each can use its index (an "? IS NULL OR" filter could not).
-      const where = [state === undefined ? '' : 'state = @state', customerId === undefined ? '' : 'customer_id = @customerId']
-        .filter(Boolean);
+      const where = [state === undefined ? '' : 'state = @state', customerId === undefined ? '' : 'customer_id = @customerId',
+        channels === undefined ? '' : `channel IN (SELECT value FROM json_each(@channels))`].filter(Boolean);
       // length() of a BLOB reads its size from the record header, not the bytes (SQLite's OPFLAG_LENGTHARG).
       // SUBMISSION_SIZE_SQL sums the pieces' sizes (bodies.ts).
       const rows = q(`SELECT ${SUBMISSION_COLUMNS}, json_extract(outcome, '$.esito') AS esito, ${SUBMISSION_SIZE_SQL} AS size FROM submissions
         ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY received_at DESC, id DESC LIMIT @limit`)
-        .all({ ...(state === undefined ? {} : { state }), ...(customerId === undefined ? {} : { customerId }), limit: limitOf(limit) }) as SubmissionRow[];
+        .all({
+          ...(state === undefined ? {} : { state }), ...(customerId === undefined ? {} : { customerId }),
+          ...(channels === undefined ? {} : { channels: JSON.stringify(channels) }), limit: limitOf(limit),
+        }) as SubmissionRow[];
       return rows.map(toSummary);
     },
 
