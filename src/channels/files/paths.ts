@@ -3,7 +3,8 @@
  * nothing else, so there is one place that decides what a hostile name can do.
  *
  * What must stay true: the result is an absolute POSIX path inside the customer's root, made only of segments that
- * are plain names (no '.', '..', '/', '\', NUL or control characters, at most MAX_NAME_BYTES bytes each). Nothing is
+ * are plain names (no '.', '..', '/', '\', NUL or control characters, at most MAX_PATH_NAME_BYTES bytes each; a name
+ * the client creates at most MAX_NAME_BYTES, see newNameProblem). Nothing is
  * decoded: '%2e%2e' is a file called '%2e%2e'. A '..' that would climb above the root is refused, not clamped, so
  * the client sees an error instead of silently writing somewhere else than it asked.
  */
@@ -13,6 +14,12 @@
  * name a client can create here is also a name it can save on its own disk.
  */
 export const MAX_NAME_BYTES = 255;
+/**
+ * Longest name a path may hold, in UTF-8 bytes. The tree derives longer names from a name of MAX_NAME_BYTES (its
+ * outcome files `<name>.esito.json`; an older upload of the same name, `<base>.<receive time>[-n][.<id>].<ext>`,
+ * names.ts), and every name a listing shows must be one the client can then ask for.
+ */
+export const MAX_PATH_NAME_BYTES = MAX_NAME_BYTES + 64;
 /** Longest whole path: deeper or longer paths are never ours (the tree is two levels deep) and only cost work. */
 export const MAX_PATH_LENGTH = 4096;
 
@@ -24,14 +31,21 @@ export type PathResult =
 // eslint-disable-next-line no-control-regex
 const CONTROL = /[\u0000-\u001f\u007f]/;
 
+const TOO_LONG = `nome troppo lungo (al massimo ${MAX_NAME_BYTES} byte)`;
+
 /** Why a single name (no slashes) is not acceptable, or undefined when it is. */
 export function badName(name: string): string | undefined {
   if (name === '' || name === '.' || name === '..') return 'nome di file non valido';
   if (name.includes('/')) return 'il nome non può contenere "/"';
   if (name.includes('\\')) return 'il nome non può contenere "\\"';
   if (CONTROL.test(name)) return 'il nome non può contenere caratteri di controllo';
-  if (Buffer.byteLength(name, 'utf8') > MAX_NAME_BYTES) return `nome troppo lungo (al massimo ${MAX_NAME_BYTES} byte)`;
+  if (Buffer.byteLength(name, 'utf8') > MAX_PATH_NAME_BYTES) return TOO_LONG;
   return undefined;
+}
+
+/** Why a name cannot be given to a new file (an upload, a rename's target), beyond badName; undefined when it can. */
+export function newNameProblem(name: string): string | undefined {
+  return Buffer.byteLength(name, 'utf8') > MAX_NAME_BYTES ? TOO_LONG : undefined;
 }
 
 /**

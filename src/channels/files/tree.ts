@@ -18,6 +18,7 @@ import type { SubmissionSummary } from '../../domain/store/store.ts';
 import { childLogger } from '../../log.ts';
 import { LIMITS } from './limits.ts';
 import { displayNames, isTemporaryName } from './names.ts';
+import { newNameProblem } from './paths.ts';
 import { OUTCOME_JSON_SUFFIX, OUTCOME_TEXT_SUFFIX } from '../../render/outcome-file.ts';
 import { outcomeInput, outcomeSizeKey, outcomeSizes, renderOutcomeFile, type OutcomeFileRef } from './listing-sizes.ts';
 import { hashFile, TooLargeError } from './spool.ts';
@@ -211,6 +212,9 @@ export function createTree(deps: FilesDeps, session: SessionInfo): FileTree {
     const loc = locate(segmentsOf(path));
     if (loc.at === 'dir' && loc.folder !== INBOX) throw new TreeError('denied', `"${loc.folder}" ${MESSAGES.reserved}`);
     if (loc.at !== 'inbox') throw new TreeError('denied', MESSAGES.writeElsewhere);
+    // Paths may name longer files (the names derived from this one); a new file's own name is held to the limit.
+    const why = newNameProblem(loc.name);
+    if (why) throw new TreeError('denied', why);
     return loc.name;
   }
 
