@@ -59,10 +59,16 @@ class ParseRefused extends Error {}
 /** How far back the adoption of an unrecorded part looks before the message's arrival: instances' clocks differ. */
 const CLOCK_SKEW_MS = 60 * 60_000;
 
-/** Meta values are labels for the operator: one line, bounded. */
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
+
+/**
+ * Meta values are labels for the operator: one line, bounded. Cut at a character, never between the two halves of
+ * a surrogate pair (an emoji): PostgreSQL refuses JSON holding half of one, and meta is JSON, so the message's
+ * files could not be stored at all.
+ */
 function label(v: string | undefined, max = 200): string | undefined {
   // eslint-disable-next-line no-control-regex
-  return v === undefined ? undefined : v.replace(/[\x00-\x1f\x7f]+/g, ' ').slice(0, max);
+  return v === undefined ? undefined : v.replace(/[\x00-\x1f\x7f]+/g, ' ').slice(0, max).replace(LONE_SURROGATE, '');
 }
 
 export function createPipeline(deps: PipelineDeps): Pipeline {

@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { order, waitFor } from '../../helpers/service.ts';
 import { createSchema, PG_SKIP, testDatabaseUrl } from '../../store/pg-schema.ts';
-import { FAST_RETRY, startMail, startSink } from './helpers.ts';
+import { FAST_RETRY, received, startMail, startSink } from './helpers.ts';
 
 void describe('e-mail on PostgreSQL', { skip: PG_SKIP }, () => {
   void it('answers each message once when two instances share the database', async () => {
@@ -35,6 +35,26 @@ void describe('e-mail on PostgreSQL', { skip: PG_SKIP }, () => {
     } finally {
       await a.close();
       await b.close();
+      await sink.close();
+      await schema.drop();
+    }
+  });
+
+  void it('registers the order of a message whose long subject has an emoji where the kept label is cut', async () => {
+    const schema = await createSchema(testDatabaseUrl!, 'mail');
+    const sink = await startSink();
+    const h = await startMail({ databaseUrl: schema.url, env: { INTAKE_SMTP_RELAY: sink.url }, retry: FAST_RETRY });
+    try {
+      const c = await h.t.customer('C001');
+      // The submission keeps the first 200 UTF-16 units of the subject: the 200th is the first half of 🚚.
+      const subject = `${'Ordine urgente '.padEnd(199, '.')}🚚 consegna entro venerdì`;
+      await h.send({ to: c.mailbox, subject, attachments: [{ filename: 'o.json', content: JSON.stringify(order('C001', 'PG-EMOJI')) }] });
+      const reply = await received(sink, (m) => (m.parsed.subject ?? '').startsWith('Re: Ordine urgente'), 20_000);
+      assert.match(reply.parsed.subject ?? '', /\[esito: OK, 1 ordine accettato\]$/);
+      const customer = (await h.t.service.store.getCustomerByCode('C001'))!;
+      assert.ok(await h.t.service.store.getOrderByRef(customer.id, 'PG-EMOJI'), 'the order is registered');
+    } finally {
+      await h.close();
       await sink.close();
       await schema.drop();
     }
