@@ -15,6 +15,7 @@ import type { FieldError, Order, OrderLine, Principal } from '../domain/types.ts
 export const MAX_LINES_PER_ORDER = 100_000;
 /** Keys of the order identity; bounded so they fit file names, mail subjects and index keys. */
 const MAX_CODE_LENGTH = 64;
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
 
 export type StageA = { ok: true; order: Order } | { ok: false; messages: string[]; codice_cliente?: string; riferimento_ordine?: string };
 
@@ -46,6 +47,12 @@ function requiredString(obj: Record<string, unknown>, key: string, path: string,
   // eslint-disable-next-line no-control-regex
   if (/[\u0000-\u001f\u007f]/.test(t)) {
     out.push(`${path} must not contain control characters`);
+    return undefined;
+  }
+  // Half of a surrogate pair is no character: a JSON escape such as "\ud83c" left by an exporter that cut a string
+  // inside an emoji, or broken UTF-16. PostgreSQL refuses it in JSON, so the outcome quoting it could not be stored.
+  if (LONE_SURROGATE.test(t)) {
+    out.push(`${path} must not contain half of a UTF-16 surrogate pair`);
     return undefined;
   }
   if (t.length > MAX_CODE_LENGTH) {
