@@ -55,7 +55,10 @@ export const LIMITS = {
    * well under one.
    */
   budgetWaitMs: 5 * 60_000,
-  /** A temporary file untouched for this long was abandoned (its upload will not resume) and is deleted at start. */
+  /**
+   * A temporary file untouched for this long was abandoned (its upload will not resume): deleted at start, and when
+   * the customer's temporary files are listed (a listing, or a new one counted against tempFilesPerCustomer).
+   */
   tempMaxAgeMs: 7 * 24 * 3600_000,
   /**
    * The pieces an upload wrote into the store while it arrived (upload-stager.ts) and that no submission adopted are

@@ -292,7 +292,11 @@ export class Spool {
     return st ? { name, size: st.size, mtime: st.mtime } : undefined;
   }
 
-  async listTemp(customerId: string): Promise<TempFile[]> {
+  /**
+   * The customer's temporary files. One untouched for LIMITS.tempMaxAgeMs is deleted here, as init() does at start:
+   * a service that runs for months must not let abandoned ones fill the customer's LIMITS.tempFilesPerCustomer.
+   */
+  async listTemp(customerId: string, now = Date.now()): Promise<TempFile[]> {
     const dir = this.#dir(customerId);
     const files = await readdir(dir).catch(() => [] as string[]);
     const out: TempFile[] = [];
@@ -300,7 +304,15 @@ export class Spool {
       if (!f.endsWith('.name')) continue;
       const name = await readFile(path.join(dir, f), 'utf8').catch(() => undefined);
       const st = name === undefined ? undefined : await this.statTemp(customerId, name);
-      if (st) out.push(st);
+      if (!st) continue;
+      if (now - st.mtime.getTime() > LIMITS.tempMaxAgeMs && !this.isBusy(customerId, st.name)) {
+        await this.removeTemp(customerId, st.name).then(
+          () => this.log.info({ customer: customerId, file: st.name }, 'deleted an abandoned temporary upload'),
+          (err: unknown) => this.log.warn({ err, customer: customerId, file: st.name }, 'could not delete an abandoned temporary upload'),
+        );
+        continue;
+      }
+      out.push(st);
     }
     return out;
   }
