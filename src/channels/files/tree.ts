@@ -79,7 +79,8 @@ export function createTree(deps: FilesDeps, session: SessionInfo): FileTree {
       .filter((s) => (s.channel === 'ftp' || s.channel === 'sftp') && s.customerId === customerId);
     const snap: Snapshot = { inbox: new Map(), elaborati: new Map(), scartati: new Map(), esiti: new Map() };
     for (const [name, s] of displayNames(all, timeZone)) {
-      if (s.state !== 'processed') {
+      // 'failed' (given up after repeated processing failures) has its outcome too, and is shown like any other.
+      if (s.state === 'received') {
         snap.inbox.set(name, s);
         continue;
       }
