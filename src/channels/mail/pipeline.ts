@@ -53,6 +53,8 @@ export interface Pipeline {
   stop(): Promise<void>;
 }
 
+const EMPTY = Buffer.alloc(0);
+
 /** The parser refused the message: the same bytes will be refused again, so it is given up at once. */
 class ParseRefused extends Error {}
 
@@ -153,12 +155,34 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
     return done ? result : undefined;
   }
 
-  /** Finish a message that cannot be read: a reply saying so (unless replying is not allowed), no orders. */
+  /**
+   * Files of the message judged in an earlier attempt (one that failed on a later file): their outcomes stand, and
+   * their orders may be registered, so a reply must give them rather than say that nothing was registered.
+   */
+  async function judgedBefore(mailId: string): Promise<JudgedPart[]> {
+    const judged: JudgedPart[] = [];
+    for (const p of await store.mailParts(mailId)) {
+      const s = await store.getSubmission(p.submissionId);
+      if (!s?.outcome || s.state === 'received') continue;
+      const part = { idx: p.idx, fileName: s.fileName ?? `allegato-${p.idx + 1}`, raw: EMPTY, ...(s.meta.zip ? { zip: s.meta.zip } : {}) };
+      judged.push({ part, submissionId: s.id, receivedAt: s.receivedAt, processedAt: s.processedAt, outcome: s.outcome });
+    }
+    return judged;
+  }
+
+  /**
+   * Finish a message that cannot be read: a reply saying so (unless replying is not allowed). Files an earlier
+   * attempt judged are reported with their outcomes; the rest as not processed.
+   */
   async function giveUp(m: MailMessage, attempts: number, reason: keyof typeof UNREADABLE_REASONS, cause: string): Promise<void> {
     const customer = await store.getCustomer(m.customerId);
     if (!customer) throw new Error(`mail ${m.id}: customer ${m.customerId} not found`);
     const message = unreadableMessage(m.raw, m.envelopeFrom, deps.mailDomain, UNREADABLE_REASONS[reason]);
     const submissions = (await store.mailParts(m.id)).map((p) => p.submissionId);
+    const judged = await judgedBefore(m.id);
+    if (judged.length > 0) {
+      message.problems = [`gli altri file del messaggio non sono stati elaborati: ${UNREADABLE_REASONS[reason]}. Li invii di nuovo in un nuovo messaggio.`];
+    }
     const unreadable = `${reason}: ${cause}`.slice(0, 500);
     let result: MailResult;
     let done: boolean;
@@ -168,8 +192,8 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
     } else {
       const replyId = uuidv7();
       const reply = await composeReply({
-        id: replyId, message, receivedAt: m.receivedAt, judged: [], mailbox: customer.mailbox, mailDomain: deps.mailDomain,
-        timeZone: deps.timeZone, now: new Date(), unreadable: true,
+        id: replyId, message, receivedAt: m.receivedAt, judged, mailbox: customer.mailbox, mailDomain: deps.mailDomain,
+        timeZone: deps.timeZone, now: new Date(), unreadable: judged.length === 0,
       });
       result = { esito: 'errore', submissions, replyId, unreadable };
       done = await store.finishMail(m.id, result, {
