@@ -37,9 +37,16 @@ function parse(text: string): unknown {
   }
 }
 
-/** V8 reports a character position; people count lines. Its quoted excerpt of the input is kept on one line. */
+/** Half of a UTF-16 surrogate pair without its other half. */
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
+
+/**
+ * V8 reports a character position; people count lines. Its quoted excerpt of the input is kept on one line. V8
+ * names an unexpected character by one UTF-16 unit, half of an emoji's pair ("Unexpected token '\ud83c'"): such
+ * halves become U+FFFD, or the outcome quoting the message could not be stored (PostgreSQL refuses them in JSON).
+ */
 function withLineAndColumn(rawReason: string, text: string): string {
-  const reason = rawReason.replace(/\s+/g, ' ');
+  const reason = rawReason.replace(/\s+/g, ' ').replace(LONE_SURROGATE, '\ufffd');
   const m = /at position (\d+)/.exec(reason);
   if (!m) return reason;
   const pos = Number(m[1]);

@@ -41,6 +41,14 @@ test('half a surrogate pair in a JSON or UTF-16 XML file refuses that order only
   const up = await curl(['-T', '-', `sftp://127.0.0.1:${h!.sftpPort}/ordini/mezza.xml`], c1.ftpUser, c1.ftpPassword, utf16);
   assert.equal(up.code, 0, up.stderr);
 
+  // Not JSON at all where a value should be: V8 names the unexpected token, here half of 🚚.
+  const syntax = await curl(['-T', '-', `sftp://127.0.0.1:${h!.sftpPort}/ordini/camion.json`], c1.ftpUser, c1.ftpPassword,
+    Buffer.from('{"codice_cliente": "C001", "riferimento_ordine": 🚚}'));
+  assert.equal(syntax.code, 0, syntax.stderr);
+  const unreadable = await h!.processed('C001', 'camion.json', 20_000);
+  assert.equal(unreadable.outcome?.fileError?.code, 'NOT_PARSEABLE');
+  assert.match(unreadable.outcome?.fileError?.message.join() ?? '', /^body must be valid JSON \(Unexpected token/);
+
   for (const [file, ok] of [['mezza.json', 'EMOJI-OK'], ['mezza.xml', 'XML-OK']] as const) {
     const s = await h!.processed('C001', file, 20_000);
     assert.deepEqual(s.outcome?.orders.map((o) => o.esito), ['errore', 'ok'], file);

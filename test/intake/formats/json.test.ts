@@ -83,6 +83,10 @@ void describe('JSON decoder', () => {
     assert.equal(decodeJson({ raw: utf8(JSON.stringify(v)) }).length, 1);
   });
 
+  void it('names an unexpected emoji without splitting it in half', () => {
+    throwsIntake(() => decodeJson({ raw: utf8('{"riferimento_ordine": 🚚}') }), 'NOT_PARSEABLE', /^body must be valid JSON \(Unexpected token '\ufffd'/);
+  });
+
   void it('keeps __proto__ keys as plain data without touching any prototype', () => {
     const raw = utf8('{"__proto__": {"polluted": true, "ordini": [1]}, "codice_cliente": "C001", "righe": [{"__proto__": {"x": 1}}]}');
     const [candidate] = decodeJson({ raw }) as Array<Record<string, unknown>>;
