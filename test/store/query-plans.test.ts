@@ -12,6 +12,8 @@ import { FIND_MAIL_SUBMISSIONS_SQL as SQLITE_FIND_MAIL } from '../../src/store/s
 import {
   findBySha as pgFindBySha, LATEST_ATTEMPT_SQL as PG_LATEST, ORDER_BY_REF_SQL as PG_BY_REF, PENDING_SQL as PG_PENDING,
 } from '../../src/store/postgres/store.ts';
+import { listSubmissionsSql as pgListSubmissions } from '../../src/store/postgres/store.ts';
+import { listSubmissionsSql as sqliteListSubmissions } from '../../src/store/sqlite/store.ts';
 import {
   findBySha as sqliteFindBySha, LATEST_ATTEMPT_SQL as SQLITE_LATEST, ORDER_BY_REF_SQL as SQLITE_BY_REF,
 } from '../../src/store/sqlite/store.ts';
@@ -159,6 +161,26 @@ void describe('query plans', () => {
     });
   });
 
+
+  // The FTP/SFTP tree's window (tree.ts): a customer's newest files among many more REST orders (fillShas: one in a
+  // hundred is a file). Through the index of all the customer's submissions it would read past every newer REST order.
+  void it('sqlite: the FTP/SFTP window reads the files-only index', async () => {
+    await withSqlitePlans(fillShas, (db, customerId) => {
+      const sql = sqliteListSubmissions({ state: false, customerId: true, channels: ['ftp', 'sftp'] });
+      const plan = (db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all({ customerId, limit: 10 }) as { detail: string }[]).map((r) => r.detail).join('\n');
+      assert.match(plan, /USING INDEX submissions_customer_files/, plan);
+      const rows = db.prepare(sql).all({ customerId, limit: 10 }) as { channel: string }[];
+      assert.equal(rows.length, 10);
+      assert.ok(rows.every((r) => r.channel === 'sftp'), 'files only');
+    });
+  });
+
+  void it('postgres: the FTP/SFTP window reads the files-only index', { skip: PG_SKIP }, async () => {
+    await withPgPlans(fillShas, { analyze: ['submissions'], planner: '-c enable_seqscan=off' }, async (explain, customerId) => {
+      const plan = await explain(pgListSubmissions({ state: false, customerId: true, channels: ['sftp', 'ftp'] }), [customerId, 10]);
+      assert.match(plan, /submissions_customer_files/, plan);
+    });
+  });
 
   void it('sqlite: the parts of one e-mail message are found through the mail id index', async () => {
     const fill = async (store: Store, c: Customer) => {

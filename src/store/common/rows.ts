@@ -11,6 +11,7 @@ import { hasAttemptRow } from './outcome-form.ts';
 import type {
   Channel, Order, OrderLine, Outcome, OrderOutcome, ProductionState, RegisteredOrder, StoredSubmission, SubmissionState,
 } from '../../domain/types.ts';
+import { CHANNELS } from '../../domain/types.ts';
 import type {
   Credential, CredentialKind, Customer, NewSubmission, OrderAttempt, RegisterItem, RegisterResult, SubmissionSummary,
 } from '../../domain/store/store.ts';
@@ -67,6 +68,20 @@ export function limitOf(limit: number | undefined, fallback = DEFAULT_LIMIT, max
   if (limit === undefined) return fallback;
   if (!Number.isInteger(limit) || limit < 1) throw new IntakeError('VALIDATION', 'limit must be a positive whole number');
   return Math.min(limit, max);
+}
+
+/**
+ * `channel IN (...)` for a list of channels, the values written into the SQL (each checked against CHANNELS, so
+ * nothing else can get in): as literals, the term is the one the partial index of FTP/SFTP files is made with
+ * (migration 029), which both engines use only when the query spells its predicate with constants.
+ */
+export function channelsSql(channels: readonly string[]): string {
+  const known = new Set<string>(CHANNELS);
+  if (!Array.isArray(channels) || channels.some((c) => !known.has(c))) {
+    throw new IntakeError('VALIDATION', `channels must be some of: ${CHANNELS.join(', ')}`);
+  }
+  const list = [...new Set(channels)].sort();
+  return list.length === 0 ? '1 = 0' : `channel IN (${list.map((c) => `'${c}'`).join(', ')})`;
 }
 
 export function chunks<T>(items: readonly T[], size = CODE_CHUNK): T[][] {

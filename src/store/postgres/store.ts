@@ -37,7 +37,7 @@ import {
   type AttemptRow, type ExistingOrder, type LineRow, type OrderRow,
   type SubmissionRow,
 } from '../common/rows.ts';
-import { jsonOut } from '../common/rows.ts';
+import { channelsSql, jsonOut } from '../common/rows.ts';
 import { isCompact } from '../common/outcome-form.ts';
 import { withoutUndefined } from '../../domain/objects.ts';
 import { readRawFile } from '../common/raw-file.ts';
@@ -127,6 +127,22 @@ export const LATEST_ATTEMPT_SQL = `SELECT submission_id, channel, received_at, o
 
 /** The oldest received submissions (recovery), through a partial index of received rows: PostgreSQL proves `state = 'received'` implies its term. */
 export const PENDING_SQL = `SELECT id FROM submissions WHERE state = 'received' ORDER BY received_at, id COLLATE "C" LIMIT $1`;
+
+/**
+ * listSubmissions' statement for the filters given: $1… in the order state, customer, then the limit. The channels
+ * are spelled with constants: the FTP/SFTP window then reads the partial index of files (migration 029).
+ */
+export function listSubmissionsSql(f: { state: boolean; customerId: boolean; channels?: readonly string[] | undefined }): string {
+  let n = 0;
+  const where = [
+    ...(f.state ? [`state = $${++n}`] : []), ...(f.customerId ? [`customer_id = $${++n}`] : []),
+    ...(f.channels === undefined ? [] : [channelsSql(f.channels)]),
+  ];
+  // octet_length reads a stored bytea's size from its TOAST pointer, without fetching the bytes.
+  return `SELECT ${SUBMISSION_COLUMNS}, outcome->>'esito' AS esito, ${SUBMISSION_SIZE_SQL} AS size FROM submissions
+    ${where.length ? `WHERE ${where.join(' AND ')}` : ''}
+    ORDER BY received_at DESC, id COLLATE "C" DESC LIMIT $${n + 1}`;
+}
 
 export async function openPostgresStore(url: string, opts: PostgresStoreOptions = {}): Promise<Store> {
   const { schema } = opts;
@@ -471,19 +487,9 @@ export async function openPostgresStore(url: string, opts: PostgresStoreOptions 
     },
 
     async listSubmissions({ state, customerId, channels, limit }): Promise<SubmissionSummary[]> {
-      const where: string[] = [];
-      const params: unknown[] = [];
-      if (state !== undefined) where.push(`state = $${params.push(state)}`);
-      if (customerId !== undefined) where.push(`customer_id = $${params.push(customerId)}`);
-      if (channels !== undefined) where.push(`channel = ANY($${params.push([...channels])}::text[])`);
-      const rows = await all<SubmissionRow>(
-        // octet_length reads a stored bytea's size from its TOAST pointer, without fetching the bytes.
-        `SELECT ${SUBMISSION_COLUMNS}, outcome->>'esito' AS esito, ${SUBMISSION_SIZE_SQL} AS size FROM submissions
-         ${where.length ? `WHERE ${where.join(' AND ')}` : ''}
-         ORDER BY received_at DESC, id COLLATE "C" DESC LIMIT $${params.push(limitOf(limit))}`,
-        params,
-      );
-      return rows.map(toSummary);
+      const params = [...(state === undefined ? [] : [state]), ...(customerId === undefined ? [] : [customerId]), limitOf(limit)];
+      return (await all<SubmissionRow>(listSubmissionsSql({ state: state !== undefined, customerId: customerId !== undefined, channels }), params))
+        .map(toSummary);
     },
 
     async findSubmissionBySha(customerId, sha256, channel) {

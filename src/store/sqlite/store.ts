@@ -34,7 +34,7 @@ import {
 import { checkLabel, checkLeaseMs } from '../common/work.ts';
 import { readSubmissionBody, SUBMISSION_SIZE_SQL } from './bodies.ts';
 import { checkPieceRange, stagedOf } from '../common/upload-pieces.ts';
-import { jsonOut } from '../common/rows.ts';
+import { channelsSql, jsonOut } from '../common/rows.ts';
 import { expandOutcome, isCompact } from '../common/outcome-form.ts';
 import {
   ClaimLostError,
@@ -62,6 +62,21 @@ export function findBySha(byChannel: boolean): string {
  * Exported for the plan test (test/store/query-plans.test.ts).
  */
 export const ORDER_BY_REF_SQL = `SELECT ${ORDER_COLUMNS} FROM orders WHERE customer_id = ? AND riferimento_ordine = ?`;
+/**
+ * listSubmissions' statement for the filters given (@state, @customerId, @limit): one statement per combination, so
+ * each can use its index (an "? IS NULL OR" filter could not). The channels are spelled with constants: the FTP/SFTP
+ * window then reads the partial index of files (migration 029). length() of a BLOB reads its size from the record
+ * header, not the bytes (SQLite's OPFLAG_LENGTHARG); SUBMISSION_SIZE_SQL sums the pieces' sizes (bodies.ts).
+ */
+export function listSubmissionsSql(f: { state: boolean; customerId: boolean; channels?: readonly string[] | undefined }): string {
+  const where = [
+    ...(f.state ? ['state = @state'] : []), ...(f.customerId ? ['customer_id = @customerId'] : []),
+    ...(f.channels === undefined ? [] : [channelsSql(f.channels)]),
+  ];
+  return `SELECT ${SUBMISSION_COLUMNS}, json_extract(outcome, '$.esito') AS esito, ${SUBMISSION_SIZE_SQL} AS size FROM submissions
+    ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY received_at DESC, id DESC LIMIT @limit`;
+}
+
 export const LATEST_ATTEMPT_SQL = `SELECT submission_id, channel, received_at, outcome FROM order_attempts
   WHERE customer_id = ? AND riferimento_ordine = ?
   ORDER BY received_at DESC, submission_id DESC, idx DESC LIMIT 1`;
@@ -405,17 +420,8 @@ function sqliteStoreOn(
     },
 
     async listSubmissions({ state, customerId, channels, limit }): Promise<SubmissionSummary[]> {
-      // One statement per filter combination, so each can use its index (an "? IS NULL OR" filter could not).
-      const where = [state === undefined ? '' : 'state = @state', customerId === undefined ? '' : 'customer_id = @customerId',
-        channels === undefined ? '' : `channel IN (SELECT value FROM json_each(@channels))`].filter(Boolean);
-      // length() of a BLOB reads its size from the record header, not the bytes (SQLite's OPFLAG_LENGTHARG).
-      // SUBMISSION_SIZE_SQL sums the pieces' sizes (bodies.ts).
-      const rows = q(`SELECT ${SUBMISSION_COLUMNS}, json_extract(outcome, '$.esito') AS esito, ${SUBMISSION_SIZE_SQL} AS size FROM submissions
-        ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY received_at DESC, id DESC LIMIT @limit`)
-        .all({
-          ...(state === undefined ? {} : { state }), ...(customerId === undefined ? {} : { customerId }),
-          ...(channels === undefined ? {} : { channels: JSON.stringify(channels) }), limit: limitOf(limit),
-        }) as SubmissionRow[];
+      const rows = q(listSubmissionsSql({ state: state !== undefined, customerId: customerId !== undefined, channels }))
+        .all({ ...(state === undefined ? {} : { state }), ...(customerId === undefined ? {} : { customerId }), limit: limitOf(limit) }) as SubmissionRow[];
       return rows.map(toSummary);
     },
 
