@@ -48,20 +48,29 @@ async function copyImmutable(ctx: CopyContext, table: string, key: string, colum
   }
 }
 
+/**
+ * The one column of an otherwise immutable table that changes (`rows`: the source's id and value of it), set on the
+ * target's rows of those ids where `stale` (an SQL condition on the target's row `t`) holds; how many it changed.
+ */
+async function followColumn(ctx: CopyContext, table: 'customers' | 'credentials', column: 'deactivated_at' | 'revoked_at',
+  rows: readonly Row[], stale: string): Promise<number> {
+  let written = 0;
+  for (let i = 0; i < rows.length; i += ctx.pageSize) {
+    const part = rows.slice(i, i + ctx.pageSize);
+    const res = await ctx.c.query(
+      `UPDATE ${table} t SET ${column} = s.v FROM unnest($1::text[], $2::timestamptz[]) AS s(id, v) WHERE t.id = s.id AND ${stale}`,
+      [ids(part), part.map((r) => r[column] ?? null)],
+    );
+    written += res.rowCount ?? 0;
+  }
+  return written;
+}
+
 export async function copyCustomers(ctx: CopyContext): Promise<number> {
   // Deactivation (migration 013) is the one thing of a customer that changes: a customer deactivated on the source
   // since the last pass must not get in on the target, nor one reactivated there stay refused.
   const states = ctx.src.prepare('SELECT id, deactivated_at FROM customers ORDER BY id').all() as Row[];
-  let written = 0;
-  for (let i = 0; i < states.length; i += ctx.pageSize) {
-    const part = states.slice(i, i + ctx.pageSize);
-    const res = await ctx.c.query(
-      `UPDATE customers t SET deactivated_at = s.deactivated_at FROM unnest($1::text[], $2::timestamptz[]) AS s(id, deactivated_at)
-       WHERE t.id = s.id AND t.deactivated_at IS DISTINCT FROM s.deactivated_at`,
-      [ids(part), part.map((r) => r.deactivated_at ?? null)],
-    );
-    written += res.rowCount ?? 0;
-  }
+  const written = await followColumn(ctx, 'customers', 'deactivated_at', states, 't.deactivated_at IS DISTINCT FROM s.v');
   return written + await copyImmutable(ctx, 'customers', 'id', ['id', 'code', 'name', 'mailbox', 'created_at', 'deactivated_at'],
     'customer (same code or mailbox, another id)');
 }
@@ -70,16 +79,7 @@ export async function copyCredentials(ctx: CopyContext): Promise<number> {
   // Revocations first: a password changed since the last pass is a revoked row plus a new one with the same
   // user name, and the new one may only be active once the old one no longer is.
   const revoked = ctx.src.prepare('SELECT id, revoked_at FROM credentials WHERE revoked_at IS NOT NULL').all() as Row[];
-  let written = 0;
-  for (let i = 0; i < revoked.length; i += ctx.pageSize) {
-    const part = revoked.slice(i, i + ctx.pageSize);
-    const res = await ctx.c.query(
-      `UPDATE credentials t SET revoked_at = s.revoked_at FROM unnest($1::text[], $2::timestamptz[]) AS s(id, revoked_at)
-       WHERE t.id = s.id AND t.revoked_at IS NULL`,
-      [ids(part), part.map((r) => r.revoked_at)],
-    );
-    written += res.rowCount ?? 0;
-  }
+  const written = await followColumn(ctx, 'credentials', 'revoked_at', revoked, 't.revoked_at IS NULL');
   return written + await copyImmutable(ctx, 'credentials', 'id', ['id', 'customer_id', 'kind', 'lookup', 'secret_hash', 'created_at', 'revoked_at'],
     'credential (an active one with the same kind and user name or key id)');
 }
