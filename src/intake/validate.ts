@@ -10,12 +10,12 @@
  * and refusing them would break working exports for no gain.
  */
 import type { FieldError, Order, OrderLine, Principal } from '../domain/types.ts';
+import { hasLoneSurrogate } from '../domain/text.ts';
 
 /** A print order with more lines is a mistake; the bound caps the work and memory one order can demand. */
 export const MAX_LINES_PER_ORDER = 100_000;
 /** Keys of the order identity; bounded so they fit file names, mail subjects and index keys. */
 const MAX_CODE_LENGTH = 64;
-const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
 
 export type StageA = { ok: true; order: Order } | { ok: false; messages: string[]; codice_cliente?: string; riferimento_ordine?: string };
 
@@ -51,7 +51,7 @@ function requiredString(obj: Record<string, unknown>, key: string, path: string,
   }
   // Half of a surrogate pair is no character: a JSON escape such as "\ud83c" left by an exporter that cut a string
   // inside an emoji, or broken UTF-16. PostgreSQL refuses it in JSON, so the outcome quoting it could not be stored.
-  if (LONE_SURROGATE.test(t)) {
+  if (hasLoneSurrogate(t)) {
     out.push(`${path} must not contain half of a UTF-16 surrogate pair`);
     return undefined;
   }

@@ -13,6 +13,7 @@
  * so that two instances never derive the same message at once.
  */
 import { uuidv7 } from '../../domain/uuid7.ts';
+import { withoutLoneSurrogates } from '../../domain/text.ts';
 import type { Intake } from '../../intake/intake.ts';
 import { createRenewal } from '../../intake/renewal.ts';
 import type { Channel } from '../../domain/types.ts';
@@ -61,8 +62,6 @@ class ParseRefused extends Error {}
 /** How far back the adoption of an unrecorded part looks before the message's arrival: instances' clocks differ. */
 const CLOCK_SKEW_MS = 60 * 60_000;
 
-const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
-
 /**
  * Meta values are labels for the operator: one line, bounded. Cut at a character, never between the two halves of
  * a surrogate pair (an emoji): PostgreSQL refuses JSON holding half of one, and meta is JSON, so the message's
@@ -70,7 +69,7 @@ const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[
  */
 function label(v: string | undefined, max = 200): string | undefined {
   // eslint-disable-next-line no-control-regex
-  return v === undefined ? undefined : v.replace(/[\x00-\x1f\x7f]+/g, ' ').slice(0, max).replace(LONE_SURROGATE, '');
+  return v === undefined ? undefined : withoutLoneSurrogates(v.replace(/[\x00-\x1f\x7f]+/g, ' ').slice(0, max));
 }
 
 export function createPipeline(deps: PipelineDeps): Pipeline {

@@ -6,6 +6,7 @@
  * merges objects or assigns keys taken from the file.
  */
 import { IntakeError } from '../../domain/errors.ts';
+import { withoutLoneSurrogates } from '../../domain/text.ts';
 import type { DecodeInput } from './input.ts';
 import { declaredCharset } from './detect.ts';
 import { isRecord } from './fields.ts';
@@ -37,16 +38,13 @@ function parse(text: string): unknown {
   }
 }
 
-/** Half of a UTF-16 surrogate pair without its other half. */
-const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
-
 /**
  * V8 reports a character position; people count lines. Its quoted excerpt of the input is kept on one line. V8
  * names an unexpected character by one UTF-16 unit, half of an emoji's pair ("Unexpected token '\ud83c'"): such
  * halves become U+FFFD, or the outcome quoting the message could not be stored (PostgreSQL refuses them in JSON).
  */
 function withLineAndColumn(rawReason: string, text: string): string {
-  const reason = rawReason.replace(/\s+/g, ' ').replace(LONE_SURROGATE, '\ufffd');
+  const reason = withoutLoneSurrogates(rawReason.replace(/\s+/g, ' '), '\ufffd');
   const m = /at position (\d+)/.exec(reason);
   if (!m) return reason;
   const pos = Number(m[1]);
