@@ -119,23 +119,25 @@ function stallingBefore(store: Store, at: 'completeSubmission' | 'registerOrders
 }
 
 /**
- * Two instances on one fresh PostgreSQL schema: `first` (lease 300 ms) stalls before `at`, `second` (on `taker(b)`,
- * lease 10 s) can take its work over. `run` drives them up to the takeover and returns the stalled caller's promise;
- * the stall is then lifted and `check` gets what that caller answered. Both instances and stores are always closed.
+ * Two instances on one fresh PostgreSQL schema: `first` (on `firstOn(a stalling before at)`, lease 300 ms) stalls
+ * before `at`, `second` (on `taker(b)`, lease 10 s) can take its work over. `run` drives them up to the takeover (it
+ * may lift the stall itself with `resume`) and returns the stalled caller's promise; the stall is then lifted and
+ * `check` gets what that caller answered. Both instances and stores are always closed.
  */
 async function withStalledPair(
-  at: 'completeSubmission' | 'registerOrders',
+  at: 'completeSubmission' | 'registerOrders' | 'recordAttempts',
   taker: (b: Store) => Store,
-  run: (p: { a: Store; b: Store; first: ReturnType<typeof intakeOn>; second: ReturnType<typeof intakeOn>; reached: Promise<void> }) =>
+  run: (p: { a: Store; b: Store; first: ReturnType<typeof intakeOn>; second: ReturnType<typeof intakeOn>; reached: Promise<void>; resume: () => void }) =>
     Promise<{ late: Promise<Outcome>; check: (resumed: Outcome) => Promise<void> }>,
+  firstOn: (slow: Store) => Store = (slow) => slow,
 ): Promise<void> {
   const db = await postgres.make();
   const [a, b] = [await db.open(), await db.open()];
   const { store: slow, reached, resume } = stallingBefore(a, at);
-  const first = intakeOn(slow, 'stalled', { claimLeaseMs: 300 });
+  const first = intakeOn(firstOn(slow), 'stalled', { claimLeaseMs: 300 });
   const second = intakeOn(taker(b), 'taker', { claimLeaseMs: 10_000 });
   try {
-    const { late, check } = await run({ a, b, first, second, reached });
+    const { late, check } = await run({ a, b, first, second, reached, resume });
     resume();
     await check(await late);
   } finally {
@@ -151,6 +153,26 @@ async function withStalledPair(
 /** A store whose catalog has forgotten every article: judging refuses whatever it has not registered already. */
 function forgetful(store: Store): Store {
   return { ...store, knownArticles: async () => new Set<string>() };
+}
+
+/**
+ * The stalled-refusal races: the stalled instance refuses (its catalog forgets), and `lateWrite` settles once its late
+ * `at` has been answered, whichever way; the instance that takes over stalls before recording its outcome (`taker`).
+ */
+function lateRefusal(at: 'completeSubmission' | 'recordAttempts') {
+  let wrote!: () => void;
+  const lateWrite = new Promise<void>((r) => {
+    wrote = r;
+  });
+  let slowTaker: ReturnType<typeof stallingBefore> | undefined;
+  return {
+    lateWrite,
+    firstOn: (slow: Store): Store => forgetful(at === 'completeSubmission'
+      ? { ...slow, completeSubmission: (...args) => slow.completeSubmission(...args).finally(wrote) }
+      : { ...slow, recordAttempts: (...args) => slow.recordAttempts(...args).finally(wrote) }),
+    taker: (b: Store): Store => (slowTaker = stallingBefore(b, 'completeSubmission')).store,
+    slowTaker: () => slowTaker!,
+  };
 }
 
 function shared(backend: Backend): void {
@@ -327,50 +349,36 @@ void describe('claims between intakes: postgres', { skip: PG_SKIP }, () => {
     // (the article was added meanwhile: the catalog only grows) and registers it, and is about to record its outcome
     // when the stalled one resumes. The late refusal must record nothing: recorded first, it stood as the outcome, and
     // the customer was told "refused" of an order registered and sent to the ERP.
-    const db = await postgres.make();
-    const [a, b] = [await db.open(), await db.open()];
-    const stalled = stallingBefore(a, 'completeSubmission');
-    const slowTaker = stallingBefore(b, 'completeSubmission');
-    // Settles when the stalled instance's late write has been answered, whichever way.
-    let wrote!: () => void;
-    const lateWrite = new Promise<void>((r) => {
-      wrote = r;
-    });
-    const first = intakeOn(forgetful({
-      ...stalled.store,
-      completeSubmission: (...args) => stalled.store.completeSubmission(...args).finally(wrote),
-    }), 'stalled', { claimLeaseMs: 300 });
-    const second = intakeOn(slowTaker.store, 'taker', { claimLeaseMs: 10_000 });
-    try {
-      const c = await setUp(a);
-      const [id] = await receiveAll(first.intake, c, 1, 'V');
-      const late = first.intake.process(id!);
-      await stalled.reached;
-      const taken = second.intake.process(id!);
-      await slowTaker.reached;
-      assert.equal((await b.listOrders({ customerId: c.id })).length, 1, 'registered by the instance that took over');
-      stalled.resume();
-      await lateWrite;
-      slowTaker.resume();
-      const [resumed, outcome] = await Promise.all([late, taken]);
-      const s = await b.getSubmission(id!);
-      const orders = await b.listOrders({ customerId: c.id });
-      assert.equal(orders.length, 1);
-      assert.equal(s?.outcome?.esito, 'ok', `an order registered under a recorded refusal: ${JSON.stringify(s?.outcome)}`);
-      assert.equal(s?.outcome?.orders[0]?.numero_ordine, orders[0]!.numero_ordine);
-      assert.deepEqual(outcome, s?.outcome);
-      assert.deepEqual(resumed, s?.outcome, 'the stalled caller answers with the outcome that stands');
-      assert.deepEqual(first.seen, [], 'the late judgement is not announced');
-      assert.equal(s?.attempts, 1, 'one outcome recorded');
-    } finally {
-      stalled.resume();
-      slowTaker.resume();
-      await first.intake.stop();
-      await second.intake.stop();
-      await a.close();
-      await b.close();
-      await db.cleanup();
-    }
+    const race = lateRefusal('completeSubmission');
+    await withStalledPair('completeSubmission', race.taker, async ({ a, b, first, second, reached, resume }) => {
+      const slowTaker = race.slowTaker();
+      try {
+        const c = await setUp(a);
+        const [id] = await receiveAll(first.intake, c, 1, 'V');
+        const late = first.intake.process(id!);
+        await reached;
+        const taken = second.intake.process(id!);
+        await slowTaker.reached;
+        assert.equal((await b.listOrders({ customerId: c.id })).length, 1, 'registered by the instance that took over');
+        resume();
+        await race.lateWrite;
+        slowTaker.resume();
+        const outcome = await taken;
+        return { late, check: async (resumed) => {
+          const s = await b.getSubmission(id!);
+          const orders = await b.listOrders({ customerId: c.id });
+          assert.equal(orders.length, 1);
+          assert.equal(s?.outcome?.esito, 'ok', `an order registered under a recorded refusal: ${JSON.stringify(s?.outcome)}`);
+          assert.equal(s?.outcome?.orders[0]?.numero_ordine, orders[0]!.numero_ordine);
+          assert.deepEqual(outcome, s?.outcome);
+          assert.deepEqual(resumed, s?.outcome, 'the stalled caller answers with the outcome that stands');
+          assert.deepEqual(first.seen, [], 'the late judgement is not announced');
+          assert.equal(s?.attempts, 1, 'one outcome recorded');
+        } };
+      } finally {
+        slowTaker.resume();
+      }
+    }, race.firstOn);
   });
 
   void it('writes no refused attempt of a large file from an instance stalled past its lease over what the one that took over registered', async () => {
@@ -379,52 +387,39 @@ void describe('claims between intakes: postgres', { skip: PG_SKIP }, () => {
     // yet) and is about to write the first batch's attempts; the other takes over, registers every order, writes their
     // attempts and is about to record the verdict when the stalled one resumes. Its refusals must not land over the
     // registered orders' attempts: the outcome read back would tell the customer that registered orders were refused.
-    const db = await postgres.make();
-    const [a, b] = [await db.open(), await db.open()];
-    const stalled = stallingBefore(a, 'recordAttempts');
-    const slowTaker = stallingBefore(b, 'completeSubmission');
-    let wrote!: () => void;
-    const lateWrite = new Promise<void>((r) => {
-      wrote = r;
-    });
-    const first = intakeOn(forgetful({
-      ...stalled.store,
-      recordAttempts: (...args) => stalled.store.recordAttempts(...args).finally(wrote),
-    }), 'stalled', { claimLeaseMs: 300 });
-    const second = intakeOn(slowTaker.store, 'taker', { claimLeaseMs: 10_000 });
-    try {
-      const c = await setUp(a);
-      const n = JUDGE_BATCH_ORDERS + 5;
-      const raw = Buffer.from(JSON.stringify(Array.from({ length: n }, (_, i) => ({
-        codice_cliente: 'C001', riferimento_ordine: `B-${i}`, data_ordine: '2026-01-10',
-        righe: [{ codice_articolo: 'BV-STD', quantita: 100, unita_misura: 'PZ' }],
-      }))));
-      const { id } = await first.intake.receive({ principal: { customerId: c.id, customerCode: c.code }, channel: 'ftp', raw, fileName: 'big.json' });
-      const late = first.intake.process(id);
-      await stalled.reached;
-      const taken = second.intake.process(id);
-      await slowTaker.reached;
-      assert.ok(await b.getOrderByRef(c.id, 'B-0') && await b.getOrderByRef(c.id, `B-${n - 1}`), 'registered by the instance that took over');
-      stalled.resume();
-      await lateWrite;
-      slowTaker.resume();
-      const [resumed, outcome] = await Promise.all([late, taken]);
-      const s = await b.getSubmission(id);
-      const refused = s?.outcome?.orders.filter((o) => o.esito !== 'ok') ?? [];
-      assert.equal(refused.length, 0, `registered orders told refused: ${JSON.stringify(refused.slice(0, 2))} and ${Math.max(0, refused.length - 2)} more`);
-      assert.equal(s?.outcome?.esito, 'ok');
-      assert.equal(s?.outcome?.orders.length, n);
-      assert.deepEqual(outcome, s?.outcome);
-      assert.deepEqual(resumed, s?.outcome, 'the stalled caller answers with the outcome that stands');
-    } finally {
-      stalled.resume();
-      slowTaker.resume();
-      await first.intake.stop();
-      await second.intake.stop();
-      await a.close();
-      await b.close();
-      await db.cleanup();
-    }
+    const race = lateRefusal('recordAttempts');
+    await withStalledPair('recordAttempts', race.taker, async ({ a, b, first, second, reached, resume }) => {
+      const slowTaker = race.slowTaker();
+      try {
+        const c = await setUp(a);
+        const n = JUDGE_BATCH_ORDERS + 5;
+        const raw = Buffer.from(JSON.stringify(Array.from({ length: n }, (_, i) => ({
+          codice_cliente: 'C001', riferimento_ordine: `B-${i}`, data_ordine: '2026-01-10',
+          righe: [{ codice_articolo: 'BV-STD', quantita: 100, unita_misura: 'PZ' }],
+        }))));
+        const { id } = await first.intake.receive({ principal: { customerId: c.id, customerCode: c.code }, channel: 'ftp', raw, fileName: 'big.json' });
+        const late = first.intake.process(id);
+        await reached;
+        const taken = second.intake.process(id);
+        await slowTaker.reached;
+        assert.ok(await b.getOrderByRef(c.id, 'B-0') && await b.getOrderByRef(c.id, `B-${n - 1}`), 'registered by the instance that took over');
+        resume();
+        await race.lateWrite;
+        slowTaker.resume();
+        const outcome = await taken;
+        return { late, check: async (resumed) => {
+          const s = await b.getSubmission(id);
+          const refused = s?.outcome?.orders.filter((o) => o.esito !== 'ok') ?? [];
+          assert.equal(refused.length, 0, `registered orders told refused: ${JSON.stringify(refused.slice(0, 2))} and ${Math.max(0, refused.length - 2)} more`);
+          assert.equal(s?.outcome?.esito, 'ok');
+          assert.equal(s?.outcome?.orders.length, n);
+          assert.deepEqual(outcome, s?.outcome);
+          assert.deepEqual(resumed, s?.outcome, 'the stalled caller answers with the outcome that stands');
+        } };
+      } finally {
+        slowTaker.resume();
+      }
+    }, race.firstOn);
   });
 });
 
