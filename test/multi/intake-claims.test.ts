@@ -253,6 +253,8 @@ void describe('claims between intakes: postgres', { skip: PG_SKIP }, () => {
         return s?.state === 'processed' ? s : undefined;
       }, 10_000, 'the sweeper to take over');
       assert.equal(done.outcome?.esito, 'ok');
+      // Announced once its commit has answered: a moment after the row reads processed from another connection.
+      await waitFor(async () => (heir.seen.length > 0 ? true : undefined), 5_000, 'the heir to announce the outcome');
       assert.deepEqual(heir.seen, [id]);
     } finally {
       await heir.intake.stop();
