@@ -231,7 +231,13 @@ async function judgeBatch(f: FileState, first: number, candidates: readonly unkn
     const index = first + k;
     const a = validateStructure(c);
     if (a.ok) valid.push({ index, order: a.order });
-    else outcomes[index] = { index, codice_cliente: a.codice_cliente, riferimento_ordine: a.riferimento_ordine, esito: 'errore', code: 'VALIDATION', message: a.messages };
+    else {
+      outcomes[index] = {
+        index, codice_cliente: a.codice_cliente, riferimento_ordine: a.riferimento_ordine, esito: 'errore', code: 'VALIDATION', message: a.messages,
+        // Why a value written by a person could not be read, for the replies and pages people read (REST keeps shape A).
+        ...(a.details ? { errori: a.details } : {}),
+      };
+    }
   });
 
   const catalog = await loadCatalog(deps.store, valid.map((v) => v.order));

@@ -11,13 +11,26 @@
  */
 import type { FieldError, Order, OrderLine, Principal } from '../domain/types.ts';
 import { hasLoneSurrogate } from '../domain/text.ts';
+import { unreadReason } from './formats/people-values.ts';
 
 /** A print order with more lines is a mistake; the bound caps the work and memory one order can demand. */
 export const MAX_LINES_PER_ORDER = 100_000;
 /** Keys of the order identity; bounded so they fit file names, mail subjects and index keys. */
 const MAX_CODE_LENGTH = 64;
 
-export type StageA = { ok: true; order: Order } | { ok: false; messages: string[]; codice_cliente?: string; riferimento_ordine?: string };
+/**
+ * A refusal's `details`: for the fields a decoder of people's writing (CSV, forms) could not read, why, in Italian
+ * and naming the text (`«1.500» è ambiguo…`). People are shown them; API clients keep the shape A `messages`.
+ */
+export type StageA =
+  | { ok: true; order: Order }
+  | { ok: false; messages: string[]; details?: FieldError[]; codice_cliente?: string; riferimento_ordine?: string };
+
+/** Where stage A collects what it found. */
+interface Found {
+  messages: string[];
+  details: FieldError[];
+}
 
 function isRecord(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -62,18 +75,25 @@ function requiredString(obj: Record<string, unknown>, key: string, path: string,
   return t;
 }
 
-function date(obj: Record<string, unknown>, key: string, optional: boolean, out: string[]): string | undefined {
+function date(obj: Record<string, unknown>, key: string, optional: boolean, found: Found): string | undefined {
   const v = obj[key];
   if (optional && (v === undefined || v === null || v === '')) return undefined;
   const t = typeof v === 'string' ? v.trim() : v;
   if (!isIsoDate(t)) {
-    out.push(`${key} must be a valid ISO 8601 date string (YYYY-MM-DD)`);
+    found.messages.push(`${key} must be a valid ISO 8601 date string (YYYY-MM-DD)`);
+    explain(obj, key, key, found);
     return undefined;
   }
   return t;
 }
 
-function line(v: unknown, i: number, out: string[]): OrderLine | undefined {
+function explain(obj: Record<string, unknown>, key: string, campo: string, found: Found): void {
+  const reason = unreadReason(obj, key);
+  if (reason !== undefined) found.details.push({ campo, messaggio: reason });
+}
+
+function line(v: unknown, i: number, found: Found): OrderLine | undefined {
+  const out = found.messages;
   const base = `righe.${i}`;
   if (!isRecord(v)) {
     out.push(`${base} must be an object`);
@@ -84,6 +104,7 @@ function line(v: unknown, i: number, out: string[]): OrderLine | undefined {
   const q = v.quantita;
   if (typeof q !== 'number' || !Number.isFinite(q)) {
     out.push(`${base}.quantita must be a number conforming to the specified constraints`);
+    explain(v, 'quantita', `righe[${i}].quantita`, found);
   } else if (q <= 0) {
     out.push(`${base}.quantita must be a positive number`);
   }
@@ -96,11 +117,12 @@ function line(v: unknown, i: number, out: string[]): OrderLine | undefined {
 /** Stage A: types, required fields, real dates, at least one line. */
 export function validateStructure(candidate: unknown): StageA {
   if (!isRecord(candidate)) return { ok: false, messages: ['ordine must be an object'] };
-  const out: string[] = [];
+  const found: Found = { messages: [], details: [] };
+  const out = found.messages;
   const codice_cliente = requiredString(candidate, 'codice_cliente', 'codice_cliente', out);
   const riferimento_ordine = requiredString(candidate, 'riferimento_ordine', 'riferimento_ordine', out);
-  const data_ordine = date(candidate, 'data_ordine', false, out);
-  const data_consegna = date(candidate, 'data_consegna', true, out);
+  const data_ordine = date(candidate, 'data_ordine', false, found);
+  const data_consegna = date(candidate, 'data_consegna', true, found);
   const righe = candidate.righe;
   const lines: OrderLine[] = [];
   if (!Array.isArray(righe)) {
@@ -112,11 +134,13 @@ export function validateStructure(candidate: unknown): StageA {
     out.push(`righe must contain no more than ${MAX_LINES_PER_ORDER} elements`);
   } else {
     righe.forEach((r, i) => {
-      const l = line(r, i, out);
+      const l = line(r, i, found);
       if (l) lines.push(l);
     });
   }
-  if (out.length > 0) return { ok: false, messages: out, codice_cliente, riferimento_ordine };
+  if (out.length > 0) {
+    return { ok: false, messages: out, ...(found.details.length ? { details: found.details } : {}), codice_cliente, riferimento_ordine };
+  }
   const order: Order = { codice_cliente: codice_cliente!, riferimento_ordine: riferimento_ordine!, data_ordine: data_ordine!, righe: lines };
   if (data_consegna !== undefined) order.data_consegna = data_consegna;
   return { ok: true, order };

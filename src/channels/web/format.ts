@@ -71,7 +71,11 @@ function capitalise(s: string): string {
 
 /** Every error of one order as `{ where, text }` lines for the outcome lists. */
 export function orderErrors(o: OrderOutcome): { where: string; text: string }[] {
-  const out = (o.message ?? []).map((m) => ({ where: '', text: italianMessage(m) }));
+  // A field whose text a decoder could not read has its own explanation in `errori`; its generic stage A message
+  // would only repeat it less clearly.
+  const explained = new Set((o.errori ?? []).map((e) => e.campo));
+  const field = (m: string) => (m.split(' ')[0] ?? '').replace(/^righe\.(\d+)/, 'righe[$1]');
+  const out = (o.message ?? []).filter((m) => !explained.has(field(m))).map((m) => ({ where: '', text: italianMessage(m) }));
   for (const e of o.errori ?? []) out.push({ where: capitalise(fieldLabel(e.campo)), text: e.messaggio });
   return out;
 }

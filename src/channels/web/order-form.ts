@@ -3,6 +3,7 @@
  * object handed to the intake core. The form decides nothing about validity; the core judges the order.
  */
 import { str } from './render.ts';
+import { contextOf, readDate, readNumber } from '../../intake/formats/people-values.ts';
 
 export interface FormLine {
   codice_articolo: string;
@@ -41,19 +42,45 @@ export function postedForm(body: unknown): OrderForm {
   };
 }
 
-/**
- * The order the core will judge. Quantities typed with a decimal comma are read as numbers; anything else is left
- * as typed, so stage A refuses it with its usual message instead of this form guessing.
- */
-export function orderFromForm(form: OrderForm, codiceCliente: string): Record<string, unknown> {
-  const order: Record<string, unknown> = {
-    codice_cliente: codiceCliente, riferimento_ordine: form.riferimento_ordine, data_ordine: form.data_ordine,
-    righe: form.righe.map((l) => {
-      const n = /^\d+([.,]\d+)?$/.test(l.quantita) ? Number(l.quantita.replace(',', '.')) : l.quantita;
-      return { codice_articolo: l.codice_articolo, quantita: n, unita_misura: l.unita_misura.toUpperCase() };
-    }),
-  };
-  if (form.data_consegna) order.data_consegna = form.data_consegna;
-  return order;
+/** What a person typed that cannot be read, said before anything is sent: the form is shown again with it. */
+export interface FormProblem {
+  where: string;
+  text: string;
 }
 
+export type FormReading = { ok: true; order: Record<string, unknown> } | { ok: false; problems: FormProblem[] };
+
+/**
+ * The order the core will judge, with quantities and dates read as people write them (people-values.ts): `1.500` is
+ * fifteen hundred, `28/11/2026` a date. A value that cannot be read, or could be read two ways, is not guessed:
+ * the person is told at once, in the form, and nothing is sent. Everything else (a missing field, an unknown
+ * article) the core judges as for any order. `machine`: the form's values came from a file whose numbers are a
+ * machine's (the correction of a CSV delimited by `,`), so `1.000` there may be 1 and is refused as in that file.
+ */
+export function readOrderForm(form: OrderForm, codiceCliente: string, opts: { machine?: boolean } = {}): FormReading {
+  const problems: FormProblem[] = [];
+  const numbers = contextOf(form.righe.map((l) => l.quantita), opts.machine);
+  const righe = form.righe.map((l, i) => {
+    let quantita: unknown = l.quantita;
+    if (l.quantita !== '') {
+      const r = readNumber(l.quantita, numbers);
+      if (r.ok) quantita = r.value;
+      else problems.push({ where: `Riga ${i + 1}, quantità`, text: r.reason });
+    }
+    return { codice_articolo: l.codice_articolo, quantita, unita_misura: l.unita_misura.toUpperCase() };
+  });
+  const date = (text: string, label: string): string => {
+    if (text === '') return text;
+    const r = readDate(text);
+    if (r.ok) return r.value;
+    problems.push({ where: label, text: r.reason });
+    return text;
+  };
+  const order: Record<string, unknown> = {
+    codice_cliente: codiceCliente, riferimento_ordine: form.riferimento_ordine,
+    data_ordine: date(form.data_ordine, 'Data ordine'), righe,
+  };
+  const consegna = date(form.data_consegna, 'Data di consegna');
+  if (consegna) order.data_consegna = consegna;
+  return problems.length ? { ok: false, problems } : { ok: true, order };
+}

@@ -21,7 +21,8 @@ import iconv from 'iconv-lite';
 import { IntakeError } from '../../domain/errors.ts';
 import type { DecodeInput } from './input.ts';
 import { declaredCharset } from './detect.ts';
-import { ORDER_FIELDS, OPTIONAL_ORDER_FIELDS, spreadsheetNumber } from './fields.ts';
+import { ORDER_FIELDS, OPTIONAL_ORDER_FIELDS } from './fields.ts';
+import { markUnread, noteNumber, numberContext, readDate, readNumber, type NumberContext } from './people-values.ts';
 import { columnsOf, detectDelimiter, findHeaderLine, MAX_COLUMNS, MAX_RECORD_CHARS, type Columns, type HeaderLine } from './csv-header.ts';
 import { ShapeScanner } from './csv-shape.ts';
 import { bufferBytes, firstInvalidUtf8, type Bytes } from './bytes.ts';
@@ -221,7 +222,26 @@ interface Planned {
 interface Building {
   index: number;
   left: number;
-  order: { righe: unknown[] };
+  order: { righe: unknown[]; [field: string]: unknown };
+}
+
+const DATE_FIELDS: ReadonlySet<string> = new Set(['data_ordine', 'data_consegna']);
+
+/** A date cell as ISO when it reads as a date (`28/11/2026`); else its text, with the reason for stage A. */
+function dateCell(order: object, field: string, text: string): string {
+  const r = readDate(text);
+  if (r.ok) return r.value;
+  markUnread(order, field, r.reason);
+  return text;
+}
+
+/** A quantity cell as a number when it reads as one in the file's context; else its text, with the reason. */
+function quantityCell(line: object, text: string, numbers: NumberContext): unknown {
+  if (text.trim() === '') return text;
+  const r = readNumber(text, numbers);
+  if (r.ok) return r.value;
+  markUnread(line, 'quantita', r.reason);
+  return text;
 }
 
 /** One string per (customer, reference), unambiguous (the length says where the customer ends); cheaper than JSON. */
@@ -264,6 +284,8 @@ class Planner {
   #batches = 0;
 
   readonly #seen: Seen = { quoted: false };
+  /** What the file's quantities show of how its numbers are written (people-values.ts), for the second pass. */
+  readonly #numbers: NumberContext = numberContext();
 
   constructor(input: CsvInput, opts: CsvReadOptions) {
     this.#maxOrders = opts.maxOrders ?? Infinity;
@@ -284,10 +306,14 @@ class Planner {
       }
     }
     if (!this.#layout) return;
-    const { codice, riferimento } = this.#layout;
+    // A file delimited by `,` is what English and machine exports write: its `1.500` may be 1.5.
+    if (this.#seen.delimiter === ',') this.#numbers.machine = true;
+    const { codice, riferimento, quantita } = this.#layout;
     const plan = this.#plan;
+    const numbers = this.#numbers;
     for (; k < batch.length; k++) {
       const record = batch[k]!;
+      noteNumber(numbers, cellAt(record, quantita));
       const key = keyOf(cellAt(record, codice), cellAt(record, riferimento));
       const planned = plan.get(key);
       if (planned) planned.rows++;
@@ -302,7 +328,7 @@ class Planner {
     if (this.#header === undefined) throw new IntakeError('NOT_PARSEABLE', 'CSV must start with a header row');
     const seen = this.#seen;
     const source = this.source;
-    return CsvOrderReader.fromPlan(this.#kept ? [this.#kept] : () => rereadRecords(source, seen), this.#layout!, this.#plan, this.#count);
+    return CsvOrderReader.fromPlan(this.#kept ? [this.#kept] : () => rereadRecords(source, seen), this.#layout!, this.#plan, this.#count, this.#numbers);
   }
 }
 
@@ -314,8 +340,8 @@ function csvInput(input: DecodeInput | CsvInput): CsvInput {
 
 export class CsvOrderReader {
   /** Built by the first pass (Planner). */
-  static fromPlan(source: Reread | string[][][], layout: Layout, plan: Map<string, Planned>, count: number): CsvOrderReader {
-    return new CsvOrderReader(source, layout, plan, count);
+  static fromPlan(source: Reread | string[][][], layout: Layout, plan: Map<string, Planned>, count: number, numbers: NumberContext): CsvOrderReader {
+    return new CsvOrderReader(source, layout, plan, count, numbers);
   }
 
   private constructor(
@@ -325,6 +351,8 @@ export class CsvOrderReader {
     private readonly plan: Map<string, Planned>,
     /** Orders in the file (maxOrders + 1 when there are more). */
     readonly count: number,
+    /** How the file writes its numbers, from every quantity of it: the context each one is read in. */
+    readonly numbers: NumberContext,
   ) {}
 
   #read = false;
@@ -382,20 +410,18 @@ export class CsvOrderReader {
             if (overflow) continue; // beyond maxOrders: the caller refuses the file on its count
             throw new Error('the second pass over a CSV file read an order the first pass did not count');
           }
-          const fields: Record<string, string> = {};
+          const order: Building['order'] = { righe: [] };
           for (const [field, at] of l.order) {
             const value = cellAt(record, at);
-            if (!(value === '' && OPTIONAL_ORDER_FIELDS.has(field))) fields[field] = value;
+            if (value === '' && OPTIONAL_ORDER_FIELDS.has(field)) continue;
+            order[field] = DATE_FIELDS.has(field) && value !== '' ? dateCell(order, field, value) : value;
           }
-          b = { index: planned.index, left: planned.rows, order: { ...fields, righe: [] } };
+          b = { index: planned.index, left: planned.rows, order };
           building.set(key, b);
         }
-        const quantita = cellAt(record, l.quantita);
-        b.order.righe.push({
-          codice_articolo: cellAt(record, l.articolo),
-          quantita: spreadsheetNumber(quantita) ?? quantita,
-          unita_misura: cellAt(record, l.unita),
-        });
+        const line = { codice_articolo: cellAt(record, l.articolo), quantita: '' as unknown, unita_misura: cellAt(record, l.unita) };
+        line.quantita = quantityCell(line, cellAt(record, l.quantita), this.numbers);
+        b.order.righe.push(line);
         if (--b.left > 0) continue;
         building.delete(key);
         // Every row of it is read: its entry is needed no more, and the plan shrinks as the file is read.

@@ -9,12 +9,15 @@ import { CsvOrderReader, type CsvInput } from './csv-stream.ts';
 import { decodeOrders } from './decode.ts';
 import { binaryKind, detectFormat } from './detect.ts';
 import { isBlank } from './text.ts';
+import type { NumberContext } from './people-values.ts';
 
 export interface OrderSource {
   /** How many candidates (maxOrders + 1 when there are more than maxOrders). */
   count: number;
   /** The candidates in file order; read them once. */
   candidates(): Iterable<unknown>;
+  /** How the file writes its numbers, for a file whose numbers are people's writing (CSV). */
+  numbers?: NumberContext;
 }
 
 export function arraySource(candidates: unknown[]): OrderSource {
@@ -70,5 +73,5 @@ function isCsv(input: DecodeInput): boolean {
 
 function csvSource(reader: CsvOrderReader): OrderSource {
   if (reader.count === 0) throw new IntakeError('NO_ORDERS', 'the file holds no order');
-  return { count: reader.count, candidates: () => reader.orders() };
+  return { count: reader.count, candidates: () => reader.orders(), numbers: reader.numbers };
 }

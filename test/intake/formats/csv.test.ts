@@ -159,7 +159,7 @@ void describe('CSV decoder', () => {
   void it('converts quantita only when it is a number, leaving the rest as text', () => {
     const orders = decodeCsv(csv(HEADER, ...['12', '1.234,5', '1.000', 'dodici', '-2', '1,5 kg', '0,250'].map((q) => `C;P;2024-05-02;;A;${q};PZ`)));
     const quantities = (orders[0] as { righe: Array<{ quantita: unknown }> }).righe.map((r) => r.quantita);
-    assert.deepEqual(quantities, [12, 1234.5, '1.000', 'dodici', -2, '1,5 kg', 0.25]);
+    assert.deepEqual(quantities, [12, 1234.5, 1000, 'dodici', -2, '1,5 kg', 0.25]);
   });
 
   void it('names the missing columns', () => {

@@ -11,37 +11,48 @@ import { openOrders } from '../../../intake/formats/index.ts';
 import type { StoredSubmission } from '../../../domain/types.ts';
 import type { WebContext } from '../context.ts';
 import { idParam } from '../render.ts';
-import { MAX_FORM_LINES, orderFromForm, postedForm, text, type OrderForm } from '../order-form.ts';
+import { MAX_FORM_LINES, postedForm, readOrderForm, text, type OrderForm } from '../order-form.ts';
+import { writeNumber } from '../../../intake/formats/people-values.ts';
 import { actor, consolePage, record } from './page.ts';
 
 /** Empty lines offered below the decoded ones, so a line can be added without any script. */
 export const SPARE_LINES = 2;
 
-/** The order candidate at `index` of the submission's file as form values ('' where the file had nothing usable). */
-export function decodedForm(s: StoredSubmission, index: number): OrderForm {
+/**
+ * The order candidate at `index` of the submission's file as form values ('' where the file had nothing usable),
+ * and whether the file's numbers are a machine's (then the form reads its numbers as that file was read).
+ * Quantities the file gave as numbers are written back so that any context reads them as the same number; those it
+ * could not read stay as the file had them, to be corrected.
+ */
+export function decodedForm(s: StoredSubmission, index: number): { form: OrderForm; machine: boolean } {
   const empty: OrderForm = { riferimento_ordine: '', data_ordine: '', data_consegna: '', righe: [] };
   let candidate: unknown;
+  let machine = false;
   try {
     let i = 0;
-    for (const c of openOrders({ raw: s.raw, mediaType: s.mediaType, fileName: s.fileName, charset: s.charset }, { maxOrders: index + 1 }).candidates()) {
+    const source = openOrders({ raw: s.raw, mediaType: s.mediaType, fileName: s.fileName, charset: s.charset }, { maxOrders: index + 1 });
+    machine = source.numbers?.machine ?? false;
+    for (const c of source.candidates()) {
       if (i++ === index) {
         candidate = c;
         break;
       }
     }
   } catch {
-    return empty; // the file could not be read at all: the operator types the order from the raw text shown
+    return { form: empty, machine }; // the file could not be read at all: the operator types the order from the raw text shown
   }
-  if (!candidate || typeof candidate !== 'object') return empty;
+  if (!candidate || typeof candidate !== 'object') return { form: empty, machine };
   const o = candidate as Record<string, unknown>;
   const righe = Array.isArray(o.righe) ? o.righe.slice(0, MAX_FORM_LINES) : [];
-  return {
+  const form = {
     riferimento_ordine: text(o.riferimento_ordine), data_ordine: text(o.data_ordine), data_consegna: text(o.data_consegna),
     righe: righe.map((r) => {
       const l = (r && typeof r === 'object' ? r : {}) as Record<string, unknown>;
-      return { codice_articolo: text(l.codice_articolo), quantita: text(l.quantita), unita_misura: text(l.unita_misura) };
+      const quantita = typeof l.quantita === 'number' ? writeNumber(l.quantita) : text(l.quantita);
+      return { codice_articolo: text(l.codice_articolo), quantita, unita_misura: text(l.unita_misura) };
     }),
   };
+  return { form, machine };
 }
 
 function withSpare(form: OrderForm): OrderForm {
@@ -71,7 +82,8 @@ export function registerCorrectRoutes(app: FastifyInstance, ctx: WebContext): vo
     const wanted = Number((req.query as Record<string, unknown>).ordine ?? NaN);
     const firstRefused = s.outcome?.orders.find((o) => o.esito === 'errore')?.index ?? 0;
     const index = Number.isInteger(wanted) && wanted >= 0 ? wanted : firstRefused;
-    return show(req, reply, s, index, decodedForm(s, index));
+    const { form, machine } = decodedForm(s, index);
+    return show(req, reply, s, index, form, { machine });
   });
 
   app.post('/invii/:id/correggi', async (req, reply) => {
@@ -79,7 +91,10 @@ export function registerCorrectRoutes(app: FastifyInstance, ctx: WebContext): vo
     const op = actor(req);
     const index = Number((req.body as Record<string, unknown>).ordine ?? 0) || 0;
     const form = postedForm(req.body);
-    const order = orderFromForm(form, s.customerCode);
+    const machine = (req.body as Record<string, unknown>).numeri === 'macchina';
+    const read = readOrderForm(form, s.customerCode, { machine });
+    if (!read.ok) return show(req, reply.code(422), s, index, form, { machine, problems: read.problems });
+    const order = read.order;
     const { submission, outcome } = await ctx.intake.submit({
       principal: { customerId: s.customerId, customerCode: s.customerCode },
       channel: 'console',
@@ -97,6 +112,6 @@ export function registerCorrectRoutes(app: FastifyInstance, ctx: WebContext): vo
     if (outcome.esito === 'ok') {
       return consolePage(ctx, req, reply, 'console/corrected.eta', { title: 'Ordine registrato', nav: 'submissions', s, submission, outcome });
     }
-    return show(req, reply.code(422), s, index, form, { outcome });
+    return show(req, reply.code(422), s, index, form, { machine, outcome });
   });
 }

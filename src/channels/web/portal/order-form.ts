@@ -4,7 +4,7 @@
  * types), and the order goes through the intake core as a one-order JSON submission of channel `portal`.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { orderFromForm, postedForm, type OrderForm } from '../order-form.ts';
+import { postedForm, readOrderForm, type OrderForm } from '../order-form.ts';
 import type { WebContext } from '../context.ts';
 import { sourceOf, str } from '../render.ts';
 import { customerOf, portalPage, principalOf } from './page.ts';
@@ -38,9 +38,10 @@ export function registerPortalOrderForm(app: FastifyInstance, ctx: WebContext): 
   app.post('/ordine', async (req, reply) => {
     const principal = principalOf(req);
     const form = postedForm(req.body);
-    const order = orderFromForm(form, principal.customerCode);
+    const read = readOrderForm(form, principal.customerCode);
+    if (!read.ok) return show(req, reply.code(422), padded(form), { problems: read.problems });
     const { outcome } = await ctx.intake.submit({
-      principal, channel: 'portal', mediaType: 'application/json', raw: Buffer.from(JSON.stringify(order), 'utf8'),
+      principal, channel: 'portal', mediaType: 'application/json', raw: Buffer.from(JSON.stringify(read.order), 'utf8'),
       meta: { remote: sourceOf(req), modulo: 'ordine' }, singleOrder: true,
     });
     if (outcome.esito === 'ok') return portalPage(ctx, req, reply, 'portal/result.eta', { title: 'Ordine inviato', nav: 'form', results: [{ fileName: 'Modulo d\'ordine', outcome }] });
