@@ -155,7 +155,7 @@ export const decodersBenchmark: Benchmark = {
     ];
     notes.push(
       `the 1M-line file is ${(bigBytes / 2 ** 20).toFixed(1)} MiB, handed over as a local file as the FTP/SFTP channels do (never held whole); it is read in 64 KiB `
-        + 'pieces twice (csv-stream.ts: a first pass checks the file with csv-parse and counts rows per order, the second hands out each '
+        + 'pieces twice (csv/stream.ts: a first pass checks the file with csv-parse and counts rows per order, the second hands out each '
         + 'order once its last row is read, splitting the rows itself when the file holds no quote: csv-unquoted.ts), and judged in batches of 1,000 orders, so the rest of the memory depends on the batch, not the file',
     );
     const baseline = details.length ? (details[0] as { decode: BigFileResult }).decode.baselineRssMiB : NaN;

@@ -71,36 +71,6 @@ export const LIMITS = {
   stagedSweepEveryMs: 10 * 60_000,
 } as const;
 
-/**
- * What an upload is counted at in the memory budget all customers' uploads share (config.uploadMemoryBytes) while it
- * is stored and judged (upload-memory.ts). Measured with bench/memory/upload-rss.ts and whole-path-phases.ts.
- */
-export const UPLOAD_MEMORY = {
-  /**
-   * JSON and XML files are decoded whole: the raw bytes, their text and the parsed document. Measured 8.6 × the size
-   * for a 30 MiB file when CSV went that way too (issue 19 measured 3.9 for larger orders): the worse case counts.
-   */
-  wholeFileFactor: 8,
-  /**
-   * A CSV file is stored and read in pieces (64 KiB to the parser, 1 MiB to the store, batches of at most 10,000
-   * lines): what it costs beyond its orders is a little fixed (buffers, the parser, one batch)...
-   */
-  csvFixedBytes: 2 * 1024 * 1024,
-  /**
-   * ...plus garbage made in proportion to the bytes read (pieces, records, batches) that the collector finds only
-   * later: twice the size covers what whole-path-phases.ts measured beyond the orders (+100-120 MiB for 48-52 MiB).
-   */
-  csvSizeFactor: 2,
-  /**
-   * Per order while a CSV file is judged: its outcome (~260 B kept, test/intake/memory-per-order.test.ts), its entry
-   * in the reader's plan and the file's identity check, its outcome's copies when the outcome is recorded (JSON text,
-   * the write thread's copy): the 1,000,000-line CSV's 100,000 orders peaked ~200 MiB above the rest.
-   */
-  csvPerOrderBytes: 2048,
-  /** The smallest CSV order: one row of seven short fields (`C;R;2024-01-01;;A;1;PZ`). */
-  csvMinOrderBytes: 24,
-} as const;
-
 /** Connection slots of each file server (FTP, SFTP), guarded by src/channels/connection-guard.ts. */
 export const FILES_GUARD_LIMITS = {
   total: LIMITS.connectionsPerServer,

@@ -8,6 +8,7 @@ import { simpleParser, type AddressObject, type Attachment, type HeaderValue, ty
 import { MAIL_LIMITS } from './limits.ts';
 import { noReplyReason } from './loops.ts';
 import { readZip, ZipRefused } from './zip.ts';
+import { formatOfFileName, formatOfMediaType, usualExtension } from '../../intake/formats/index.ts';
 
 export interface OrderPart {
   /** Position among the message's order files, from 0: with the message id, the part's identity. */
@@ -39,17 +40,17 @@ export interface ParsedMessage {
   problems: string[];
 }
 
-const ORDER_EXT = /\.(json|xml|csv)$/i;
 const ZIP_EXT = /\.zip$/i;
 /** Any other extension says what the file is (a PDF, a logo, a signature) and that it is not an order file. */
 const OTHER_EXT = /\.[A-Za-z0-9]{1,8}$/;
-const ORDER_TYPES = new Set([
-  'application/json', 'text/json', 'application/xml', 'text/xml', 'text/csv', 'application/csv', 'text/comma-separated-values',
-]);
 const ZIP_TYPES = new Set(['application/zip', 'application/x-zip-compressed', 'application/x-zip', 'multipart/x-zip']);
-/** Media types worth handing to the core (anything else, such as Excel's type for .csv, would only mislead it). */
-const DECLARED = /^(application\/(json|xml|csv)|text\/(xml|csv|json)|application\/[\w.+-]+\+(json|xml))$/;
-const EXT_OF_TYPE: Record<string, string> = { json: '.json', xml: '.xml', csv: '.csv', zip: '.zip' };
+/** An order file by its name: an extension of a registered format. */
+const isOrderName = (name: string) => formatOfFileName(name) !== undefined;
+/**
+ * The declared type of an order attachment, when it names a format exactly: handed to the core. Loose labels (Excel's
+ * type for .csv) are not: they would only mislead it.
+ */
+const declared = (type: string) => (formatOfMediaType(type) !== undefined ? type : undefined);
 /** Longest file name kept: file systems stop at 255 bytes, and a name is a label, not data. */
 const MAX_NAME = 200;
 
@@ -63,10 +64,12 @@ export function cleanFileName(name: string): string {
 type Kind = 'order' | 'zip' | 'other';
 
 function kindOf(name: string | undefined, type: string): Kind {
-  if (name && ORDER_EXT.test(name)) return 'order';
+  if (name && isOrderName(name)) return 'order';
   if (name && ZIP_EXT.test(name)) return 'zip';
+  // A type that names an order format exactly wins over a name that says nothing of it: mail programs name an
+  // attachment they have no extension for `attachment-1.txt`.
+  if (formatOfMediaType(type) !== undefined) return 'order';
   if (name && OTHER_EXT.test(name)) return 'other';
-  if (ORDER_TYPES.has(type) || /\+(json|xml)$/.test(type)) return 'order';
   if (ZIP_TYPES.has(type)) return 'zip';
   return 'other';
 }
@@ -74,8 +77,8 @@ function kindOf(name: string | undefined, type: string): Kind {
 function nameFor(a: Attachment, kind: Kind, n: number): string {
   const given = a.filename ? cleanFileName(a.filename) : '';
   if (given) return given;
-  const sub = a.contentType.split('/')[1] ?? '';
-  const ext = kind === 'zip' ? '.zip' : EXT_OF_TYPE[Object.keys(EXT_OF_TYPE).find((k) => sub.includes(k)) ?? ''] ?? '';
+  const format = kind === 'order' ? formatOfMediaType(a.contentType) : undefined;
+  const ext = kind === 'zip' ? '.zip' : format ? `.${usualExtension(format)}` : '';
   return `allegato-${n + 1}${ext}`;
 }
 
@@ -174,12 +177,12 @@ export async function parseMessage(raw: Buffer, opts: ParseOptions): Promise<Par
       continue;
     }
     if (kind === 'order') {
-      add({ fileName, mediaType: DECLARED.test(type) ? type : undefined, charset: charsetOf(a), raw: a.content });
+      add({ fileName, mediaType: declared(type), charset: charsetOf(a), raw: a.content });
       continue;
     }
     try {
       const zip = await readZip(a.content, { maxBytes: opts.maxFileBytes, maxFiles: MAIL_LIMITS.partsPerMessage - out.parts.length },
-        (name) => ORDER_EXT.test(name));
+        isOrderName);
       for (const f of zip.files) if (!add({ fileName: cleanFileName(f.name), raw: f.raw, zip: fileName })) break;
       out.ignored.push(...zip.ignored.map((i) => `${fileName}: ${i}`));
       out.problems.push(...zip.problems.map((p) => `${fileName}: ${p}`));

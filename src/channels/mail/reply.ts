@@ -7,6 +7,7 @@
  * the same Message-ID. It answers the customer's message (In-Reply-To, References, "Re: …") and says it is
  * automatic (Auto-Submitted: auto-replied, RFC 3834), so another robot does not answer it in turn.
  */
+import { formatList } from '../../intake/formats/index.ts';
 import MailComposer from 'nodemailer/lib/mail-composer';
 import { renderOutcomeJson, renderOutcomeText, type OutcomeFileInput } from '../../render/outcome-file.ts';
 import type { Outcome } from '../../domain/types.ts';
@@ -97,7 +98,7 @@ function introLines(input: ReplyInput, t: Tally): string[] {
     lines.push(
       `nel Suo messaggio${quoted}, ricevuto il ${localTime(input.receivedAt, input.timeZone)}, non abbiamo trovato nessun file d'ordine, quindi nessun ordine è stato registrato.`,
       '',
-      `Per inviare un ordine scriva a ${input.mailbox} allegando il file dell'ordine in formato JSON, XML o CSV`,
+      `Per inviare un ordine scriva a ${input.mailbox} allegando il file dell'ordine in formato ${formatList('it')}`,
       "(anche più file nello stesso messaggio, oppure un archivio ZIP che li contiene). Il testo del messaggio non viene letto:",
       "conta solo l'allegato. Riceverà una risposta come questa con il numero di ogni ordine accettato o gli errori da correggere.",
     );
@@ -118,7 +119,7 @@ function tailLines(input: ReplyInput): string[] {
     for (const p of message.problems) lines.push(`  - ${p}`);
   }
   if (message.ignored.length > 0) {
-    lines.push('', `Allegati ignorati perché non sono file d'ordine (JSON, XML, CSV o ZIP): ${message.ignored.join(', ')}`);
+    lines.push('', `Allegati ignorati perché non sono file d'ordine (${formatList('it', ['ZIP'])}): ${message.ignored.join(', ')}`);
   }
   if (input.judged.length > 0) lines.push('', "Il dettaglio per i programmi è nell'allegato esito.json.");
   lines.push('', 'Questo è un messaggio automatico del servizio ordini.');

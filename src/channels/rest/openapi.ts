@@ -7,6 +7,7 @@
  * beside minimum, `nullable` rather than type arrays); test/channels/rest/openapi.test.ts validates what is served.
  */
 import { connectorPaths, connectorSecuritySchemes } from '../../http/connector-openapi.ts';
+import { FORMATS, formatList, type ExampleOrder } from '../../intake/formats/index.ts';
 import { integrationPaths, productionProperties } from './openapi-integrations.ts';
 
 const errorA = {
@@ -62,12 +63,23 @@ const generic = (status: number, example: string) => ({
   description: example, content: { 'application/json': { schema: errorA, example: { statusCode: status, message: example } } },
 });
 
+const EXAMPLE: ExampleOrder = {
+  codice_cliente: 'DEMO', riferimento_ordine: 'PO-1', data_ordine: '2026-11-20', righe: [{ codice_articolo: 'BV-STD', quantita: 500, unita_misura: 'PZ' }],
+};
+
+/** Every media type of every registered format: JSON has its schema, the others are text with the format's example. */
+function requestBodies(): Record<string, unknown> {
+  return Object.fromEntries(FORMATS.flatMap((f) => f.mediaTypes.map((type) => [
+    type, f.name === 'json' ? { schema: order } : { schema: { type: 'string' }, example: f.example(EXAMPLE) },
+  ])));
+}
+
 export function openApiDocument(serverUrl: string) {
   return {
     openapi: '3.0.3',
     info: {
       title: 'Order intake REST API', version: '1',
-      description: 'Submit purchase orders (JSON, XML or CSV; one order per call) and follow their state. Every channel (e-mail, FTP/SFTP, SOAP, connectors) registers orders the same way; an order is identified by (codice_cliente, riferimento_ordine) whatever channel brought it.',
+      description: `Submit purchase orders (${formatList('en')}; one order per call) and follow their state. Every channel (e-mail, FTP/SFTP, SOAP, connectors) registers orders the same way; an order is identified by (codice_cliente, riferimento_ordine) whatever channel brought it.`,
     },
     servers: [{ url: serverUrl }],
     components: {
@@ -82,11 +94,7 @@ export function openApiDocument(serverUrl: string) {
           parameters: [{ name: 'Prefer', in: 'header', required: false, schema: { type: 'string', example: 'respond-async' }, description: 'respond-async: answer 202 at once (shape B) and process in the background' }],
           requestBody: {
             required: true,
-            content: {
-              'application/json': { schema: order },
-              'application/xml': { schema: { type: 'string' }, example: '<ordine><codice_cliente>DEMO</codice_cliente>…<righe><riga>…</riga></righe></ordine>' },
-              'text/csv': { schema: { type: 'string' }, example: 'codice_cliente;riferimento_ordine;data_ordine;data_consegna;codice_articolo;quantita;unita_misura\nDEMO;PO-1;2026-11-20;2026-12-01;BV-STD;500;PZ' },
-            },
+            content: requestBodies(),
           },
           responses: {
             201: { description: 'Registered (shape A)', content: { 'application/json': { schema: { type: 'object', properties: { esito: { type: 'string', enum: ['ok'] }, id_ordine: { type: 'string' }, numero_ordine: { type: 'string' }, messaggio: { type: 'string' } } } } } },

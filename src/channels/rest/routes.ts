@@ -7,6 +7,7 @@ import { errorBody } from '../../http/server.ts';
 import { INACTIVE_MESSAGE, isInactiveError } from '../../customers/active.ts';
 import { renderOutcome, renderQueued } from '../../http/render.ts';
 import { statusById, statusByRef } from '../../intake/status.ts';
+import { declaredTypesList, formatOfMediaType } from '../../intake/formats/index.ts';
 import { authenticateIntegration } from '../../handoff/integrations.ts';
 import type { Intake } from '../../intake/intake.ts';
 import type { Principal } from '../../domain/types.ts';
@@ -21,8 +22,6 @@ export interface RestDeps {
   auth: ApiKeyAuth;
 }
 
-/** Media types the REST channel takes; anything else is 415 before the body is read. */
-const ACCEPTED = /^(application\/(json|xml|csv)|text\/(xml|csv)|application\/[\w.+-]+\+(json|xml))$/;
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -62,8 +61,9 @@ export function registerRestRoutes(app: FastifyInstance, deps: RestDeps): void {
 
   async function acceptable(req: FastifyRequest, reply: FastifyReply) {
     const { type } = mediaType(req);
-    if (!type || !ACCEPTED.test(type)) {
-      return reply.code(415).send(errorBody(415, `Unsupported media type "${type ?? ''}": send application/json, application/xml or text/csv`));
+    // The formats' own media types (the registry); anything else is 415 before the body is read.
+    if (!type || formatOfMediaType(type) === undefined) {
+      return reply.code(415).send(errorBody(415, `Unsupported media type "${type ?? ''}": send ${declaredTypesList()}`));
     }
   }
 

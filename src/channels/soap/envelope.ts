@@ -8,7 +8,7 @@
  * of one host name must keep working against another. The operation is chosen by the Body element's local
  * name, never by the SOAPAction header, which clients fill in inconsistently (quoted, `…#Op`, empty or absent).
  *
- * Hardening is the core's (src/intake/formats/xml.ts: readXmlText, parseXml), so an envelope is read exactly as
+ * Hardening is the core's (src/intake/formats/xml/decode.ts: readXmlText, parseXml), so an envelope is read exactly as
  * safely as an order file: DOCTYPE and entity declarations refused before parsing, only the predefined entities
  * decoded, prototype names refused, nesting bounded. Only the root start tag is read here a second time, for the
  * Envelope's namespace.

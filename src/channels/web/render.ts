@@ -2,6 +2,7 @@
  * Rendering a page: every template gets the CSRF token of the current session, the formatting helpers and who is
  * logged in. Templates escape every value (`<%= %>`); nothing from a customer or an operator is ever inserted raw.
  */
+import { FORMATS, formatList, ORDER_MEDIA_TYPES } from '../../intake/formats/index.ts';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { IntakeError } from '../../domain/errors.ts';
 import { csrfUserInfo } from './sessions.ts';
@@ -18,8 +19,14 @@ export interface PageData {
 
 const formatters = new Map<string, ReturnType<typeof helpers>>();
 
+/** The order formats as the upload pages name and accept them (the registry's, so a new format shows up there). */
+const ORDER_FILES = {
+  list: formatList('it'),
+  accept: [...FORMATS.flatMap((f) => f.extensions.map((e) => `.${e}`)), ...ORDER_MEDIA_TYPES].join(','),
+};
+
 function helpers(timeZone: string) {
-  return { dateTime: dateTimeFormatter(timeZone), actionLabel, detailLabel, channelLabel, stateLabel, fieldLabel, italianMessage, orderErrors };
+  return { dateTime: dateTimeFormatter(timeZone), actionLabel, detailLabel, channelLabel, stateLabel, fieldLabel, italianMessage, orderErrors, orderFiles: ORDER_FILES };
 }
 
 export function fmtFor(timeZone: string) {

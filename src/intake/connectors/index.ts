@@ -9,7 +9,7 @@
 import { IntakeError } from '../../domain/errors.ts';
 import type { ConnectorFormat } from '../../domain/store/connectors.ts';
 import { decodeOrders } from '../formats/decode.ts';
-import { MAX_JSON_DEPTH } from '../formats/json.ts';
+import { MAX_JSON_DEPTH } from '../formats/json/index.ts';
 import { decodeText, printable } from '../formats/text.ts';
 import { decodeJdf } from './jdf.ts';
 import { jmfInfo, JMF_MEDIA_TYPE, submissionParams, XJMF_MEDIA_TYPE } from './jmf.ts';

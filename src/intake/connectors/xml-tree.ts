@@ -12,7 +12,7 @@
  */
 import { XMLParser } from 'fast-xml-parser';
 import { IntakeError } from '../../domain/errors.ts';
-import { MAX_XML_DEPTH, predefinedEntitiesOnly, readXmlText } from '../formats/xml.ts';
+import { MAX_XML_DEPTH, predefinedEntitiesOnly, readXmlText } from '../formats/xml/index.ts';
 import { printable } from '../formats/text.ts';
 
 export type XNode = Record<string, unknown>;

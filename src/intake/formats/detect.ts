@@ -4,30 +4,12 @@
  * type at all), so generic labels fall through to the next clue instead of deciding.
  */
 import type { DecodeInput, Format } from './input.ts';
+import { baseMediaType, extensionOf, formatOfContent, formatOfFileName, formatOfMediaType } from './registry.ts';
 import { printable, textPrefix } from './text.ts';
 
-const MEDIA_TYPES: ReadonlyMap<string, Format> = new Map([
-  ['application/json', 'json'],
-  ['text/json', 'json'],
-  ['application/xml', 'xml'],
-  ['text/xml', 'xml'],
-  ['text/csv', 'csv'],
-  ['application/csv', 'csv'],
-  ['text/comma-separated-values', 'csv'],
-  ['text/tab-separated-values', 'csv'],
-  // What Windows and many mail clients call a .csv file.
-  ['application/vnd.ms-excel', 'csv'],
-]);
 
 /** Labels that say nothing about the content. */
 const GENERIC_MEDIA_TYPES: ReadonlySet<string> = new Set(['text/plain', 'application/octet-stream', 'binary/octet-stream']);
-
-const EXTENSIONS: ReadonlyMap<string, Format> = new Map([
-  ['json', 'json'],
-  ['xml', 'xml'],
-  ['csv', 'csv'],
-  ['tsv', 'csv'],
-]);
 
 /** Extensions of files that are surely not orders in one of our formats (when the content agrees). */
 const FOREIGN_EXTENSIONS: ReadonlySet<string> = new Set([
@@ -38,50 +20,17 @@ const FOREIGN_EXTENSIONS: ReadonlySet<string> = new Set([
 /** Enough of the file to see its first line even with a wide header. */
 const SNIFF_BYTES = 8192;
 
-/** `Text/CSV; charset=UTF-8` → `text/csv`. */
-export function baseMediaType(mediaType: string | undefined): string | undefined {
-  const base = mediaType?.split(';', 1)[0]?.trim().toLowerCase();
-  return base ? base : undefined;
-}
-
-/** The charset: declared on its own, or as a parameter of the media type. */
-export function declaredCharset(input: Pick<DecodeInput, 'charset' | 'mediaType'>): string | undefined {
-  if (input.charset?.trim()) return input.charset;
-  return /;\s*charset\s*=\s*"?([^";\s]+)/i.exec(input.mediaType ?? '')?.[1];
-}
-
-export function formatFromMediaType(mediaType: string | undefined): Format | undefined {
-  const base = baseMediaType(mediaType);
-  if (base === undefined) return undefined;
-  const known = MEDIA_TYPES.get(base);
-  if (known) return known;
-  if (base.endsWith('+json')) return 'json';
-  if (base.endsWith('+xml')) return 'xml';
-  return undefined;
-}
-
-function extension(fileName: string | undefined): string | undefined {
-  return /\.([a-z0-9]{1,10})$/i.exec(fileName?.trim() ?? '')?.[1]?.toLowerCase();
-}
-
-export function formatFromFileName(fileName: string | undefined): Format | undefined {
-  const ext = extension(fileName);
-  return ext === undefined ? undefined : EXTENSIONS.get(ext);
-}
-
-/** After a BOM and white space: `{`/`[` is JSON, `<` is XML, a header naming codice_cliente is CSV. */
+/** The format whose sniffer (registry.ts) recognises the file's first text, after a BOM and white space. */
 export function sniffFormat(raw: Uint8Array): Format | undefined {
-  const head = textPrefix(raw, SNIFF_BYTES).trimStart();
-  const first = head[0];
-  if (first === '{' || first === '[') return 'json';
-  if (first === '<') return 'xml';
-  const firstLine = head.split(/\r\n|\r|\n/, 1)[0] ?? '';
-  if (/codice_cliente/i.test(firstLine) && /[;,\t]/.test(firstLine)) return 'csv';
-  return undefined;
+  return formatOfContent(textPrefix(raw, SNIFF_BYTES).trimStart());
 }
 
+/**
+ * The declared media type first (loose labels too: a file is being read), then the file name's extension, then
+ * the content.
+ */
 export function detectFormat(input: DecodeInput): Format | undefined {
-  return formatFromMediaType(input.mediaType) ?? formatFromFileName(input.fileName) ?? sniffFormat(input.raw);
+  return formatOfMediaType(input.mediaType, { loose: true }) ?? formatOfFileName(input.fileName) ?? sniffFormat(input.raw);
 }
 
 /**
@@ -90,10 +39,10 @@ export function detectFormat(input: DecodeInput): Format | undefined {
  */
 export function declaredForeign(input: DecodeInput): string | undefined {
   const base = baseMediaType(input.mediaType);
-  if (base !== undefined && !GENERIC_MEDIA_TYPES.has(base) && formatFromMediaType(base) === undefined) {
+  if (base !== undefined && !GENERIC_MEDIA_TYPES.has(base) && formatOfMediaType(base, { loose: true }) === undefined) {
     return `media type ${printable(base)}`;
   }
-  const ext = extension(input.fileName);
+  const ext = extensionOf(input.fileName);
   return ext !== undefined && FOREIGN_EXTENSIONS.has(ext) ? `a .${ext} file` : undefined;
 }
 

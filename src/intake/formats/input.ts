@@ -1,6 +1,6 @@
 /** What every decoder takes: the raw bytes and what the channel knows about them. */
 
-export type Format = 'json' | 'xml' | 'csv';
+export type { Format } from './registry.ts';
 
 export interface DecodeInput {
   raw: Buffer;
@@ -10,4 +10,10 @@ export interface DecodeInput {
   fileName?: string;
   /** Declared charset; it wins over the document's own declaration and over guessing. */
   charset?: string;
+}
+
+/** The charset: declared on its own, or as a parameter of the media type. */
+export function declaredCharset(input: Pick<DecodeInput, 'charset' | 'mediaType'>): string | undefined {
+  if (input.charset?.trim()) return input.charset;
+  return /;\s*charset\s*=\s*"?([^";\s]+)/i.exec(input.mediaType ?? '')?.[1];
 }

@@ -1,11 +1,11 @@
 /**
  * Order candidates of a file, handed out one at a time so that a large file need not be held as a whole.
- * CSV files (the large ones: spreadsheet exports) are read in pieces (csv-stream.ts); JSON and XML are
+ * CSV files (the large ones: spreadsheet exports) are read in pieces (csv/stream.ts); JSON and XML are
  * decoded at once (no streaming parser is installed) and handed out from the array.
  */
 import { IntakeError } from '../../domain/errors.ts';
 import type { DecodeInput } from './input.ts';
-import { CsvOrderReader, type CsvInput } from './csv-stream.ts';
+import { CsvOrderReader, type CsvInput } from './csv/stream.ts';
 import { decodeOrders } from './decode.ts';
 import { binaryKind, detectFormat } from './detect.ts';
 import { isBlank } from './text.ts';

@@ -62,7 +62,7 @@ void describe('CSV read in pieces', () => {
   });
 
   void it('reads again with csv-parse a file whose only quote is far into it', () => {
-    // The second pass splits a file without quotes itself (csv-unquoted.ts); one quote anywhere sends it to csv-parse.
+    // The second pass splits a file without quotes itself (csv/unquoted.ts); one quote anywhere sends it to csv-parse.
     const many = Array.from({ length: 200 }, (_, i) => `C001;PO-${i % 7};2024-05-02;;A${i};1;PZ`);
     const raw = rows(HEADER, ...many, 'C001;"PO-1";2024-05-02;;"Z;\r\nZ";1;PZ');
     const orders = sameInEveryChunking({ raw }) as Array<{ riferimento_ordine: string; righe: Array<{ codice_articolo: string }> }>;

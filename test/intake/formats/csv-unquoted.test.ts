@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { parse } from 'csv-parse/sync';
-import { parserOptions } from '../../../src/intake/formats/csv-stream.ts';
-import { unquotedRecords } from '../../../src/intake/formats/csv-unquoted.ts';
+import { parserOptions } from '../../../src/intake/formats/csv/stream.ts';
+import { unquotedRecords } from '../../../src/intake/formats/csv/unquoted.ts';
 
 /** The records of `text` read by unquotedRecords in pieces of `size` bytes, batches joined. */
 function split(bytes: Buffer, delimiter: string, size: number): string[][] {

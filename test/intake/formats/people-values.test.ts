@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { contextOf, readDate, readNumber, writeNumber, numberContext } from '../../../src/intake/formats/people-values.ts';
-import { decodeCsv } from '../../../src/intake/formats/csv.ts';
+import { decodeCsv } from '../../../src/intake/formats/csv/index.ts';
 import { readOrderForm } from '../../../src/channels/web/order-form.ts';
 
 /** A small seeded generator: the same cases on every run, so a failure can be replayed. */

@@ -7,6 +7,7 @@ import type { Outcome, StoredSubmission } from '../../../domain/types.ts';
 import type { WebContext } from '../context.ts';
 import { sizeLabel } from '../format.ts';
 import { sourceOf } from '../render.ts';
+import { baseMediaType, formatOfMediaType } from '../../../intake/formats/index.ts';
 import { portalPage, principalOf } from './page.ts';
 
 interface FileResult {
@@ -18,13 +19,12 @@ interface FileResult {
 
 /**
  * Browsers guess a file's type from its extension and the desktop's settings (Windows calls .csv files
- * application/vnd.ms-excel); only the types that name one of our formats are passed on, the rest is left to the
- * file name and the content, as for FTP uploads.
+ * application/vnd.ms-excel); only the types that name one of our formats exactly are passed on, the rest is left to
+ * the file name and the content, as for FTP uploads.
  */
-const KNOWN_TYPES = new Set(['text/csv', 'application/json', 'application/xml', 'text/xml']);
 function trusted(mime: string | undefined): string | undefined {
-  const base = mime?.split(';', 1)[0]?.trim().toLowerCase();
-  return base && KNOWN_TYPES.has(base) ? base : undefined;
+  const base = baseMediaType(mime);
+  return base && formatOfMediaType(base) !== undefined ? base : undefined;
 }
 
 export function registerUpload(app: FastifyInstance, ctx: WebContext): void {

@@ -1,8 +1,8 @@
 /**
  * The header row of a CSV order file: where it is, which delimiter splits it, which column holds which field.
  */
-import { IntakeError } from '../../domain/errors.ts';
-import { LINE_FIELDS, ORDER_FIELDS, OPTIONAL_ORDER_FIELDS } from './fields.ts';
+import { IntakeError } from '../../../domain/errors.ts';
+import { LINE_FIELDS, ORDER_FIELDS, OPTIONAL_ORDER_FIELDS } from '../fields.ts';
 
 /**
  * Most columns in any row. The layout has seven; a few extra columns (descriptions, notes) are normal. A

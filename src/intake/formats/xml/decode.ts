@@ -8,11 +8,10 @@
  */
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
 import type { EntityDecoderOptions } from 'fast-xml-parser';
-import { IntakeError } from '../../domain/errors.ts';
-import type { DecodeInput } from './input.ts';
-import { declaredCharset } from './detect.ts';
-import { OPTIONAL_ORDER_FIELDS, decimalNumber, isRecord } from './fields.ts';
-import { decodeText, printable } from './text.ts';
+import { IntakeError } from '../../../domain/errors.ts';
+import { declaredCharset, type DecodeInput } from '../input.ts';
+import { OPTIONAL_ORDER_FIELDS, decimalNumber, isRecord } from '../fields.ts';
+import { decodeText, printable } from '../text.ts';
 
 /**
  * Deepest element nesting accepted. An order is five levels deep (ordini/ordine/righe/riga/quantita); the

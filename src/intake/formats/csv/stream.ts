@@ -6,7 +6,7 @@
  *   counts the rows of every (codice_cliente, riferimento_ordine). Every reason to refuse the file as a whole is
  *   found here, before any order is handed out, exactly as when the file was read at once.
  * - `orders()` (second pass) builds each order from its rows and hands it out once its last row is read, in the
- *   order orders first appear. A file without any quote is split by csv-unquoted.ts here, csv-parse's records
+ *   order orders first appear. A file without any quote is split by csv/unquoted.ts here, csv-parse's records
  *   at a fraction of its cost; a file with one is parsed by csv-parse again. A sorted file (what spreadsheets export) holds one order at a time; rows of one
  *   order far apart keep the orders in between until it completes.
  *
@@ -18,16 +18,15 @@
 import { CsvError, Parser, type Options } from 'csv-parse';
 import { parse as parseSync } from 'csv-parse/sync';
 import iconv from 'iconv-lite';
-import { IntakeError } from '../../domain/errors.ts';
-import type { DecodeInput } from './input.ts';
-import { declaredCharset } from './detect.ts';
-import { ORDER_FIELDS, OPTIONAL_ORDER_FIELDS } from './fields.ts';
-import { markUnread, noteNumber, numberContext, readDate, readNumber, type NumberContext } from './people-values.ts';
-import { columnsOf, detectDelimiter, findHeaderLine, MAX_COLUMNS, MAX_RECORD_CHARS, type Columns, type HeaderLine } from './csv-header.ts';
-import { ShapeScanner } from './csv-shape.ts';
-import { bufferBytes, firstInvalidUtf8, type Bytes } from './bytes.ts';
-import { QUOTE_BYTE, unquotedRecords } from './csv-unquoted.ts';
-import { byteOrderMark, decodeText, invalidUtf8Message, normalizeCharset } from './text.ts';
+import { IntakeError } from '../../../domain/errors.ts';
+import { declaredCharset, type DecodeInput } from '../input.ts';
+import { ORDER_FIELDS, OPTIONAL_ORDER_FIELDS } from '../fields.ts';
+import { markUnread, noteNumber, numberContext, readDate, readNumber, type NumberContext } from '../people-values.ts';
+import { columnsOf, detectDelimiter, findHeaderLine, MAX_COLUMNS, MAX_RECORD_CHARS, type Columns, type HeaderLine } from './header.ts';
+import { ShapeScanner } from './shape.ts';
+import { bufferBytes, firstInvalidUtf8, type Bytes } from '../bytes.ts';
+import { QUOTE_BYTE, unquotedRecords } from './unquoted.ts';
+import { byteOrderMark, decodeText, invalidUtf8Message, normalizeCharset } from '../text.ts';
 
 /** Bytes handed to the parser at a time: large enough that per-chunk costs vanish, small next to any limit. */
 export const CSV_CHUNK_BYTES = 64 * 1024;
@@ -200,7 +199,7 @@ interface Seen {
 
 /**
  * The second pass's records: csv-parse again for a file with a quote anywhere; without one, the same records split
- * at a fraction of the cost (csv-unquoted.ts), which took the decode of a 1,000,000-line file from two csv-parse
+ * at a fraction of the cost (csv/unquoted.ts), which took the decode of a 1,000,000-line file from two csv-parse
  * passes to one.
  */
 function rereadRecords(source: Utf8Source, seen: Seen): Iterable<string[][]> {

@@ -5,12 +5,11 @@
  * `__proto__` keys need no special care here: JSON.parse makes them own data properties and nothing below
  * merges objects or assigns keys taken from the file.
  */
-import { IntakeError } from '../../domain/errors.ts';
-import { withoutLoneSurrogates } from '../../domain/text.ts';
-import type { DecodeInput } from './input.ts';
-import { declaredCharset } from './detect.ts';
-import { isRecord } from './fields.ts';
-import { decodeText } from './text.ts';
+import { IntakeError } from '../../../domain/errors.ts';
+import { withoutLoneSurrogates } from '../../../domain/text.ts';
+import { declaredCharset, type DecodeInput } from '../input.ts';
+import { isRecord } from '../fields.ts';
+import { decodeText } from '../text.ts';
 
 /**
  * Deepest nesting accepted. An order is five levels deep ({"ordini": [{"righe": [{…}]}]}); V8's JSON.parse

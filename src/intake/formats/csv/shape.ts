@@ -11,7 +11,7 @@
  * and no byte of a multi-byte UTF-8 sequence is, so bytes can be scanned as they come. Lengths are counted in
  * characters as JavaScript counts them (UTF-16 code units), so the limit means the same as on decoded text.
  */
-import { IntakeError } from '../../domain/errors.ts';
+import { IntakeError } from '../../../domain/errors.ts';
 
 const QUOTE = 0x22;
 const LF = 0x0a;

@@ -1,6 +1,6 @@
 /**
  * The records of a CSV text that holds no quote character, split the way csv-parse splits it with the reader's
- * options (csv-stream.ts parserOptions) at a fraction of its cost: the second pass over a large file, once the
+ * options (csv/stream.ts parserOptions) at a fraction of its cost: the second pass over a large file, once the
  * first pass (csv-parse itself) has checked the file and seen no quote in it.
  *
  * What must stay true: for a text without `"` the records are exactly csv-parse's, batch boundaries aside. Without
