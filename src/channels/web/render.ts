@@ -5,7 +5,10 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { IntakeError } from '../../domain/errors.ts';
 import { csrfUserInfo } from './sessions.ts';
-import { actionLabel, attachment, channelLabel, detailLabel, dateTimeFormatter, fieldLabel, italianMessage, orderErrors, stateLabel } from './format.ts';
+import {
+  actionLabel, actorLabel, attachment, channelLabel, dateLabel, dateTimeFormatter, detailLabel, detailValue, fieldLabel, italianMessage, orderErrors,
+  productionLabel, roleLabel, stateLabel, submissionState,
+} from './format.ts';
 
 export interface PageData {
   title: string;
@@ -19,7 +22,10 @@ export interface PageData {
 const formatters = new Map<string, ReturnType<typeof helpers>>();
 
 function helpers(timeZone: string) {
-  return { dateTime: dateTimeFormatter(timeZone), actionLabel, detailLabel, channelLabel, stateLabel, fieldLabel, italianMessage, orderErrors };
+  return {
+    dateTime: dateTimeFormatter(timeZone), date: dateLabel, actionLabel, actorLabel, detailLabel, detailValue, channelLabel, stateLabel, submissionState,
+    productionLabel, roleLabel, fieldLabel, italianMessage, orderErrors,
+  };
 }
 
 export function fmtFor(timeZone: string) {
