@@ -6,6 +6,7 @@
 import type { Channel, OrderOutcome, Outcome, ProductionState } from '../../domain/types.ts';
 import type { SubmissionSummary } from '../../domain/store/store.ts';
 import type { OperatorRole } from '../../domain/store/web.ts';
+import type { OrderEventType } from '../../domain/order-events.ts';
 import { formatter } from '../../render/local-time.ts';
 
 const CHANNEL_LABELS: Record<Channel, string> = {
@@ -134,6 +135,15 @@ const ACTIONS: Record<string, string> = {
   'connettore.aggiungi': 'Connettore attivato', 'connettore.ruota_chiave': 'Nuova chiave del connettore',
   'cliente.notifiche_attive': 'Notifiche e-mail dello stato attivate', 'cliente.notifiche_spente': 'Notifiche e-mail dello stato disattivate',
 };
+
+const EVENTS: Record<OrderEventType, string> = {
+  'ordine.registrato': 'Ordine registrato', 'ordine.rifiutato': 'Ordine rifiutato', 'ordine.stato_aggiornato': 'Stato di produzione aggiornato',
+};
+
+/** An outbox event's type as a person reads it (the webhook's receiver gets the key). */
+export function eventLabel(type: string): string {
+  return EVENTS[type as OrderEventType] ?? type;
+}
 
 /** Who did it: an operator's e-mail as it is; the command line and a customer in words. */
 export function actorLabel(actor: string): string {

@@ -6,7 +6,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { IntakeError } from '../../domain/errors.ts';
 import { csrfUserInfo } from './sessions.ts';
 import {
-  actionLabel, actorLabel, attachment, channelLabel, dateLabel, dateTimeFormatter, detailLabel, detailValue, fieldLabel, italianMessage, orderErrors,
+  actionLabel, actorLabel, attachment, channelLabel, dateLabel, dateTimeFormatter, detailLabel, detailValue, eventLabel, fieldLabel, italianMessage, orderErrors,
   productionLabel, roleLabel, stateLabel, submissionState,
 } from './format.ts';
 
@@ -23,7 +23,7 @@ const formatters = new Map<string, ReturnType<typeof helpers>>();
 
 function helpers(timeZone: string) {
   return {
-    dateTime: dateTimeFormatter(timeZone), date: dateLabel, actionLabel, actorLabel, detailLabel, detailValue, channelLabel, stateLabel, submissionState,
+    dateTime: dateTimeFormatter(timeZone), date: dateLabel, actionLabel, actorLabel, detailLabel, detailValue, eventLabel, channelLabel, stateLabel, submissionState,
     productionLabel, roleLabel, fieldLabel, italianMessage, orderErrors,
   };
 }

@@ -4,7 +4,7 @@ import { describe, it } from 'node:test';
 import { csvCell } from '../../../src/channels/web/console/orders.ts';
 import { dayStart } from '../../../src/channels/web/console/dashboard.ts';
 import {
-  actionLabel, actorLabel, dateLabel, dateTimeFormatter, detailValue, fieldLabel, isPartial, italianMessage, productionLabel, rawPreview, roleLabel,
+  actionLabel, actorLabel, dateLabel, dateTimeFormatter, detailValue, eventLabel, fieldLabel, isPartial, italianMessage, productionLabel, rawPreview, roleLabel,
   safeFileName, stateLabel, submissionState,
 } from '../../../src/channels/web/format.ts';
 
@@ -70,6 +70,7 @@ void describe('web formatting', () => {
     assert.equal(detailValue('role', 'operator'), 'operatore');
     assert.equal(detailValue('esito', 'errore'), 'rifiutato');
     assert.equal(detailValue('address', null), '—');
+    assert.equal(eventLabel('ordine.stato_aggiornato'), 'Stato di produzione aggiornato');
   });
 
   void it('shows dates as 28/11/2026 and instants as 28/11/2026 14:05 in the service time zone', () => {
