@@ -48,7 +48,7 @@ void describe('console in the browser', () => {
       assert.match(await page.locator('.card').nth(2).innerText(), /1/, 'one refused submission this week');
       await shot(page, 'console-dashboard');
 
-      await page.getByRole('link', { name: 'Vedi gli invii rifiutati' }).click();
+      await page.getByRole('link', { name: 'Vedi gli invii con ordini rifiutati' }).first().click();
       await page.getByRole('heading', { name: 'Invii' }).waitFor();
       const row = page.locator('tr', { hasText: 'ordini-novembre.csv' });
       assert.match(await row.innerText(), /Rifiutato/);
@@ -82,15 +82,17 @@ void describe('console in the browser', () => {
       assert.equal(correction?.meta.operatore, email);
 
       await page.getByRole('link', { name: 'Registro attività' }).first().click();
-      const entry = page.locator('tr', { hasText: 'invio.correggi_registra' });
+      const entry = page.locator('tr', { hasText: 'Correzione registrata' });
       const text = await entry.innerText();
+      assert.doesNotMatch(await page.locator('main').innerText(), /invio\.correggi_registra|\blogin\b/, 'actions in words, not their keys');
+      assert.match(await page.locator('tr', { hasText: 'Accesso' }).first().innerText(), /Accesso/);
       assert.match(text, new RegExp(email.replace('.', '\\.')));
       assert.match(text, new RegExp(numero));
       assert.match(text, new RegExp(refusedId));
       await shot(page, 'console-audit');
 
       await page.goto(`${t.url}/console/invii/${refusedId}`);
-      assert.match(await page.getByText(/correggi_registra/).innerText(), /correggi_registra/);
+      assert.match(await page.locator('main li', { hasText: 'Correzione registrata' }).innerText(), new RegExp(`${email.replace('.', '\\.')}: Correzione registrata, ordine ${numero}`));
 
       await page.goto(`${t.url}/console/ordini`);
       await page.locator('tr', { hasText: 'PO-77' }).getByRole('link', { name: numero }).click();

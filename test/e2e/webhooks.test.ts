@@ -56,7 +56,7 @@ void describe('failing webhooks in the console', () => {
       await page.getByRole('heading', { name: 'Webhook in errore' }).waitFor();
       await page.getByRole('heading', { name: url }).waitFor();
       const table = await page.locator('table').innerText();
-      assert.match(table, /ordine\.registrato/);
+      assert.match(table, /Ordine registrato/);
       assert.match(table, /Fallita/);
       assert.match(table, /HTTP 500/);
       await shot(page, 'console-webhooks');

@@ -148,5 +148,45 @@ export function webContract(makeStore: StoreFactory): void {
       assert.deepEqual((await store.searchArticles('%', 10)), []);
       assert.equal((await store.searchArticles('', 2)).length, 2);
     }));
+
+    void it('tells a partly accepted file from a refused one, in the list and in the week\'s count', () => withStore(makeStore, async (store) => {
+      const c = await addCustomer(store, 'C001');
+      const ids: string[] = [];
+      const outcomes: Outcome['orders'][] = [
+        [{ index: 0, riferimento_ordine: 'P1', esito: 'ok', numero_ordine: '2026-000001' }, { index: 1, riferimento_ordine: 'P2', esito: 'errore', code: 'BUSINESS' }],
+        [{ index: 0, riferimento_ordine: 'P3', esito: 'errore', code: 'BUSINESS' }],
+        [{ index: 0, riferimento_ordine: 'P4', esito: 'ok', numero_ordine: '2026-000002' }],
+      ];
+      for (const [i, orders] of outcomes.entries()) {
+        const id = await addSubmission(store, c, { receivedAt: at(i + 1), channel: 'sftp', singleOrder: false });
+        ids.push(id);
+        await store.completeSubmission(id, 'processed', { submissionId: id, esito: orders.every((o) => o.esito === 'ok') ? 'ok' : 'errore', orders }, at(i + 2));
+      }
+      const file = await addSubmission(store, c, { receivedAt: at(9), channel: 'sftp', singleOrder: false });
+      await store.completeSubmission(file, 'processed', { submissionId: file, esito: 'errore', fileError: { code: 'VALIDATION', message: ['x'] }, orders: [] }, at(10));
+      const listed = await store.searchSubmissions({ limit: 10 });
+      assert.deepEqual(listed.map((s) => [s.esito, s.partial ?? false]), [['errore', false], ['ok', false], ['errore', false], ['errore', true]]);
+      assert.deepEqual((await store.searchSubmissions({ limit: 10, outcome: 'errore' })).map((s) => s.partial ?? false), [false, false, true]);
+      assert.equal(await store.countRefused(at(0)), 3, 'refused as a whole or in part');
+      assert.equal(await store.countPartial(at(0)), 1);
+      assert.equal(await store.countPartial(at(2)), 0, 'since a time, as countRefused');
+    }));
+
+    void it('lists orders with what production last reported and its history', () => withStore(makeStore, async (store) => {
+      const c = await addCustomer(store, 'C001');
+      const sub = await addSubmission(store, c);
+      const [shipped, waiting] = await store.registerOrders([item(c, sub, 'S1', { registeredAt: at(1) }), item(c, sub, 'S2', { registeredAt: at(2) })]);
+      const report = (from: 'in_lavorazione' | null, to: 'in_lavorazione' | 'spedito', n: number, nota?: string) => store.setProductionState({
+        orderId: shipped!.id_ordine, from, to, nota, at: at(n), integration: 'MIS',
+        event: { id: uuidv7(), type: 'ordine.stato_aggiornato' as const, time: at(n), orderId: shipped!.id_ordine, customerId: c.id, data: {} },
+      });
+      assert.equal(await report(null, 'in_lavorazione', 20), true);
+      assert.equal(await report('in_lavorazione', 'spedito', 21, 'BRT 123'), true);
+      const listed = await store.searchOrders({ limit: 10, customerId: c.id });
+      assert.deepEqual(listed.map((o) => [o.riferimento_ordine, o.productionState]), [['S2', undefined], ['S1', 'spedito']]);
+      assert.deepEqual(listed[1]?.productionHistory, [{ stato: 'in_lavorazione', aggiornato_il: at(20) }, { stato: 'spedito', nota: 'BRT 123', aggiornato_il: at(21) }]);
+      assert.equal('productionHistory' in listed[0]!, false, 'nothing reported: no history');
+      void waiting;
+    }));
   });
 }

@@ -19,8 +19,8 @@ import {
 } from '../../src/store/sqlite/store.ts';
 import { IDENTITY_SQL as SQLITE_IDENTITY } from '../../src/store/sqlite/write-ops.ts';
 import { RECEIVED_IDS_SQL as SQLITE_RECEIVED } from '../../src/store/sqlite/work.ts';
-import { COUNT_REFUSED_SQL as SQLITE_COUNT_REFUSED } from '../../src/store/sqlite/web.ts';
-import { COUNT_REFUSED_SQL as PG_COUNT_REFUSED } from '../../src/store/postgres/web.ts';
+import { COUNT_PARTIAL_SQL as SQLITE_COUNT_PARTIAL, COUNT_REFUSED_SQL as SQLITE_COUNT_REFUSED } from '../../src/store/sqlite/web.ts';
+import { COUNT_PARTIAL_SQL as PG_COUNT_PARTIAL, COUNT_REFUSED_SQL as PG_COUNT_REFUSED } from '../../src/store/postgres/web.ts';
 import { CLAIM_SQL as PG_CLAIM } from '../../src/store/postgres/work.ts';
 import { addCustomer, addSubmission, at, item } from './fixtures.ts';
 import { PG_SKIP } from './pg-schema.ts';
@@ -89,6 +89,7 @@ void describe('query plans', () => {
         .map((r) => r.detail).join('\n');
       assert.match(explain(SQLITE_RECEIVED, [10]), /SEARCH submissions USING INDEX submissions_state_received \(state=\?\)/);
       assert.match(explain(SQLITE_COUNT_REFUSED, [at(0)]), /USING (COVERING )?INDEX submissions_esito_received/);
+      assert.match(explain(SQLITE_COUNT_PARTIAL, [at(0)]), /SEARCH submissions USING INDEX submissions_esito_received/);
       assert.equal((db.prepare(SQLITE_RECEIVED).all(1000) as unknown[]).length, ROWS / 50, 'the statement finds the received files');
       const partial = db.prepare(`SELECT name, partial FROM pragma_index_list('submissions') WHERE name IN ('submissions_state_received', 'submissions_esito_received')`).all();
       assert.deepEqual(partial.map((r) => (r as { partial: number }).partial), [1, 1], 'both indexes are partial');
@@ -106,6 +107,7 @@ void describe('query plans', () => {
       assert.match(await explain(PG_CLAIM, ['h', 10, 1000]), /Index Scan using submissions_(claimable|state_received) on submissions/);
       assert.match(await explain(PG_PENDING, [10]), /Index Scan using submissions_(claimable|state_received) on submissions/);
       assert.match(await explain(PG_COUNT_REFUSED, [at(0)]), /Index (Only )?Scan using submissions_esito_received on submissions/);
+      assert.match(await explain(PG_COUNT_PARTIAL, [at(0)]), /Index Scan using submissions_esito_received on submissions/);
     });
   });
 

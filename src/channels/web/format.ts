@@ -3,8 +3,11 @@
  * zone, field paths as a person reads them ("riga 2, codice articolo"), and raw files as text safe to show.
  * Everything returned here is plain text; the templates escape it.
  */
-import type { Channel, OrderOutcome } from '../../domain/types.ts';
+import type { Channel, OrderOutcome, Outcome, ProductionState } from '../../domain/types.ts';
 import type { SubmissionSummary } from '../../domain/store/store.ts';
+import type { OperatorRole } from '../../domain/store/web.ts';
+import type { OrderEventType } from '../../domain/order-events.ts';
+import { formatter } from '../../render/local-time.ts';
 
 const CHANNEL_LABELS: Record<Channel, string> = {
   rest: 'REST', soap: 'SOAP', email: 'E-mail', imap: 'E-mail (IMAP)', ftp: 'FTP', sftp: 'SFTP',
@@ -15,15 +18,61 @@ export function channelLabel(c: string): string {
   return CHANNEL_LABELS[c as Channel] ?? c;
 }
 
-export function stateLabel(s: Pick<SubmissionSummary, 'state' | 'esito'>): { text: string; kind: 'ok' | 'err' | 'wait' } {
+export type BadgeKind = 'ok' | 'err' | 'wait' | 'part';
+
+/**
+ * A submission's state as a badge. `partial`: refused as a whole (esito errore) yet some of its orders were accepted;
+ * calling that "Rifiutato" made people send again orders that were already registered.
+ */
+export function stateLabel(s: Pick<SubmissionSummary, 'state' | 'esito' | 'partial'>): { text: string; kind: BadgeKind } {
   if (s.state === 'received') return { text: 'In elaborazione', kind: 'wait' };
   if (s.state === 'failed') return { text: 'Errore interno', kind: 'err' };
-  return s.esito === 'ok' ? { text: 'Accettato', kind: 'ok' } : { text: 'Rifiutato', kind: 'err' };
+  if (s.esito === 'ok') return { text: 'Accettato', kind: 'ok' };
+  return s.partial ? { text: 'Parzialmente accettato', kind: 'part' } : { text: 'Rifiutato', kind: 'err' };
 }
 
+/** True when an outcome refused some orders and accepted others (what `partial` says of a listed submission). */
+export function isPartial(o: Pick<Outcome, 'esito' | 'orders'> | undefined): boolean {
+  return o !== undefined && o.esito === 'errore' && o.orders.some((x) => x.esito === 'ok');
+}
+
+/** The badge of a submission shown whole (its outcome at hand rather than the listing's `partial`). */
+export function submissionState(s: { state: SubmissionSummary['state']; outcome?: Outcome }): { text: string; kind: BadgeKind } {
+  return stateLabel({ state: s.state, esito: s.outcome?.esito, partial: isPartial(s.outcome) });
+}
+
+const PRODUCTION_LABELS: Record<ProductionState, { text: string; kind: BadgeKind }> = {
+  in_lavorazione: { text: 'In lavorazione', kind: 'wait' },
+  spedito: { text: 'Spedito', kind: 'ok' },
+  consegnato: { text: 'Consegnato', kind: 'ok' },
+  annullato: { text: 'Annullato', kind: 'err' },
+};
+
+/** What production last reported of an order; nothing reported yet reads as waiting for production. */
+export function productionLabel(s: ProductionState | undefined): { text: string; kind: BadgeKind | 'none' } {
+  return s ? PRODUCTION_LABELS[s] ?? { text: s, kind: 'wait' } : { text: 'In attesa di lavorazione', kind: 'none' };
+}
+
+const ROLES: Record<OperatorRole, string> = { admin: 'amministratore', operator: 'operatore', viewer: 'sola lettura' };
+
+export function roleLabel(role: string): string {
+  return ROLES[role as OperatorRole] ?? role;
+}
+
+/** `28/11/2026 14:05` in the service's time zone: the one way pages show an instant to people. */
 export function dateTimeFormatter(timeZone: string): (iso: string | undefined) => string {
-  const f = new Intl.DateTimeFormat('it-IT', { timeZone, day: '2-digit', month: '2-digit', year: 'numeric', hour: '2-digit', minute: '2-digit' });
+  const f = formatter('it-IT', timeZone, { day: '2-digit', month: '2-digit', year: 'numeric', hour: '2-digit', minute: '2-digit' });
   return (iso) => (iso ? f.format(new Date(iso)).replace(',', '') : '');
+}
+
+/**
+ * A calendar date of an order (`data_ordine`, `data_consegna`: `2026-11-28`) as `28/11/2026`. A date has no time
+ * zone, so it is rewritten, never converted; anything not shaped like a date is shown as it is.
+ */
+export function dateLabel(day: string | undefined): string {
+  if (!day) return '';
+  const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(day);
+  return m ? `${m[3]}/${m[2]}/${m[1]}` : day;
 }
 
 const FIELD_NAMES: Record<string, string> = {
@@ -83,7 +132,7 @@ export function orderErrors(o: OrderOutcome): { where: string; text: string }[] 
 const ACTIONS: Record<string, string> = {
   login: 'Accesso', logout: 'Uscita', 'operator.add': 'Operatore creato', 'operator.reset_password': 'Password operatore reimpostata',
   'operator.disable': 'Operatore disattivato', 'operator.enable': 'Operatore riattivato', 'invio.rielabora': 'Invio rielaborato',
-  'invio.correggi_registra': 'Ordine corretto e registrato', 'invio.correggi_rifiutato': 'Correzione rifiutata',
+  'invio.correggi_registra': 'Correzione registrata', 'invio.correggi_rifiutato': 'Correzione rifiutata',
   'ordini.esporta': 'Ordini esportati in CSV', 'cliente.aggiungi': 'Cliente attivato', 'cliente.ruota_chiave': 'Nuova chiave API',
   'cliente.reimposta_password': 'Nuova password cliente', 'articoli.importa': 'Catalogo articoli importato',
   'cliente.disattiva': 'Cliente disattivato', 'cliente.riattiva': 'Cliente riattivato', 'sito.aggiungi': 'Sito di produzione aggiunto',
@@ -91,17 +140,43 @@ const ACTIONS: Record<string, string> = {
   'cliente.notifiche_attive': 'Notifiche e-mail dello stato attivate', 'cliente.notifiche_spente': 'Notifiche e-mail dello stato disattivate',
 };
 
+const EVENTS: Record<OrderEventType, string> = {
+  'ordine.registrato': 'Ordine registrato', 'ordine.rifiutato': 'Ordine rifiutato', 'ordine.stato_aggiornato': 'Stato di produzione aggiornato',
+};
+
+/** An outbox event's type as a person reads it (the webhook's receiver gets the key). */
+export function eventLabel(type: string): string {
+  return EVENTS[type as OrderEventType] ?? type;
+}
+
+/** Who did it: an operator's e-mail as it is; the command line and a customer in words. */
+export function actorLabel(actor: string): string {
+  if (actor === 'cli') return 'riga di comando';
+  return actor.startsWith('cliente:') ? `cliente ${actor.slice('cliente:'.length)}` : actor;
+}
+
 export function actionLabel(action: string): string {
   return ACTIONS[action] ?? action;
 }
 
 const DETAILS: Record<string, string> = {
   nuovo_invio: 'Nuovo invio', ordine_nel_file: 'Ordine nel file', riferimento_ordine: 'Riferimento', numero_ordine: 'Numero ordine',
-  role: 'Ruolo', esito: 'Esito', righe: 'Righe', nome: 'Nome', formato: 'Formato', siti: 'Siti',
+  role: 'Ruolo', esito: 'Esito', righe: 'Righe', nome: 'Nome', formato: 'Formato', siti: 'Siti', address: 'Indirizzo',
+  file: 'File', errore: 'Errore',
 };
 
 export function detailLabel(key: string): string {
   return DETAILS[key] ?? key;
+}
+
+const ESITI: Record<string, string> = { ok: 'accettato', errore: 'rifiutato' };
+
+/** An audit detail's value as a person reads it: roles and outcomes in Italian, nothing as `null`. */
+export function detailValue(key: string, v: unknown): string {
+  if (v === null || v === undefined) return '—';
+  if (key === 'role') return roleLabel(String(v));
+  if (key === 'esito') return ESITI[String(v)] ?? String(v);
+  return typeof v === 'object' ? JSON.stringify(v) : String(v);
 }
 
 /** Largest part of a raw file shown on a page; the whole file is a download away. */

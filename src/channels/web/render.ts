@@ -6,7 +6,10 @@ import { FORMATS, formatList, ORDER_MEDIA_TYPES } from '../../intake/formats/ind
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { IntakeError } from '../../domain/errors.ts';
 import { csrfUserInfo } from './sessions.ts';
-import { actionLabel, attachment, channelLabel, detailLabel, dateTimeFormatter, fieldLabel, italianMessage, orderErrors, stateLabel } from './format.ts';
+import {
+  actionLabel, actorLabel, attachment, channelLabel, dateLabel, dateTimeFormatter, detailLabel, detailValue, eventLabel, fieldLabel, italianMessage, orderErrors,
+  productionLabel, roleLabel, stateLabel, submissionState,
+} from './format.ts';
 
 export interface PageData {
   title: string;
@@ -26,7 +29,10 @@ const ORDER_FILES = {
 };
 
 function helpers(timeZone: string) {
-  return { dateTime: dateTimeFormatter(timeZone), actionLabel, detailLabel, channelLabel, stateLabel, fieldLabel, italianMessage, orderErrors, orderFiles: ORDER_FILES };
+  return {
+    dateTime: dateTimeFormatter(timeZone), date: dateLabel, actionLabel, actorLabel, detailLabel, detailValue, eventLabel, channelLabel, stateLabel, submissionState,
+    productionLabel, roleLabel, fieldLabel, italianMessage, orderErrors, orderFiles: ORDER_FILES,
+  };
 }
 
 export function fmtFor(timeZone: string) {

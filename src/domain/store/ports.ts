@@ -71,6 +71,6 @@ export type AuditStore = Pick<Store, 'addAudit'>;
  */
 export type WebChannelStore = SessionStore & CustomerAdminStore & ConnectorAdminStore & CatalogImportStore & AuditStore & NotifyStore & Pick<Store,
   | 'webKey' | 'getOperator' | 'getOperatorByEmail' | 'listAudit'
-  | 'searchSubmissions' | 'searchOrders' | 'searchArticles' | 'countArticles' | 'countRefused' | 'orderCounts' | 'customerActivity'
+  | 'searchSubmissions' | 'searchOrders' | 'searchArticles' | 'countArticles' | 'countRefused' | 'countPartial' | 'orderCounts' | 'customerActivity'
   | 'getSubmission' | 'getOrder' | 'listCustomers' | 'listUnits' | 'listSites' | 'listConnectors'
   | 'listSubscribers' | 'listDeliveries' | 'listReplies' | 'getReply' | 'getMailMessage' | 'getImapAccount'>;

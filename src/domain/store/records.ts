@@ -14,6 +14,8 @@ export interface Article {
 /** A submission without its raw bytes, for listings. */
 export type SubmissionSummary = Omit<StoredSubmission, 'raw' | 'outcome'> & {
   esito?: Outcome['esito'];
+  /** Refused (esito errore) though some of its orders were accepted; set by the console's list search only. */
+  partial?: boolean;
   /** Bytes of `raw`, read from the database (file listings show it without loading the file). */
   size: number;
 };

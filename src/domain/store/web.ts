@@ -124,4 +124,6 @@ export interface WebStore {
   orderCounts(since: string): Promise<OrderCount[]>;
   /** Submissions processed with esito errore since a time (the refused ones an operator should look at). */
   countRefused(since: string): Promise<number>;
+  /** Of countRefused's submissions, those of which some order was accepted (a file partly registered). */
+  countPartial(since: string): Promise<number>;
 }

@@ -255,6 +255,8 @@ export interface SubmissionRow {
   sites: unknown; connector_id: string | null; reserved_order_id: string | null; sha256: string; received_at: unknown;
   state: string; processed_at: unknown; attempts: number; retries?: number;
   esito?: string | null; raw?: Buffer; outcome?: unknown;
+  /** Selected by the console's list search only: refused, yet some order accepted. */
+  partial?: unknown;
   /** Bytes of raw: summaries select length(raw) rather than the bytes. */
   size?: unknown;
 }
@@ -282,6 +284,7 @@ export function toSummary(r: SubmissionRow): SubmissionSummary {
     attempts: Number(r.attempts),
     retries: Number(r.retries ?? 0),
     esito: (opt(r.esito) as Outcome['esito'] | undefined),
+    partial: boolOut(r.partial) || undefined,
     size: Number(r.size ?? r.raw?.length ?? 0),
   });
 }

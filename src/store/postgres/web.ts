@@ -9,14 +9,19 @@ import type { Article } from '../../domain/store/store.ts';
 import { type OrderCount, type OrderSummary, type WebStore } from '../../domain/store/web.ts';
 import { orderSearchSql, pageLimit, submissionSearchSql, toAudit, toOperator, toWebSession, type OperatorRow } from '../common/web-rows.ts';
 import { refused } from '../common/partial-terms.ts';
+import { pgProductionHistory } from './events.ts';
 
 /** Spelled exactly as the index submissions_esito_received, or PostgreSQL would not use it. */
 export const PG_ESITO = `(outcome->>'esito')`;
 /** Refusals since a time (the console's first page): a range on the partial esito index (migration 027). */
 export const COUNT_REFUSED_SQL = `SELECT count(*) AS n FROM submissions WHERE ${refused(PG_ESITO)} AND received_at >= $1`;
+/** A refused submission of which some order was accepted: read from its outcome, for the rows a page shows. */
+const PG_PARTIAL = `(${PG_ESITO} = 'errore' AND EXISTS (SELECT 1 FROM json_array_elements(outcome->'orders') o WHERE o->>'esito' = 'ok'))`;
+/** The refusals of COUNT_REFUSED_SQL of which some order was accepted: the same index range, each outcome read. */
+export const COUNT_PARTIAL_SQL = `${COUNT_REFUSED_SQL} AND ${PG_PARTIAL}`;
 const ORDER_COLUMNS = `id, customer_id, codice_cliente, riferimento_ordine, numero_ordine,
   to_char(data_ordine, 'YYYY-MM-DD') AS data_ordine, to_char(data_consegna, 'YYYY-MM-DD') AS data_consegna,
-  submission_id, channel, site, registered_at`;
+  submission_id, channel, site, registered_at, production_state`;
 
 function placeholders(): { values: unknown[]; param: (v: unknown) => string } {
   const values: unknown[] = [];
@@ -25,7 +30,7 @@ function placeholders(): { values: unknown[]; param: (v: unknown) => string } {
 
 export function pgSubmissionSearch(q: Parameters<WebStore['searchSubmissions']>[0]): { sql: string; values: unknown[] } {
   const { values, param } = placeholders();
-  const sql = submissionSearchSql({ ...q, limit: pageLimit(q.limit) }, `${SUBMISSION_COLUMNS}, ${PG_ESITO} AS esito`, PG_ESITO, param);
+  const sql = submissionSearchSql({ ...q, limit: pageLimit(q.limit) }, `${SUBMISSION_COLUMNS}, ${PG_ESITO} AS esito, ${PG_PARTIAL} AS partial`, PG_ESITO, param);
   return { sql, values };
 }
 
@@ -116,8 +121,11 @@ export function postgresWeb(pool: pg.Pool): WebStore {
     },
     async searchOrders(search) {
       const { sql, values } = pgOrderSearch(search);
-      return (await pool.query(sql, values)).rows.map((r): OrderSummary => {
-        const { righe: _righe, ...rest } = toOrder(r as OrderRow, []);
+      const rows = (await pool.query(sql, values)).rows as OrderRow[];
+      const history = await pgProductionHistory(pool, rows.filter((r) => r.production_state).map((r) => r.id));
+      return rows.map((r): OrderSummary => {
+        const { righe: _righe, ...rest } = toOrder(r, []);
+        if (rest.productionState) rest.productionHistory = history.get(r.id) ?? [];
         return rest;
       });
     },
@@ -136,6 +144,10 @@ export function postgresWeb(pool: pg.Pool): WebStore {
     },
     async countRefused(since) {
       const { rows } = await pool.query(COUNT_REFUSED_SQL, [isoIn(since, 'since')]);
+      return Number((rows[0] as { n: string }).n);
+    },
+    async countPartial(since) {
+      const { rows } = await pool.query(COUNT_PARTIAL_SQL, [isoIn(since, 'since')]);
       return Number((rows[0] as { n: string }).n);
     },
   };

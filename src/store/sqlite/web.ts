@@ -9,18 +9,23 @@ import type { Article } from '../../domain/store/store.ts';
 import { type OrderCount, type OrderSummary, type WebStore } from '../../domain/store/web.ts';
 import { orderSearchSql, pageLimit, submissionSearchSql, toAudit, toOperator, toWebSession, type OperatorRow } from '../common/web-rows.ts';
 import { refused } from '../common/partial-terms.ts';
+import { sqliteProductionHistory } from './events.ts';
 
 /** Spelled exactly as the index submissions_esito_received, or SQLite would not use it. */
 export const SQLITE_ESITO = `json_extract(outcome, '$.esito')`;
 /** Refusals since a time (the console's first page): a range on the partial esito index (migration 027). */
 export const COUNT_REFUSED_SQL = `SELECT count(*) AS n FROM submissions WHERE ${refused(SQLITE_ESITO)} AND received_at >= ?`;
+/** A refused submission of which some order was accepted: read from its outcome, for the rows a page shows. */
+const SQLITE_PARTIAL = `(${SQLITE_ESITO} = 'errore' AND EXISTS (SELECT 1 FROM json_each(outcome, '$.orders') WHERE json_extract(value, '$.esito') = 'ok'))`;
+/** The refusals of COUNT_REFUSED_SQL of which some order was accepted: the same index range, each outcome read. */
+export const COUNT_PARTIAL_SQL = `${COUNT_REFUSED_SQL} AND ${SQLITE_PARTIAL}`;
 const ORDER_COLUMNS = `id, customer_id, codice_cliente, riferimento_ordine, numero_ordine, data_ordine, data_consegna,
-  submission_id, channel, site, registered_at`;
+  submission_id, channel, site, registered_at, production_state`;
 
 /** The statement text and values of a submissions search (exported for the query-plan test). */
 export function sqliteSubmissionSearch(q: Parameters<WebStore['searchSubmissions']>[0]): { sql: string; values: unknown[] } {
   const values: unknown[] = [];
-  const sql = submissionSearchSql({ ...q, limit: pageLimit(q.limit) }, `${SUBMISSION_COLUMNS}, ${SQLITE_ESITO} AS esito`, SQLITE_ESITO, (v) => {
+  const sql = submissionSearchSql({ ...q, limit: pageLimit(q.limit) }, `${SUBMISSION_COLUMNS}, ${SQLITE_ESITO} AS esito, ${SQLITE_PARTIAL} AS partial`, SQLITE_ESITO, (v) => {
     values.push(v);
     return '?';
   });
@@ -132,8 +137,11 @@ export function sqliteWeb(db: Database.Database): WebStore {
     },
     async searchOrders(search) {
       const { sql, values } = sqliteOrderSearch(search);
-      return (q(sql).all(...values) as OrderRow[]).map((r): OrderSummary => {
+      const rows = q(sql).all(...values) as OrderRow[];
+      const history = sqliteProductionHistory(q, rows.filter((r) => r.production_state).map((r) => r.id));
+      return rows.map((r): OrderSummary => {
         const { righe: _righe, ...rest } = toOrder(r, []);
+        if (rest.productionState) rest.productionHistory = history.get(r.id) ?? [];
         return rest;
       });
     },
@@ -150,6 +158,10 @@ export function sqliteWeb(db: Database.Database): WebStore {
     },
     async countRefused(since) {
       const r = q(COUNT_REFUSED_SQL).get(isoIn(since, 'since')) as { n: number };
+      return Number(r.n);
+    },
+    async countPartial(since) {
+      const r = q(COUNT_PARTIAL_SQL).get(isoIn(since, 'since')) as { n: number };
       return Number(r.n);
     },
   };

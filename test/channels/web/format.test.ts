@@ -3,7 +3,10 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { csvCell } from '../../../src/channels/web/console/orders.ts';
 import { dayStart } from '../../../src/channels/web/console/dashboard.ts';
-import { fieldLabel, italianMessage, rawPreview, safeFileName } from '../../../src/channels/web/format.ts';
+import {
+  actionLabel, actorLabel, dateLabel, dateTimeFormatter, detailValue, eventLabel, fieldLabel, isPartial, italianMessage, productionLabel, rawPreview, roleLabel,
+  safeFileName, stateLabel, submissionState,
+} from '../../../src/channels/web/format.ts';
 
 void describe('web formatting', () => {
   void it('names fields as a person reads them, with the line counted from 1', () => {
@@ -43,5 +46,38 @@ void describe('web formatting', () => {
     assert.equal(dayStart('2026-12-01', 'Europe/Rome'), '2026-11-30T23:00:00.000Z');
     assert.equal(dayStart('2026-12-01', 'Europe/Rome', 1), '2026-12-01T23:00:00.000Z');
     assert.equal(dayStart('01/12/2026', 'Europe/Rome'), undefined);
+  });
+
+  void it('calls a refused file with some accepted orders "Parzialmente accettato", apart from a refused one', () => {
+    assert.deepEqual(stateLabel({ state: 'processed', esito: 'errore', partial: true }), { text: 'Parzialmente accettato', kind: 'part' });
+    assert.deepEqual(stateLabel({ state: 'processed', esito: 'errore' }), { text: 'Rifiutato', kind: 'err' });
+    assert.deepEqual(stateLabel({ state: 'processed', esito: 'ok' }), { text: 'Accettato', kind: 'ok' });
+    const orders = [{ index: 0, esito: 'ok' as const }, { index: 1, esito: 'errore' as const }];
+    assert.equal(isPartial({ esito: 'errore', orders }), true);
+    assert.equal(isPartial({ esito: 'errore', orders: orders.slice(1) }), false);
+    assert.equal(isPartial(undefined), false);
+    assert.equal(submissionState({ state: 'processed', outcome: { submissionId: 'x', esito: 'errore', orders } }).text, 'Parzialmente accettato');
+    assert.equal(submissionState({ state: 'received' }).text, 'In elaborazione');
+  });
+
+  void it('names production states, roles, actors and audit actions in Italian', () => {
+    assert.deepEqual(['in_lavorazione', 'spedito', 'consegnato', 'annullato', undefined].map((s) => productionLabel(s as never).text),
+      ['In lavorazione', 'Spedito', 'Consegnato', 'Annullato', 'In attesa di lavorazione']);
+    assert.deepEqual(['admin', 'operator', 'viewer'].map(roleLabel), ['amministratore', 'operatore', 'sola lettura']);
+    assert.equal(actionLabel('invio.correggi_registra'), 'Correzione registrata');
+    assert.equal(actorLabel('cli'), 'riga di comando');
+    assert.equal(actorLabel('cliente:C001'), 'cliente C001');
+    assert.equal(detailValue('role', 'operator'), 'operatore');
+    assert.equal(detailValue('esito', 'errore'), 'rifiutato');
+    assert.equal(detailValue('address', null), '—');
+    assert.equal(eventLabel('ordine.stato_aggiornato'), 'Stato di produzione aggiornato');
+  });
+
+  void it('shows dates as 28/11/2026 and instants as 28/11/2026 14:05 in the service time zone', () => {
+    assert.equal(dateLabel('2026-11-28'), '28/11/2026');
+    assert.equal(dateLabel(undefined), '');
+    assert.equal(dateLabel('not a date'), 'not a date');
+    assert.equal(dateTimeFormatter('Europe/Rome')('2026-11-28T13:05:00.000Z'), '28/11/2026 14:05');
+    assert.equal(dateTimeFormatter('America/Los_Angeles')('2026-11-28T13:05:00.000Z'), '28/11/2026 05:05');
   });
 });

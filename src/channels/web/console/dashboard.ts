@@ -1,6 +1,7 @@
 /**
  * The dashboard's figures: orders registered today and this week (service time zone) per channel and customer,
- * refused submissions of the week, replies not sent, webhooks failing, and a bar chart of the week per channel drawn as inline SVG
+ * submissions of the week refused whole and those partly accepted (counted apart: their accepted orders are
+ * registered, only the others need a correction), replies not sent, webhooks failing, and a bar chart of the week per channel drawn as inline SVG
  * geometry (no script, no inline style: the CSP forbids both).
  */
 import type { WebContext } from '../context.ts';
@@ -40,10 +41,11 @@ function bars(rows: { label: string; count: number }[]) {
 
 export async function dashboardData(ctx: WebContext) {
   const { day, week } = dayAndWeekStart(new Date(), ctx.timeZone);
-  const [today, thisWeek, refused, pendingReplies, failedReplies, webhooks] = await Promise.all([
+  const [today, thisWeek, refused, partial, pendingReplies, failedReplies, webhooks] = await Promise.all([
     ctx.store.orderCounts(day.toISOString()),
     ctx.store.orderCounts(week.toISOString()),
     ctx.store.countRefused(week.toISOString()),
+    ctx.store.countPartial(week.toISOString()),
     ctx.store.listReplies({ state: 'pending', limit: 1000 }),
     ctx.store.listReplies({ state: 'failed', limit: 1000 }),
     failingWebhooks(ctx),
@@ -56,7 +58,9 @@ export async function dashboardData(ctx: WebContext) {
     todayByCustomer: byKey(today, 'codice_cliente'),
     weekByCustomer: byKey(thisWeek, 'codice_cliente').slice(0, 20),
     chart: bars(weekByChannel),
-    refused,
+    // countRefused holds the partly accepted ones too; counted once each, the two cards add up to it.
+    refused: refused - partial,
+    partial,
     repliesPending: pendingReplies.length,
     repliesFailed: failedReplies.length,
     webhooksFailed: webhooks.failed,

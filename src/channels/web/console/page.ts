@@ -9,6 +9,7 @@ import { audit } from '../../../operators/audit.ts';
 import type { Operator } from '../../../domain/store/web.ts';
 import type { WebContext } from '../context.ts';
 import { page, type PageData } from '../render.ts';
+import { roleLabel } from '../format.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -32,7 +33,7 @@ export function actor(req: FastifyRequest): Operator {
 export function consolePage(ctx: WebContext, req: FastifyRequest, reply: FastifyReply, template: string, data: PageData) {
   const op = req.operator;
   return page(req, reply, 'console', template, ctx.timeZone, {
-    ...data, me: op && `${op.email} (${op.role})`, canAct: op !== undefined && op.role !== 'viewer', isAdmin: op?.role === 'admin',
+    ...data, me: op && `${op.email} (${roleLabel(op.role)})`, canAct: op !== undefined && op.role !== 'viewer', isAdmin: op?.role === 'admin',
   });
 }
 
