@@ -8,6 +8,7 @@
 import type { Outcome } from '../../domain/types.ts';
 import type { Store, SubmissionSummary } from '../../domain/store/store.ts';
 import { renderOutcomeJson, renderOutcomeText, type OutcomeFileInput } from '../../render/outcome-file.ts';
+import { gatherRecap, RECAP_LIMITS, type RecapPort } from '../../render/recap.ts';
 import type { SizeCache } from './tree-model.ts';
 
 export interface OutcomeFileRef {
@@ -15,6 +16,8 @@ export interface OutcomeFileRef {
   kind: 'json' | 'txt';
   /** The listed name of the file the outcome belongs to. */
   base: string;
+  /** `s` is the order desk's correction of that file (channel console): the file tells the customer of it. */
+  correction?: boolean;
 }
 
 /**
@@ -32,6 +35,22 @@ export function outcomeInput(s: Pick<SubmissionSummary, 'id' | 'receivedAt' | 'p
 
 export function renderOutcomeFile(input: OutcomeFileInput, kind: 'json' | 'txt'): Buffer {
   return kind === 'json' ? renderOutcomeJson(input) : renderOutcomeText(input);
+}
+
+/**
+ * The bytes of an outcome file: the outcome with the recap of its registered lines, read from the store (scoped to
+ * the customer), and for a correction the notice that the order desk registered the order.
+ */
+export async function outcomeFileBytes(
+  store: RecapPort, customerId: string, ref: Pick<OutcomeFileRef, 'kind' | 'base' | 'correction'>, s: Pick<SubmissionSummary, 'id' | 'receivedAt' | 'processedAt' | 'meta'>,
+  outcome: Outcome, timeZone: string,
+): Promise<Buffer> {
+  const recap = await gatherRecap(store, customerId, outcome.orders, RECAP_LIMITS.file);
+  const registered = ref.correction ? outcome.orders.find((o) => o?.esito === 'ok') : undefined;
+  const correctedBy = registered?.numero_ordine
+    ? { numero_ordine: registered.numero_ordine, ...(registered.riferimento_ordine ? { riferimento_ordine: registered.riferimento_ordine } : {}) }
+    : undefined;
+  return renderOutcomeFile({ ...outcomeInput(s, outcome, ref.base, timeZone), recap, ...(correctedBy ? { correctedBy } : {}) }, ref.kind);
 }
 
 export function outcomeSizeKey(id: string, kind: 'json' | 'txt', processedAt: string | undefined, base: string): string {
@@ -54,7 +73,7 @@ export async function outcomeSizes(
     const outcomes = await deps.store.getSubmissionOutcomes(customerId, ids.slice(i, i + OUTCOMES_PER_QUERY));
     for (const [id, outcome] of outcomes) {
       for (const ref of missing.get(id) ?? []) {
-        const size = renderOutcomeFile(outcomeInput(ref.s, outcome, ref.base, deps.timeZone), ref.kind).length;
+        const size = (await outcomeFileBytes(deps.store, customerId, ref, ref.s, outcome, deps.timeZone)).length;
         deps.sizes.set(outcomeSizeKey(id, ref.kind, ref.s.processedAt, ref.base), size);
         out.set(ref, size);
       }

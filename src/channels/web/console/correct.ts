@@ -13,6 +13,7 @@ import type { WebContext } from '../context.ts';
 import { idParam } from '../render.ts';
 import { MAX_FORM_LINES, orderFromForm, postedForm, text, type OrderForm } from '../order-form.ts';
 import { actor, consolePage, record } from './page.ts';
+import { outcomeRecap } from '../recap.ts';
 
 /** Empty lines offered below the decoded ones, so a line can be added without any script. */
 export const SPARE_LINES = 2;
@@ -95,7 +96,8 @@ export function registerCorrectRoutes(app: FastifyInstance, ctx: WebContext): vo
       ...(result?.numero_ordine ? { numero_ordine: result.numero_ordine } : {}),
     });
     if (outcome.esito === 'ok') {
-      return consolePage(ctx, req, reply, 'console/corrected.eta', { title: 'Ordine registrato', nav: 'submissions', s, submission, outcome });
+      const recap = await outcomeRecap(ctx.store, s.customerId, outcome);
+      return consolePage(ctx, req, reply, 'console/corrected.eta', { title: 'Ordine registrato', nav: 'submissions', s, submission, outcome, recap });
     }
     return show(req, reply.code(422), s, index, form, { outcome });
   });
