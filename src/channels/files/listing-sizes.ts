@@ -4,11 +4,16 @@
  * instance and after a restart alike. The cache only spares rendering the same file again; its key holds everything
  * the bytes depend on (name, processing time), so a reprocessed or renamed file is never shown with an old size.
  * Stored files need none of this: their size comes with the listing (SubmissionSummary.size).
+ *
+ * An outcome file recaps its orders' registered lines with the catalog's descriptions (src/render/recap.ts): a
+ * catalog import that rewords a description changes the bytes, not the key. Reading a file renders it and sets its
+ * size again, and clients read to the end of a file, not to the size listed; a size a description out of date is
+ * what that costs, against keeping every file's rendering.
  */
 import type { Outcome } from '../../domain/types.ts';
 import type { Store, SubmissionSummary } from '../../domain/store/store.ts';
 import { renderOutcomeJson, renderOutcomeText, type OutcomeFileInput } from '../../render/outcome-file.ts';
-import { gatherRecap, RECAP_LIMITS, type RecapPort } from '../../render/recap.ts';
+import { gatherRecap, RECAP_LIMITS, type Recap, type RecapPort } from '../../render/recap.ts';
 import type { SizeCache } from './tree-model.ts';
 
 export interface OutcomeFileRef {
@@ -43,9 +48,9 @@ export function renderOutcomeFile(input: OutcomeFileInput, kind: 'json' | 'txt')
  */
 export async function outcomeFileBytes(
   store: RecapPort, customerId: string, ref: Pick<OutcomeFileRef, 'kind' | 'base' | 'correction'>, s: Pick<SubmissionSummary, 'id' | 'receivedAt' | 'processedAt' | 'meta'>,
-  outcome: Outcome, timeZone: string,
+  outcome: Outcome, timeZone: string, known?: Recap,
 ): Promise<Buffer> {
-  const recap = await gatherRecap(store, customerId, outcome.orders, RECAP_LIMITS.file);
+  const recap = known ?? await gatherRecap(store, customerId, outcome.orders, RECAP_LIMITS.file);
   const registered = ref.correction ? outcome.orders.find((o) => o?.esito === 'ok') : undefined;
   const correctedBy = registered?.numero_ordine
     ? { numero_ordine: registered.numero_ordine, ...(registered.riferimento_ordine ? { riferimento_ordine: registered.riferimento_ordine } : {}) }
@@ -72,8 +77,10 @@ export async function outcomeSizes(
   for (let i = 0; i < ids.length; i += OUTCOMES_PER_QUERY) {
     const outcomes = await deps.store.getSubmissionOutcomes(customerId, ids.slice(i, i + OUTCOMES_PER_QUERY));
     for (const [id, outcome] of outcomes) {
+      // Both files of a submission (JSON and text) show the same recap: read once.
+      const recap = await gatherRecap(deps.store, customerId, outcome.orders, RECAP_LIMITS.file);
       for (const ref of missing.get(id) ?? []) {
-        const size = (await outcomeFileBytes(deps.store, customerId, ref, ref.s, outcome, deps.timeZone)).length;
+        const size = (await outcomeFileBytes(deps.store, customerId, ref, ref.s, outcome, deps.timeZone, recap)).length;
         deps.sizes.set(outcomeSizeKey(id, ref.kind, ref.s.processedAt, ref.base), size);
         out.set(ref, size);
       }
