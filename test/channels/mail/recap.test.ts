@@ -6,6 +6,9 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { startMail, startSink, received, FAST_RETRY, type MailHarness, type Sink } from './helpers.ts';
 import { waitFor, type TestCustomer } from '../../helpers/service.ts';
+import { correctionNotices, noticeId } from '../../../src/channels/mail/corrections.ts';
+import { createIntake } from '../../../src/intake/intake.ts';
+import { createLogger } from '../../../src/log.ts';
 
 const CSV = [
   'codice_cliente;riferimento_ordine;data_ordine;data_consegna;codice_articolo;quantita;unita_misura',
@@ -87,5 +90,37 @@ void describe('e-mail: recap of registered lines and the correction notice', () 
     const notices = await waitFor(async () => (await store.listReplies({ customerId: customer.id })).filter((r) => r.kind === 'notification'), 5_000);
     assert.equal(notices.length, 1);
     assert.equal(notices[0]!.state === 'sent' || notices[0]!.state === 'pending', true);
+  });
+
+  void it('a notice the process did not live to queue is queued by the catch-up, once', async () => {
+    await h.send({
+      to: c001.mailbox, subject: 'Ordine da correggere',
+      attachments: [{ filename: 'errato.json', contentType: 'application/json',
+        content: JSON.stringify({ codice_cliente: 'C001', riferimento_ordine: 'CATCH-1', data_ordine: '2026-11-20', righe: [{ codice_articolo: 'NO-SUCH', quantita: 2, unita_misura: 'PZ' }] }) }],
+    });
+    await received(sink, (m) => /Ordine da correggere/.test(m.parsed.subject ?? ''));
+    const { store } = h.t.service;
+    const customer = (await store.getCustomerByCode('C001'))!;
+    const refused = (await store.listSubmissions({ customerId: customer.id })).find((s) => s.fileName === 'errato.json')!;
+    // Recorded by an intake no mail channel listens to: the correction is committed, its notice never queued, as when
+    // the process dies between the two.
+    const bare = createIntake({ store, timeZone: 'Europe/Rome', log: createLogger('silent') });
+    const { submission, outcome } = await bare.submit({
+      principal: { customerId: customer.id, customerCode: 'C001' }, channel: 'console', fileName: `correzione-${refused.id}.json`,
+      mediaType: 'application/json', singleOrder: true, meta: { corregge: refused.id, ordine: '0', operatore: 'ops@example.com' },
+      raw: Buffer.from(JSON.stringify({ codice_cliente: 'C001', riferimento_ordine: 'CATCH-1', data_ordine: '2026-11-20', righe: [{ codice_articolo: 'BV-STD', quantita: 2, unita_misura: 'PZ' }] })),
+    });
+    await bare.stop();
+    assert.equal(outcome.esito, 'ok');
+    assert.equal(await store.getReply(noticeId(submission.id)), undefined, 'nothing queued yet');
+    let kicked = 0;
+    const notices = correctionNotices({ store, log: createLogger('silent'), mailDomain: 'ordini.test', timeZone: 'Europe/Rome', onQueued: () => kicked++ });
+    assert.equal(await notices.catchUp(), 1);
+    assert.equal(await notices.catchUp(), 0, 'queued once');
+    assert.equal(kicked, 1);
+    h.channels.kickReplies();
+    const notice = await received(sink, (m) => (m.parsed.subject ?? '').includes(outcome.orders[0]!.numero_ordine!), 15_000, 'the notice');
+    assert.deepEqual(notice.rcptTo, ['mario@cliente.it']);
+    assert.match(notice.parsed.text ?? '', / {4}BV-STD \(Biglietti da visita\): 2 PZ\n/);
   });
 });
