@@ -9,6 +9,7 @@ import { waitFor, type TestCustomer } from '../../helpers/service.ts';
 import { correctionNotices, noticeId } from '../../../src/channels/mail/corrections.ts';
 import { createIntake } from '../../../src/intake/intake.ts';
 import { createLogger } from '../../../src/log.ts';
+import { createSchema, PG_SKIP, testDatabaseUrl } from '../../store/pg-schema.ts';
 
 const CSV = [
   'codice_cliente;riferimento_ordine;data_ordine;data_consegna;codice_articolo;quantita;unita_misura',
@@ -17,19 +18,24 @@ const CSV = [
   'C001;RIEP-2;2026-11-20;2026-12-01;BV-XXX;300;PZ',
 ].join('\r\n');
 
-void describe('e-mail: recap of registered lines and the correction notice', () => {
+for (const backend of ['sqlite', 'postgres'] as const) void describe(`e-mail: recap of registered lines and the correction notice (${backend})`,
+  { skip: backend === 'postgres' ? PG_SKIP : false }, () => {
   let sink: Sink;
   let h: MailHarness;
   let c001: TestCustomer;
+  let drop: (() => Promise<void>) | undefined;
 
   before(async () => {
     sink = await startSink();
-    h = await startMail({ env: { INTAKE_SMTP_RELAY: sink.url }, retry: FAST_RETRY });
+    const schema = backend === 'postgres' ? await createSchema(testDatabaseUrl!, 'recap') : undefined;
+    drop = schema?.drop;
+    h = await startMail({ env: { INTAKE_SMTP_RELAY: sink.url }, retry: FAST_RETRY, ...(schema ? { databaseUrl: schema.url } : {}) });
     c001 = await h.t.customer('C001');
   });
   after(async () => {
     await h?.close();
     await sink?.close();
+    await drop?.();
   });
 
   void it('recaps the accepted order\'s lines in the reply; a correction sends a second e-mail with the number', async () => {
@@ -82,7 +88,17 @@ void describe('e-mail: recap of registered lines and the correction notice', () 
     assert.equal(second.outcome.esito, 'ok');
     assert.equal(second.outcome.orders[0]!.duplicate, true);
     assert.equal(second.outcome.orders[0]!.numero_ordine, numero);
-    const events = await store.readEvents(null, 1000);
+    // An order registered after both corrections: once its event is readable, so is everything committed before it
+    // (on PostgreSQL events become readable a moment after their commit).
+    const marker = await intake.submit({
+      principal: { customerId: customer.id, customerCode: 'C001' }, channel: 'rest', mediaType: 'application/json', singleOrder: true,
+      raw: Buffer.from(JSON.stringify({ codice_cliente: 'C001', riferimento_ordine: 'DOPO', data_ordine: '2026-11-20', righe: [{ codice_articolo: 'BV-STD', quantita: 1, unita_misura: 'PZ' }] })),
+    });
+    assert.equal(marker.outcome.esito, 'ok');
+    const events = await waitFor(async () => {
+      const all = await store.readEvents(null, 1000);
+      return all.some((e) => e.type === 'ordine.registrato' && e.data.riferimento_ordine === 'DOPO') ? all : undefined;
+    }, 120_000, 'the marker order on the event feed');
     const refusals = events.filter((e) => e.type === 'ordine.rifiutato' && e.data.riferimento_ordine === 'RIEP-2');
     assert.equal(refusals.length, 1, 'only the e-mailed file\'s refusal, none for the corrections');
     // One notice only: the duplicate tells the customer nothing new (its notice would have been queued by now).
