@@ -13,7 +13,7 @@ import type { WebContext } from '../context.ts';
 import { idParam } from '../render.ts';
 import { MAX_FORM_LINES, orderFromForm, postedForm, text, type OrderForm } from '../order-form.ts';
 import { actor, consolePage, record } from './page.ts';
-import { outcomeRecap } from '../recap.ts';
+import { outcomeRecap, registeredSince } from '../recap.ts';
 
 /** Empty lines offered below the decoded ones, so a line can be added without any script. */
 export const SPARE_LINES = 2;
@@ -70,7 +70,10 @@ export function registerCorrectRoutes(app: FastifyInstance, ctx: WebContext): vo
   app.get('/invii/:id/correggi', async (req, reply) => {
     const s = await refused(req);
     const wanted = Number((req.query as Record<string, unknown>).ordine ?? NaN);
-    const firstRefused = s.outcome?.orders.find((o) => o.esito === 'errore')?.index ?? 0;
+    // The first refused order still to correct: one whose reference is registered since needs nothing more.
+    const since = await registeredSince(ctx.store, s.customerId, s.outcome, s.receivedAt);
+    const refusedOrders = (s.outcome?.orders ?? []).filter((o) => o?.esito === 'errore');
+    const firstRefused = (refusedOrders.find((o) => !since.has(o.index)) ?? refusedOrders[0])?.index ?? 0;
     const index = Number.isInteger(wanted) && wanted >= 0 ? wanted : firstRefused;
     return show(req, reply, s, index, decodedForm(s, index));
   });
