@@ -12,7 +12,7 @@ import { decodeConnectorSubmission, type ConnectorOrder } from './connectors/sub
 import { serialiseDetails } from './connectors/ticket-details.ts';
 import { arraySource, fileBytes, openOrdersYielding, type OrderSource } from './formats/index.ts';
 import { contentHash, yearIn } from './register.ts';
-import { registeredOutcome } from '../domain/registered-outcome.ts';
+import { okOutcome, registeredOutcome } from '../domain/registered-outcome.ts';
 import { SeenOrders } from './seen-orders.ts';
 import { validateBusiness, validateStructure, type Catalog } from './validate.ts';
 import type { Order, OrderOutcome, Outcome, Principal, StoredSubmission } from '../domain/types.ts';
@@ -223,6 +223,24 @@ async function registeredEarlier(store: JudgeStore, id: string, valid: readonly 
   return byCustomer;
 }
 
+/**
+ * The order desk's correction of a refused order (console, meta `corregge`) whose reference is registered already, by
+ * an earlier correction or by the customer sending it again: the order stands as registered, and the answer is that
+ * order, a duplicate, whatever the correction holds. Refusing it as a conflict would tell every subscriber that an
+ * order registered a moment ago was refused (`ordine.rifiutato`). Settled orders leave `valid`.
+ */
+async function settleCorrections(f: FileState, valid: { index: number; order: Order }[]): Promise<void> {
+  const { s } = f;
+  if (s.channel !== 'console' || s.meta.corregge === undefined) return;
+  for (let k = valid.length - 1; k >= 0; k--) {
+    const { index, order } = valid[k]!;
+    const existing = await f.deps.store.getOrderByRef(s.customerId, order.riferimento_ordine);
+    if (!existing) continue;
+    f.outcomes[index] = okOutcome(index, order, f.site, { status: 'duplicate', id_ordine: existing.id_ordine, numero_ordine: existing.numero_ordine });
+    valid.splice(k, 1);
+  }
+}
+
 /** Stage A, stage B and registration of consecutive orders starting at file position `first`. */
 async function judgeBatch(f: FileState, first: number, candidates: readonly unknown[]): Promise<void> {
   const { deps, s, site, outcomes } = f;
@@ -240,6 +258,7 @@ async function judgeBatch(f: FileState, first: number, candidates: readonly unkn
     }
   });
 
+  await settleCorrections(f, valid);
   const catalog = await loadCatalog(deps.store, valid.map((v) => v.order));
   const registered = deps.resumed && valid.length > 0 ? await registeredEarlier(deps.store, s.id, valid) : undefined;
   const items: { index: number; item: RegisterItem; repeat?: boolean }[] = [];

@@ -6,6 +6,7 @@
  * ({campo, messaggio}, shape B) and `message` (shape A strings), so a program parsing both reads one vocabulary.
  */
 import { localTime } from './local-time.ts';
+import { omittedText, recapJson, recapTextLines, type Recap } from './recap.ts';
 import type { OrderOutcome, Outcome } from '../domain/types.ts';
 
 export interface OutcomeFileInput {
@@ -18,12 +19,17 @@ export interface OutcomeFileInput {
   alreadyReceivedAt?: string;
   outcome: Outcome;
   timeZone: string;
+  /** The registered lines of the accepted orders (recap.ts); without it, no recap is written. */
+  recap?: Recap;
+  /** Set when the file is the notice of an order registered by the order desk after a correction. */
+  correctedBy?: { numero_ordine: string; riferimento_ordine?: string };
 }
 
 export const OUTCOME_JSON_SUFFIX = '.esito.json';
 export const OUTCOME_TEXT_SUFFIX = '.esito.txt';
 
-function orderJson(o: OrderOutcome): Record<string, unknown> {
+function orderJson(o: OrderOutcome, recap: Recap | undefined): Record<string, unknown> {
+  const r = o.esito === 'ok' && o.id_ordine ? recap?.byOrder.get(o.id_ordine) : undefined;
   return {
     indice: o.index,
     ...(o.codice_cliente !== undefined ? { codice_cliente: o.codice_cliente } : {}),
@@ -34,6 +40,7 @@ function orderJson(o: OrderOutcome): Record<string, unknown> {
     ...(o.esito === 'errore' && o.code ? { codice: o.code } : {}),
     ...(o.message ? { message: o.message } : {}),
     ...(o.errori ? { errori: o.errori } : {}),
+    ...(r ? recapJson(r) : {}),
   };
 }
 
@@ -46,7 +53,9 @@ export function renderOutcomeJson(f: OutcomeFileInput): Buffer {
     esito: f.outcome.esito,
     ...(f.alreadyReceivedAt ? { gia_ricevuto_il: f.alreadyReceivedAt } : {}),
     ...(f.outcome.fileError ? { errore_file: { codice: f.outcome.fileError.code, message: f.outcome.fileError.message } } : {}),
-    ordini: f.outcome.orders.map(orderJson),
+    ...(f.correctedBy ? { registrato_da: 'ufficio_ordini' } : {}),
+    ordini: f.outcome.orders.map((o) => orderJson(o, f.recap)),
+    ...(f.recap?.omittedOrders ? { ordini_senza_riepilogo: f.recap.omittedOrders } : {}),
   };
   return Buffer.from(JSON.stringify(body, null, 2) + '\n', 'utf8');
 }
@@ -55,13 +64,15 @@ function plural(n: number, one: string, many: string): string {
   return `${n} ${n === 1 ? one : many}`;
 }
 
-function orderLines(o: OrderOutcome): string[] {
+function orderLines(o: OrderOutcome, recap: Recap | undefined): string[] {
   const ref = o.riferimento_ordine ? `riferimento ${o.riferimento_ordine}` : 'senza riferimento leggibile';
   const head = `Ordine ${o.index + 1} (${ref})`;
   if (o.esito === 'ok') {
-    return o.duplicate
-      ? [`${head}: già registrato con lo stesso contenuto, numero ${o.numero_ordine} (nessuna nuova registrazione)`]
-      : [`${head}: registrato con numero ${o.numero_ordine} (id ${o.id_ordine})`];
+    const r = o.id_ordine ? recap?.byOrder.get(o.id_ordine) : undefined;
+    const line = o.duplicate
+      ? `${head}: già registrato con lo stesso contenuto, numero ${o.numero_ordine} (nessuna nuova registrazione)`
+      : `${head}: registrato con numero ${o.numero_ordine} (id ${o.id_ordine})`;
+    return r ? [line, '  Righe registrate:', ...recapTextLines(r)] : [line];
   }
   const lines = [`${head}: NON registrato`];
   for (const m of o.message ?? []) lines.push(`  - ${m}`);
@@ -74,7 +85,8 @@ export function renderOutcomeText(f: OutcomeFileInput): Buffer {
   const { outcome } = f;
   const ok = outcome.orders.filter((o) => o.esito === 'ok').length;
   const bad = outcome.orders.length - ok;
-  const lines = [`Esito del file ${f.name}`, `Ricevuto il ${localTime(f.receivedAt, f.timeZone, true)}${f.processedAt ? `, elaborato il ${localTime(f.processedAt, f.timeZone, true)}` : ''}`];
+  const lines = f.correctedBy ? correctionHead(f.correctedBy) : [];
+  lines.push(`Esito del file ${f.name}`, `Ricevuto il ${localTime(f.receivedAt, f.timeZone, true)}${f.processedAt ? `, elaborato il ${localTime(f.processedAt, f.timeZone, true)}` : ''}`);
   if (outcome.fileError) {
     lines.push('Esito: ERRORE - il file non è stato elaborato, nessun ordine registrato');
     for (const m of outcome.fileError.message) lines.push(`  - ${m}`);
@@ -85,7 +97,14 @@ export function renderOutcomeText(f: OutcomeFileInput): Buffer {
   }
   if (f.alreadyReceivedAt) lines.push(`Nota: file già ricevuto il ${localTime(f.alreadyReceivedAt, f.timeZone, true)} (stesso contenuto).`);
   if (outcome.orders.length > 0) lines.push('');
-  for (const o of outcome.orders) for (const l of orderLines(o)) lines.push(l); // one order may have 100k+ lines
+  for (const o of outcome.orders) for (const l of orderLines(o, f.recap)) lines.push(l); // one order may have 100k+ lines
+  if (f.recap?.omittedOrders) lines.push('', omittedText(f.recap.omittedOrders));
   lines.push('', `Identificativo dell'invio: ${f.submissionId}`);
   return Buffer.from(lines.join('\r\n') + '\r\n', 'utf8');
+}
+
+/** The opening of a correction notice: the order desk registered an order of a file it had refused. */
+function correctionHead(c: { numero_ordine: string; riferimento_ordine?: string }): string[] {
+  const ref = c.riferimento_ordine ? ` (riferimento ${c.riferimento_ordine})` : '';
+  return [`L'ordine${ref} è stato corretto e registrato dall'ufficio ordini con numero ${c.numero_ordine}.`, ''];
 }

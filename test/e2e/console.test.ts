@@ -6,6 +6,7 @@ import { after, before, describe, it } from 'node:test';
 import type { Browser } from 'playwright-core';
 import type { TestCustomer, TestService } from '../helpers/service.ts';
 import { DESKTOP, launch, login, newPage, PHONE, shot, startWithOperator } from './browser.ts';
+import { addIntegration } from '../../src/handoff/integrations.ts';
 
 const REFUSED_CSV = [
   'codice_cliente;riferimento_ordine;data_ordine;data_consegna;codice_articolo;quantita;unita_misura',
@@ -68,8 +69,11 @@ void describe('console in the browser', () => {
       await code.fill('BV-STD');
       await shot(page, 'console-correct');
       await page.getByRole('button', { name: "Registra l'ordine" }).click();
-      const numero = (await page.locator('.numero').innerText()).trim();
+      const numero = (await page.locator('.notice .numero').innerText()).trim();
       assert.match(numero, /^\d{4}-\d{6}$/);
+      // The recap of the lines as registered (issue 43): what the customer will be told.
+      assert.deepEqual(await page.locator('table.recap-lines tbody tr').allInnerTexts(),
+        ['BV-STD\tBiglietti da visita\t500\tPZ', 'VOL-A4\tVolantini A4\t1000\tPZ']);
       await shot(page, 'console-corrected');
 
       const customer = (await t.service.store.getCustomerByCode('C001'))!;
@@ -93,6 +97,28 @@ void describe('console in the browser', () => {
 
       await page.goto(`${t.url}/console/invii/${refusedId}`);
       assert.match(await page.locator('main li', { hasText: 'Correzione registrata' }).innerText(), new RegExp(`${email.replace('.', '\\.')}: Correzione registrata, ordine ${numero}`));
+      // The refused copy says the order is registered since, and offers no second correction.
+      assert.match(await page.locator('tr', { hasText: 'PO-77' }).locator('.registered-since').innerText(),
+        new RegExp(`Registrato in seguito dall'ufficio ordini come ${numero}`));
+      assert.equal(await page.getByRole('link', { name: 'Correggi e registra' }).count(), 0);
+      await shot(page, 'console-submission-registered-since');
+
+      // A second correction all the same (the form's address typed by hand): answered as the order registered, no
+      // refusal on the event feed.
+      const mis = (await addIntegration(t.service.store, 'MIS')).api_key;
+      await page.goto(`${t.url}/console/invii/${refusedId}/correggi`);
+      await page.getByLabel('Riga 1: codice articolo').fill('BV-STD');
+      await page.getByLabel('Quantità').first().fill('600');
+      await page.getByRole('button', { name: "Registra l'ordine" }).click();
+      assert.equal((await page.locator('.notice .numero').innerText()).trim(), numero);
+      assert.match(await page.locator('.notice').first().innerText(), /era già registrato/);
+      await shot(page, 'console-corrected-again');
+      const feed = await fetch(`${t.url}/api/v1/eventi?limite=1000`, { headers: { 'x-api-key': mis } });
+      assert.equal(feed.status, 200);
+      const events = ((await feed.json()) as { eventi: { type: string; data: { riferimento_ordine?: string } }[] }).eventi
+        .filter((e) => e.data.riferimento_ordine === 'PO-77');
+      assert.deepEqual(events.map((e) => e.type), ['ordine.rifiutato', 'ordine.registrato'],
+        'the file\'s refusal and the first correction\'s registration; nothing for the second correction');
 
       await page.goto(`${t.url}/console/ordini`);
       await page.locator('tr', { hasText: 'PO-77' }).getByRole('link', { name: numero }).click();

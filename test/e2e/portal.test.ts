@@ -62,6 +62,10 @@ void describe('portal in the browser', () => {
       const numero = (await ok.locator('.numero').innerText()).trim();
       assert.match(numero, /^\d{4}-\d{6}$/);
       assert.match(await page.locator('tr', { hasText: 'WEB-2' }).innerText(), /Riga 2, codice articolo:\s*Articolo sconosciuto: "NON-ESISTE"/);
+      // The recap of the registered lines under the accepted order (issue 43).
+      const recap = page.locator('table.recap-lines', { hasText: numero });
+      assert.deepEqual(await recap.locator('tbody tr').allInnerTexts(), ['BV-STD\tBiglietti da visita\t500\tPZ', 'VOL-A4\tVolantini A4\t1000\tPZ']);
+      assert.equal(await page.locator('table.recap-lines').count(), 1, 'no recap for the refused order');
       await shot(page, 'portal-upload-result');
       const customer = (await t.service.store.getCustomerByCode('C001'))!;
       const stored = await t.service.store.getOrderByRef(customer.id, 'WEB-1');
@@ -118,10 +122,41 @@ void describe('portal in the browser', () => {
       await page.getByRole('button', { name: "Invia l'ordine" }).click();
       const numero = (await page.locator('.numero').innerText()).trim();
       assert.match(numero, /^\d{4}-\d{6}$/);
+      assert.deepEqual(await page.locator('table.recap-lines tbody tr').allInnerTexts(), ['CAR-A4-80\tCarta A4 80g\t12,5\tRS'],
+        'the line as registered: a decimal comma, the catalog description, the unit in capitals');
       await shot(page, 'portal-form-result-phone');
       const customer = (await t.service.store.getCustomerByCode('C001'))!;
       const o = await t.service.store.getOrderByRef(customer.id, 'MODULO-1');
       assert.deepEqual(o?.righe, [{ codice_articolo: 'CAR-A4-80', quantita: 12.5, unita_misura: 'RS' }]);
+    } finally {
+      await context.close();
+    }
+  });
+
+  void it('a refused upload registered since by the order desk shows its number and lines', async () => {
+    const { context, page, incidents } = await newPage(browser);
+    try {
+      await login(page, t.url, 'portale', a.ftpUser, a.ftpPassword);
+      await page.getByLabel('File degli ordini').setInputFiles([{ name: 'sbagliato.json', mimeType: 'application/json',
+        buffer: Buffer.from(JSON.stringify(order('C001', 'WEB-CORR', { righe: [{ codice_articolo: 'NON-ESISTE', quantita: 1500, unita_misura: 'PZ' }] }))) }]);
+      await page.getByRole('button', { name: 'Invia' }).click();
+      await page.getByRole('heading', { name: 'sbagliato.json' }).waitFor();
+      const href = (await page.getByRole('link', { name: "Dettaglio dell'invio" }).getAttribute('href'))!;
+      const refusedId = href.split('/').pop()!;
+      // The order desk's "Correggi e registra", as the console submits it.
+      const customer = (await t.service.store.getCustomerByCode('C001'))!;
+      const { outcome } = await t.service.intake.submit({
+        principal: { customerId: customer.id, customerCode: 'C001' }, channel: 'console', fileName: `correzione-${refusedId}.json`,
+        mediaType: 'application/json', singleOrder: true, meta: { corregge: refusedId, ordine: '0', operatore: 'ops@example.com' },
+        raw: Buffer.from(JSON.stringify(order('C001', 'WEB-CORR', { righe: [{ codice_articolo: 'BV-STD', quantita: 1500, unita_misura: 'PZ' }] }))),
+      });
+      const numero = outcome.orders[0]!.numero_ordine!;
+      await page.goto(`${t.url}${href}`);
+      const row = page.locator('tr', { hasText: 'WEB-CORR' });
+      assert.match(await row.locator('.registered-since').innerText(), new RegExp(`Registrato in seguito dall'ufficio ordini come ${numero}`));
+      assert.deepEqual(await page.locator('table.recap-lines tbody tr').allInnerTexts(), ['BV-STD\tBiglietti da visita\t1500\tPZ']);
+      await shot(page, 'portal-submission-corrected');
+      assert.deepEqual(incidents, []);
     } finally {
       await context.close();
     }

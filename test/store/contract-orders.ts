@@ -50,6 +50,19 @@ export function ordersContract(makeStore: StoreFactory): void {
       assert.equal(o2.righe[1]!.quantita, 2.5);
     }));
 
+    void it('reads several orders by id, with their lines, only the customer\'s', () => withStore(makeStore, async (store) => {
+      const c = await addCustomer(store, 'C001');
+      const other = await addCustomer(store, 'C002');
+      const sub = await addSubmission(store, c);
+      const subOther = await addSubmission(store, other);
+      const [r1, r2] = await store.registerOrders([item(c, sub, 'R1'), item(c, sub, 'R2')]);
+      const [o1] = await store.registerOrders([item(other, subOther, 'R1')]);
+      const got = await store.getOrders(c.id, [r2!.id_ordine, r1!.id_ordine, o1!.id_ordine, 'no-such-id', r1!.id_ordine]);
+      assert.deepEqual(got.map((o) => o.riferimento_ordine).sort(), ['R1', 'R2'], "another customer's order is not read");
+      assert.deepEqual(got.find((o) => o.id_ordine === r2!.id_ordine), await store.getOrder(c.id, r2!.id_ordine));
+      assert.deepEqual(await store.getOrders(c.id, []), []);
+    }));
+
     void it('keeps many lines in their order', () => withStore(makeStore, async (store) => {
       const c = await addCustomer(store, 'C001');
       const sub = await addSubmission(store, c);

@@ -127,6 +127,15 @@ function catalogContract(makeStore: StoreFactory): void {
       ]);
       assert.equal(await store.countArticles(), 5001);
       assert.deepEqual(await store.knownArticles(['ART-1', 'NEW', 'ART-99999']), new Set(['ART-1', 'NEW']));
+      // The recap of registered lines (src/render/recap.ts) reads descriptions by code, exactly, over several chunks.
+      const asked = [...Array.from({ length: 1200 }, (_, i) => `ART-${i}`), 'NEW', 'NEW', 'new', 'ART-99999'];
+      const descriptions = await store.articleDescriptions(asked);
+      assert.equal(descriptions.size, 1201);
+      assert.equal(descriptions.get('ART-1'), 'Biglietti');
+      assert.equal(descriptions.get('ART-1199'), 'Articolo 1199');
+      assert.equal(descriptions.get('NEW'), 'dopo');
+      assert.equal(descriptions.has('new'), false);
+      assert.deepEqual(await store.articleDescriptions([]), new Map());
     }));
 
     void it('answers knownArticles for more than 1,000 codes, comparing codes exactly', () => withStore(makeStore, async (store) => {

@@ -168,7 +168,8 @@ void describe('query plans', () => {
   // hundred is a file). Through the index of all the customer's submissions it would read past every newer REST order.
   void it('sqlite: the FTP/SFTP window reads the files-only index', async () => {
     await withSqlitePlans(fillShas, (db, customerId) => {
-      const sql = sqliteListSubmissions({ state: false, customerId: true, channels: ['ftp', 'sftp'] });
+      // The channels the tree asks for: its files and the order desk's corrections of them.
+      const sql = sqliteListSubmissions({ state: false, customerId: true, channels: ['console', 'ftp', 'sftp'] });
       const plan = (db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all({ customerId, limit: 10 }) as { detail: string }[]).map((r) => r.detail).join('\n');
       assert.match(plan, /USING INDEX submissions_customer_files/, plan);
       const rows = db.prepare(sql).all({ customerId, limit: 10 }) as { channel: string }[];
@@ -179,7 +180,7 @@ void describe('query plans', () => {
 
   void it('postgres: the FTP/SFTP window reads the files-only index', { skip: PG_SKIP }, async () => {
     await withPgPlans(fillShas, { analyze: ['submissions'], planner: '-c enable_seqscan=off' }, async (explain, customerId) => {
-      const plan = await explain(pgListSubmissions({ state: false, customerId: true, channels: ['sftp', 'ftp'] }), [customerId, 10]);
+      const plan = await explain(pgListSubmissions({ state: false, customerId: true, channels: ['sftp', 'console', 'ftp'] }), [customerId, 10]);
       assert.match(plan, /submissions_customer_files/, plan);
     });
   });

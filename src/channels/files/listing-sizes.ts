@@ -4,10 +4,16 @@
  * instance and after a restart alike. The cache only spares rendering the same file again; its key holds everything
  * the bytes depend on (name, processing time), so a reprocessed or renamed file is never shown with an old size.
  * Stored files need none of this: their size comes with the listing (SubmissionSummary.size).
+ *
+ * An outcome file recaps its orders' registered lines with the catalog's descriptions (src/render/recap.ts): a
+ * catalog import that rewords a description changes the bytes, not the key. Reading a file renders it and sets its
+ * size again, and clients read to the end of a file, not to the size listed; a size a description out of date is
+ * what that costs, against keeping every file's rendering.
  */
 import type { Outcome } from '../../domain/types.ts';
 import type { Store, SubmissionSummary } from '../../domain/store/store.ts';
 import { renderOutcomeJson, renderOutcomeText, type OutcomeFileInput } from '../../render/outcome-file.ts';
+import { gatherRecap, RECAP_LIMITS, type Recap, type RecapPort } from '../../render/recap.ts';
 import type { SizeCache } from './tree-model.ts';
 
 export interface OutcomeFileRef {
@@ -15,6 +21,8 @@ export interface OutcomeFileRef {
   kind: 'json' | 'txt';
   /** The listed name of the file the outcome belongs to. */
   base: string;
+  /** `s` is the order desk's correction of that file (channel console): the file tells the customer of it. */
+  correction?: boolean;
 }
 
 /**
@@ -32,6 +40,22 @@ export function outcomeInput(s: Pick<SubmissionSummary, 'id' | 'receivedAt' | 'p
 
 export function renderOutcomeFile(input: OutcomeFileInput, kind: 'json' | 'txt'): Buffer {
   return kind === 'json' ? renderOutcomeJson(input) : renderOutcomeText(input);
+}
+
+/**
+ * The bytes of an outcome file: the outcome with the recap of its registered lines, read from the store (scoped to
+ * the customer), and for a correction the notice that the order desk registered the order.
+ */
+export async function outcomeFileBytes(
+  store: RecapPort, customerId: string, ref: Pick<OutcomeFileRef, 'kind' | 'base' | 'correction'>, s: Pick<SubmissionSummary, 'id' | 'receivedAt' | 'processedAt' | 'meta'>,
+  outcome: Outcome, timeZone: string, known?: Recap,
+): Promise<Buffer> {
+  const recap = known ?? await gatherRecap(store, customerId, outcome.orders, RECAP_LIMITS.file);
+  const registered = ref.correction ? outcome.orders.find((o) => o?.esito === 'ok') : undefined;
+  const correctedBy = registered?.numero_ordine
+    ? { numero_ordine: registered.numero_ordine, ...(registered.riferimento_ordine ? { riferimento_ordine: registered.riferimento_ordine } : {}) }
+    : undefined;
+  return renderOutcomeFile({ ...outcomeInput(s, outcome, ref.base, timeZone), recap, ...(correctedBy ? { correctedBy } : {}) }, ref.kind);
 }
 
 export function outcomeSizeKey(id: string, kind: 'json' | 'txt', processedAt: string | undefined, base: string): string {
@@ -53,8 +77,10 @@ export async function outcomeSizes(
   for (let i = 0; i < ids.length; i += OUTCOMES_PER_QUERY) {
     const outcomes = await deps.store.getSubmissionOutcomes(customerId, ids.slice(i, i + OUTCOMES_PER_QUERY));
     for (const [id, outcome] of outcomes) {
+      // Both files of a submission (JSON and text) show the same recap: read once.
+      const recap = await gatherRecap(deps.store, customerId, outcome.orders, RECAP_LIMITS.file);
       for (const ref of missing.get(id) ?? []) {
-        const size = renderOutcomeFile(outcomeInput(ref.s, outcome, ref.base, deps.timeZone), ref.kind).length;
+        const size = (await outcomeFileBytes(deps.store, customerId, ref, ref.s, outcome, deps.timeZone, recap)).length;
         deps.sizes.set(outcomeSizeKey(id, ref.kind, ref.s.processedAt, ref.base), size);
         out.set(ref, size);
       }

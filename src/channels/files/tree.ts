@@ -20,7 +20,7 @@ import { LIMITS } from './limits.ts';
 import { displayNames, isTemporaryName } from './names.ts';
 import { newNameProblem } from './paths.ts';
 import { OUTCOME_JSON_SUFFIX, OUTCOME_TEXT_SUFFIX } from '../../render/outcome-file.ts';
-import { outcomeInput, outcomeSizeKey, outcomeSizes, renderOutcomeFile, type OutcomeFileRef } from './listing-sizes.ts';
+import { outcomeFileBytes, outcomeSizeKey, outcomeSizes, type OutcomeFileRef } from './listing-sizes.ts';
 import { hashFile, TooLargeError } from './spool.ts';
 import { openUpload } from './upload-writer.ts';
 import { STAGE_REPORT_BYTES, UploadStager } from './upload-stager.ts';
@@ -66,6 +66,26 @@ export interface FileTree {
   setAttributes(path: string): Promise<void>;
 }
 
+/**
+ * `<name>.correzione-<n>.esito.json|txt` for each order desk's correction that registered order n of a listed file:
+ * the new outcome file that tells the customer, on the channel the file came by, that the order was registered. A
+ * second correction of the same order (answered as a duplicate) adds no file: the first one, the oldest, has the name.
+ */
+function correctionFiles(snap: Snapshot, names: Map<string, SubmissionSummary>, listed: readonly SubmissionSummary[]): void {
+  const nameOf = new Map<string, string>();
+  for (const [name, s] of names) nameOf.set(s.id, name);
+  for (let i = listed.length - 1; i >= 0; i--) {
+    const c = listed[i]!;
+    const of = c.meta.corregge;
+    const base = c.channel === 'console' && c.state === 'processed' && c.esito === 'ok' && of !== undefined ? nameOf.get(of) : undefined;
+    if (base === undefined) continue;
+    const stem = `${base}.correzione-${(Number(c.meta.ordine) || 0) + 1}`;
+    if (snap.esiti.has(stem + OUTCOME_TEXT_SUFFIX)) continue;
+    snap.esiti.set(stem + OUTCOME_JSON_SUFFIX, { s: c, kind: 'json', base, correction: true });
+    snap.esiti.set(stem + OUTCOME_TEXT_SUFFIX, { s: c, kind: 'txt', base, correction: true });
+  }
+}
+
 export function createTree(deps: FilesDeps, session: SessionInfo): FileTree {
   const { store, intake, spool, sizes, timeZone } = deps;
   const customerId = session.principal.customerId;
@@ -75,10 +95,14 @@ export function createTree(deps: FilesDeps, session: SessionInfo): FileTree {
   async function snapshot(): Promise<Snapshot> {
     // Filtered in the query, before the limit: the customer's REST or e-mail orders are not files of this tree and
     // must not push its files out of the window.
-    const all = (await store.listSubmissions({ customerId, channels: ['ftp', 'sftp'], limit: LIMITS.listedPerFolder }))
-      .filter((s) => (s.channel === 'ftp' || s.channel === 'sftp') && s.customerId === customerId);
+    // The order desk's corrections (channel console) come in the same window: their outcome files tell the customer
+    // that an order of a refused file was registered after all (correctionFiles).
+    const listed = (await store.listSubmissions({ customerId, channels: ['console', 'ftp', 'sftp'], limit: LIMITS.listedPerFolder }))
+      .filter((s) => s.customerId === customerId);
+    const all = listed.filter((s) => s.channel === 'ftp' || s.channel === 'sftp');
     const snap: Snapshot = { inbox: new Map(), elaborati: new Map(), scartati: new Map(), esiti: new Map() };
-    for (const [name, s] of displayNames(all, timeZone)) {
+    const names = displayNames(all, timeZone);
+    for (const [name, s] of names) {
       // 'failed' (given up after repeated processing failures) has its outcome too, and is shown like any other.
       if (s.state === 'received') {
         snap.inbox.set(name, s);
@@ -88,6 +112,7 @@ export function createTree(deps: FilesDeps, session: SessionInfo): FileTree {
       snap.esiti.set(name + OUTCOME_JSON_SUFFIX, { s, kind: 'json', base: name });
       snap.esiti.set(name + OUTCOME_TEXT_SUFFIX, { s, kind: 'txt', base: name });
     }
+    correctionFiles(snap, names, listed);
     return snap;
   }
 
@@ -101,7 +126,7 @@ export function createTree(deps: FilesDeps, session: SessionInfo): FileTree {
   async function renderOutcome(id: string, base: string, kind: 'json' | 'txt'): Promise<Buffer> {
     const s = await load(id);
     if (!s.outcome) throw new TreeError('not_found', MESSAGES.notFound);
-    const bytes = renderOutcomeFile(outcomeInput(s, s.outcome, base, timeZone), kind);
+    const bytes = await outcomeFileBytes(store, customerId, { kind, base, ...(s.channel === 'console' ? { correction: true } : {}) }, s, s.outcome, timeZone);
     sizes.set(outcomeSizeKey(s.id, kind, s.processedAt, base), bytes.length);
     return bytes;
   }

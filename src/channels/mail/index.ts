@@ -14,6 +14,7 @@ import type { MailChannelStore } from '../../domain/store/ports.ts';
 import { startImapWatchers, type ImapWatchers } from './imap.ts';
 import { startOutbox, type RetryPolicy } from './outbox.ts';
 import { createPipeline } from './pipeline.ts';
+import { correctionNotices } from './corrections.ts';
 import type { RecipientLimits } from './recipients.ts';
 import { startSmtpServer, type RunningSmtp } from './smtp.ts';
 
@@ -56,12 +57,16 @@ export async function startMailChannels(deps: MailChannelsDeps): Promise<MailCha
     onReplyQueued: () => outbox.kick(), claimMs, holder,
   });
   const onStored = (ids: string[]) => ids.forEach((id) => pipeline.start(id));
+  const notices = correctionNotices({ store, log, mailDomain: config.mailDomain, timeZone: config.timeZone, onQueued: () => outbox.kick() });
+  let closing = false;
+  intake.onProcessed((s) => (closing ? undefined : notices.processed(s)));
 
   let smtp: RunningSmtp | undefined;
   let imap: ImapWatchers | undefined;
   let sweeping: Promise<unknown> = Promise.resolve();
   const sweeper: { timer?: NodeJS.Timeout } = {};
   const close = async () => {
+    closing = true;
     clearInterval(sweeper.timer);
     await smtp?.close();
     await imap?.close();
@@ -90,12 +95,20 @@ export async function startMailChannels(deps: MailChannelsDeps): Promise<MailCha
     throw err;
   }
 
+  // Correction notices a process that died did not queue (corrections.ts): looked for at start and after a death.
+  const catchUp = () => notices.catchUp().then(
+    (n) => n > 0 && log.info({ queued: n }, 'queued correction notices left unqueued'),
+    (err: unknown) => log.error({ err }, 'correction notice catch-up failed'),
+  );
   // Messages stored and not finished before the last stop (or crash) are finished now, and then regularly.
+  let started = false;
   const sweep = () => {
     // The sweep first frees what instances found gone held, so their messages are taken over in this round.
     sweeping = sweeping.then(async () => {
       const freed = await store.reapInstances();
       if (freed.instances.length > 0) log.warn({ ...freed }, 'instances gone (process ended without a stop): their claims are free and their work is taken over now');
+      if (!started || freed.instances.length > 0) await catchUp();
+      started = true;
       return pipeline.sweep();
     }).then(
       (n) => n > 0 && log.info({ finished: n }, 'finished mail messages left unprocessed'),

@@ -23,6 +23,7 @@ import type { MailChannelStore } from '../../domain/store/ports.ts';
 import { MAIL_LIMITS } from './limits.ts';
 import { parseMessage, type ParsedMessage } from './parse.ts';
 import { composeReply, type JudgedPart } from './reply.ts';
+import { gatherRecap, RECAP_LIMITS, type Recap } from '../../render/recap.ts';
 import { UNREADABLE_REASONS, unreadableMessage } from './unreadable.ts';
 
 export interface PipelineDeps {
@@ -144,7 +145,7 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
     const replyId = uuidv7();
     const reply = await composeReply({
       id: replyId, message: parsed, receivedAt: m.receivedAt, judged, mailbox: customer.mailbox, mailDomain: deps.mailDomain,
-      timeZone: deps.timeZone, now: new Date(),
+      timeZone: deps.timeZone, now: new Date(), recap: await recapOf(customer.id, judged),
     });
     const result: MailResult = { esito: reply.esito, submissions, replyId };
     const done = await store.finishMail(m.id, result, {
@@ -152,6 +153,14 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
     });
     if (done) deps.onReplyQueued();
     return done ? result : undefined;
+  }
+
+  /** The registered lines of the accepted orders of every file of the message, within the reply's limits. */
+  function recapOf(customerId: string, judged: readonly JudgedPart[]): Promise<Recap> {
+    function* orders() {
+      for (const j of judged) yield* j.outcome.orders;
+    }
+    return gatherRecap(store, customerId, orders(), RECAP_LIMITS.mail);
   }
 
   /**
@@ -192,7 +201,7 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
       const replyId = uuidv7();
       const reply = await composeReply({
         id: replyId, message, receivedAt: m.receivedAt, judged, mailbox: customer.mailbox, mailDomain: deps.mailDomain,
-        timeZone: deps.timeZone, now: new Date(), unreadable: judged.length === 0,
+        timeZone: deps.timeZone, now: new Date(), unreadable: judged.length === 0, recap: await recapOf(customer.id, judged),
       });
       result = { esito: 'errore', submissions, replyId, unreadable };
       done = await store.finishMail(m.id, result, {

@@ -11,6 +11,7 @@ import { formatList } from '../../intake/formats/index.ts';
 import MailComposer from 'nodemailer/lib/mail-composer';
 import { renderOutcomeJson, renderOutcomeText, type OutcomeFileInput } from '../../render/outcome-file.ts';
 import type { Outcome } from '../../domain/types.ts';
+import { omittedText, type Recap } from '../../render/recap.ts';
 import { MAIL_LIMITS } from './limits.ts';
 import { localTime } from '../../render/local-time.ts';
 import type { OrderPart, ParsedMessage } from './parse.ts';
@@ -37,6 +38,8 @@ export interface ReplyInput {
   now: Date;
   /** The message itself could not be read (unreadable.ts): the reply says so instead of listing files. */
   unreadable?: boolean;
+  /** The registered lines of the accepted orders of every file (src/render/recap.ts, RECAP_LIMITS.mail). */
+  recap?: Recap;
 }
 
 export interface ComposedReply {
@@ -54,9 +57,13 @@ function escapeHtml(s: string): string {
   return s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
 }
 
-function fileInput(j: JudgedPart, timeZone: string): OutcomeFileInput {
+function fileInput(j: JudgedPart, timeZone: string, recap: Recap | undefined): OutcomeFileInput {
   const name = j.part.zip ? `${j.part.zip} / ${j.part.fileName}` : j.part.fileName;
-  return { name, submissionId: j.submissionId, receivedAt: j.receivedAt, processedAt: j.processedAt, outcome: j.outcome, timeZone };
+  // The orders left out of the recap are counted once for the whole reply (tailLines), not in every file's block.
+  return {
+    name, submissionId: j.submissionId, receivedAt: j.receivedAt, processedAt: j.processedAt, outcome: j.outcome, timeZone,
+    ...(recap ? { recap: { ...recap, omittedOrders: 0 } } : {}),
+  };
 }
 
 interface Tally {
@@ -114,6 +121,7 @@ function introLines(input: ReplyInput, t: Tally): string[] {
 function tailLines(input: ReplyInput): string[] {
   const { message } = input;
   const lines: string[] = [];
+  if (input.recap?.omittedOrders) lines.push('', omittedText(input.recap.omittedOrders));
   if (message.problems.length > 0) {
     lines.push('', 'File non elaborati:');
     for (const p of message.problems) lines.push(`  - ${p}`);
@@ -134,7 +142,8 @@ function outcomeJson(input: ReplyInput, t: Tally): Buffer {
       ricevuto_il: input.receivedAt,
     },
     esito: t.esito,
-    file: input.judged.map((j) => JSON.parse(renderOutcomeJson(fileInput(j, input.timeZone)).toString('utf8')) as unknown),
+    file: input.judged.map((j) => JSON.parse(renderOutcomeJson(fileInput(j, input.timeZone, input.recap)).toString('utf8')) as unknown),
+    ...(input.recap?.omittedOrders ? { ordini_senza_riepilogo: input.recap.omittedOrders } : {}),
     ...(input.message.problems.length ? { file_non_elaborati: input.message.problems } : {}),
     ...(input.message.ignored.length ? { allegati_ignorati: input.message.ignored } : {}),
   };
@@ -145,7 +154,7 @@ export async function composeReply(input: ReplyInput): Promise<ComposedReply> {
   const recipient = input.message.replyTo;
   if (!recipient) throw new Error('composeReply: the message has no address to reply to');
   const t = tally(input);
-  const blocks = input.judged.map((j) => renderOutcomeText(fileInput(j, input.timeZone)).toString('utf8').replace(/\r\n/g, '\n').trimEnd());
+  const blocks = input.judged.map((j) => renderOutcomeText(fileInput(j, input.timeZone, input.recap)).toString('utf8').replace(/\r\n/g, '\n').trimEnd());
   const intro = introLines(input, t);
   const tail = tailLines(input);
   const text = [...intro, ...blocks.flatMap((b) => ['', b]), ...tail].join('\n') + '\n';

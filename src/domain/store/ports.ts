@@ -34,7 +34,8 @@ export type IntakeStore = ClaimStore & JudgeStore & Pick<Store,
 
 /** The e-mail channel (src/channels/mail/): its own tables, the customers its mailboxes belong to, its leases. */
 export type MailChannelStore = MailStore & Pick<Store,
-  | 'getCustomer' | 'getCustomerByMailbox' | 'getSubmission'
+  | 'getCustomer' | 'getCustomerByMailbox' | 'getSubmission' | 'getOrders' | 'articleDescriptions'
+  | 'listCustomers' | 'listSubmissions' | 'queueNotification'
   | 'acquireLease' | 'renewLease' | 'releaseLease' | 'reapInstances'>;
 
 /** The hand-off (src/handoff/): the event stream, subscribers and deliveries, integrations, production reports. */
@@ -72,5 +73,5 @@ export type AuditStore = Pick<Store, 'addAudit'>;
 export type WebChannelStore = SessionStore & CustomerAdminStore & ConnectorAdminStore & CatalogImportStore & AuditStore & NotifyStore & Pick<Store,
   | 'webKey' | 'getOperator' | 'getOperatorByEmail' | 'listAudit'
   | 'searchSubmissions' | 'searchOrders' | 'searchArticles' | 'countArticles' | 'countRefused' | 'countPartial' | 'orderCounts' | 'customerActivity'
-  | 'getSubmission' | 'getOrder' | 'listCustomers' | 'listUnits' | 'listSites' | 'listConnectors'
+  | 'getSubmission' | 'getOrder' | 'getOrders' | 'getOrderByRef' | 'articleDescriptions' | 'listCustomers' | 'listUnits' | 'listSites' | 'listConnectors'
   | 'listSubscribers' | 'listDeliveries' | 'listReplies' | 'getReply' | 'getMailMessage' | 'getImapAccount'>;

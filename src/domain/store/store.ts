@@ -170,6 +170,8 @@ export interface Store extends MailStore, ConnectorStore, EventStore, HandoffSto
   knownArticles(codes: readonly string[]): Promise<Set<string>>;
   /** The subset of `codes` that are known units. */
   knownUnits(codes: readonly string[]): Promise<Set<string>>;
+  /** The catalog's description of each of `codes` that is a known article (codes not in the catalog are absent). */
+  articleDescriptions(codes: readonly string[]): Promise<Map<string, string>>;
   countArticles(): Promise<number>;
   listUnits(): Promise<Unit[]>;
 
@@ -286,6 +288,8 @@ export interface Store extends MailStore, ConnectorStore, EventStore, HandoffSto
    */
   registeredBySubmission(submissionId: string, references: readonly string[]): Promise<{ codice_cliente: string; riferimento_ordine: string }[]>;
   getOrder(customerId: string, id: string): Promise<RegisteredOrder | undefined>;
+  /** The customer's orders among `ids`, with their lines, in no particular order (ids of others' orders: absent). */
+  getOrders(customerId: string, ids: readonly string[]): Promise<RegisteredOrder[]>;
   getOrderByRef(customerId: string, riferimento: string): Promise<RegisteredOrder | undefined>;
   listOrders(q: { customerId?: string; limit?: number }): Promise<RegisteredOrder[]>;
   /** The latest outcome recorded for that reference of that customer (accepted or refused). */

@@ -14,7 +14,7 @@ import { pgCode } from './tx.ts';
 export type CustomerMethods = Pick<Store,
   | 'createCustomer' | 'getCustomer' | 'getCustomerByCode' | 'getCustomerByMailbox' | 'listCustomers'
   | 'addCredential' | 'findCredential' | 'revokeCredentials'
-  | 'upsertArticles' | 'upsertUnits' | 'knownArticles' | 'knownUnits' | 'countArticles' | 'listUnits'>;
+  | 'upsertArticles' | 'upsertUnits' | 'knownArticles' | 'knownUnits' | 'articleDescriptions' | 'countArticles' | 'listUnits'>;
 
 export function postgresCustomers(pool: pg.Pool): CustomerMethods {
   async function one<R>(sql: string, params: unknown[] = []): Promise<R | undefined> {
@@ -128,6 +128,16 @@ export function postgresCustomers(pool: pg.Pool): CustomerMethods {
 
     async knownUnits(codes) {
       return known('units', 'code', codes, upperUnit);
+    },
+
+    async articleDescriptions(codes) {
+      const found = new Map<string, string>();
+      for (const part of chunks([...new Set(codes)])) {
+        const rows = await all<{ code: string; descrizione: string }>(
+          'SELECT codice_articolo AS code, descrizione FROM articles WHERE codice_articolo = ANY($1::text[])', [part]);
+        for (const r of rows) found.set(r.code, r.descrizione);
+      }
+      return found;
     },
 
     async countArticles() {

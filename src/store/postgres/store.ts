@@ -599,6 +599,14 @@ export async function openPostgresStore(url: string, opts: PostgresStoreOptions 
       return r && (await withLines([r]))[0];
     },
 
+    async getOrders(customerId, ids) {
+      const rows: OrderRow[] = [];
+      for (const part of chunks([...new Set(ids)])) {
+        for (const r of await all<OrderRow>(`SELECT ${ORDER_COLUMNS} FROM orders WHERE customer_id = $1 AND id = ANY($2::text[])`, [customerId, part])) rows.push(r);
+      }
+      return withLines(rows);
+    },
+
     async getOrderByRef(customerId, riferimento) {
       const r = await one<OrderRow>(ORDER_BY_REF_SQL, [customerId, riferimento]);
       return r && (await withLines([r]))[0];

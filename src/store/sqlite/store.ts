@@ -375,6 +375,15 @@ function sqliteStoreOn(
       return known('units', 'code', codes, upperUnit);
     },
 
+    async articleDescriptions(codes) {
+      const found = new Map<string, string>();
+      const s = q('SELECT codice_articolo AS code, descrizione FROM articles WHERE codice_articolo IN (SELECT value FROM json_each(?))');
+      for (const part of chunks([...new Set(codes)])) {
+        for (const row of s.all(JSON.stringify(part)) as { code: string; descrizione: string }[]) found.set(row.code, row.descrizione);
+      }
+      return found;
+    },
+
     async countArticles() {
       return (q('SELECT count(*) AS n FROM articles').get() as { n: number }).n;
     },
@@ -503,6 +512,13 @@ function sqliteStoreOn(
     async getOrder(customerId, id) {
       const r = q(`SELECT ${ORDER_COLUMNS} FROM orders WHERE customer_id = ? AND id = ?`).get(customerId, id) as OrderRow | undefined;
       return r && withLines([r])[0];
+    },
+
+    async getOrders(customerId, ids) {
+      const s = q(`SELECT ${ORDER_COLUMNS} FROM orders WHERE customer_id = ? AND id IN (SELECT value FROM json_each(?))`);
+      const rows: OrderRow[] = [];
+      for (const part of chunks([...new Set(ids)])) for (const r of s.all(customerId, JSON.stringify(part)) as OrderRow[]) rows.push(r);
+      return withLines(rows);
     },
 
     async getOrderByRef(customerId, riferimento) {

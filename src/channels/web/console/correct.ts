@@ -14,6 +14,7 @@ import { idParam } from '../render.ts';
 import { MAX_FORM_LINES, postedForm, readOrderForm, text, type OrderForm } from '../order-form.ts';
 import { writeNumber } from '../../../intake/formats/people-values.ts';
 import { actor, consolePage, record } from './page.ts';
+import { outcomeRecap, registeredSince } from '../recap.ts';
 
 /** Empty lines offered below the decoded ones, so a line can be added without any script. */
 export const SPARE_LINES = 2;
@@ -80,7 +81,10 @@ export function registerCorrectRoutes(app: FastifyInstance, ctx: WebContext): vo
   app.get('/invii/:id/correggi', async (req, reply) => {
     const s = await refused(req);
     const wanted = Number((req.query as Record<string, unknown>).ordine ?? NaN);
-    const firstRefused = s.outcome?.orders.find((o) => o.esito === 'errore')?.index ?? 0;
+    // The first refused order still to correct: one whose reference is registered since needs nothing more.
+    const since = await registeredSince(ctx.store, s.customerId, s.outcome, s.receivedAt);
+    const refusedOrders = (s.outcome?.orders ?? []).filter((o) => o?.esito === 'errore');
+    const firstRefused = (refusedOrders.find((o) => !since.has(o.index)) ?? refusedOrders[0])?.index ?? 0;
     const index = Number.isInteger(wanted) && wanted >= 0 ? wanted : firstRefused;
     const { form, machine } = decodedForm(s, index);
     return show(req, reply, s, index, form, { machine });
@@ -110,7 +114,8 @@ export function registerCorrectRoutes(app: FastifyInstance, ctx: WebContext): vo
       ...(result?.numero_ordine ? { numero_ordine: result.numero_ordine } : {}),
     });
     if (outcome.esito === 'ok') {
-      return consolePage(ctx, req, reply, 'console/corrected.eta', { title: 'Ordine registrato', nav: 'submissions', s, submission, outcome });
+      const recap = await outcomeRecap(ctx.store, s.customerId, outcome);
+      return consolePage(ctx, req, reply, 'console/corrected.eta', { title: 'Ordine registrato', nav: 'submissions', s, submission, outcome, recap });
     }
     return show(req, reply.code(422), s, index, form, { machine, outcome });
   });

@@ -12,6 +12,7 @@ import { cursorOf, download, idParam, str } from '../render.ts';
 import { listFilters, PAGE_SIZE } from './filters.ts';
 import { actor, consolePage, record } from './page.ts';
 import { registerCorrectRoutes } from './correct.ts';
+import { outcomeExtras } from '../recap.ts';
 
 /** The list's filters from the query string, as given (for the form) and as a store search. */
 export async function submissionFilters(ctx: WebContext, query: unknown) {
@@ -45,11 +46,14 @@ export function registerSubmissionRoutes(app: FastifyInstance, ctx: WebContext):
       replyOf(ctx, s.meta.mail_id),
     ]);
     const raw = rawPreview(s.raw);
+    const extras = await outcomeExtras(ctx.store, s.customerId, s.outcome, s.receivedAt);
+    // Nothing left to correct once every refused order's reference is registered (within those looked up).
+    const refusedLeft = (s.outcome?.orders ?? []).some((o) => o?.esito === 'errore' && !extras.since.has(o.index)) || !!s.outcome?.fileError;
     const notice = str((req.query as Record<string, unknown>).fatto, 40);
     return consolePage(ctx, req, reply, 'console/submission.eta', {
       title: `Invio ${s.fileName ?? s.id}`, nav: 'submissions', s, customer, raw, trail, reply: reply_,
       size: s.raw.length, notice: notice === 'rielaborato' ? 'Invio rielaborato.' : undefined,
-      correctable: s.state === 'processed' && s.outcome?.esito === 'errore' && s.connectorId === undefined,
+      correctable: s.state === 'processed' && s.outcome?.esito === 'errore' && s.connectorId === undefined && refusedLeft, ...extras,
     });
   });
 

@@ -8,6 +8,7 @@ import { postedForm, readOrderForm, type OrderForm } from '../order-form.ts';
 import type { WebContext } from '../context.ts';
 import { sourceOf, str } from '../render.ts';
 import { customerOf, portalPage, principalOf } from './page.ts';
+import { outcomeRecap } from '../recap.ts';
 
 /** Suggestions sent at once: enough to browse a small catalog, few enough to keep the page light. */
 const SUGGESTIONS = 200;
@@ -44,7 +45,10 @@ export function registerPortalOrderForm(app: FastifyInstance, ctx: WebContext): 
       principal, channel: 'portal', mediaType: 'application/json', raw: Buffer.from(JSON.stringify(read.order), 'utf8'),
       meta: { remote: sourceOf(req), modulo: 'ordine' }, singleOrder: true,
     });
-    if (outcome.esito === 'ok') return portalPage(ctx, req, reply, 'portal/result.eta', { title: 'Ordine inviato', nav: 'form', results: [{ fileName: 'Modulo d\'ordine', outcome }] });
+    if (outcome.esito === 'ok') {
+      const recap = await outcomeRecap(ctx.store, principal.customerId, outcome);
+      return portalPage(ctx, req, reply, 'portal/result.eta', { title: 'Ordine inviato', nav: 'form', results: [{ fileName: 'Modulo d\'ordine', outcome, recap }] });
+    }
     return show(req, reply.code(422), padded(form), { outcome });
   });
 

@@ -13,6 +13,7 @@ import { safeFileName } from '../format.ts';
 import { customerOf, portalPage } from './page.ts';
 import { registerPortalOrderForm } from './order-form.ts';
 import { registerUpload } from './upload.ts';
+import { outcomeExtras } from '../recap.ts';
 
 const PUBLIC = new Set(['/portale/login']);
 const PAGE = 50;
@@ -67,7 +68,8 @@ export function registerPortalRoutes(app: FastifyInstance, ctx: WebContext): voi
 
   app.get('/invii/:id', async (req, reply) => {
     const s = await ownSubmission(ctx, req);
-    return portalPage(ctx, req, reply, 'portal/submission.eta', { title: `Invio ${s.fileName ?? ''}`, nav: 'home', s });
+    const extras = await outcomeExtras(ctx.store, s.customerId, s.outcome, s.receivedAt);
+    return portalPage(ctx, req, reply, 'portal/submission.eta', { title: `Invio ${s.fileName ?? ''}`, nav: 'home', s, ...extras });
   });
 
   app.get('/invii/:id/esito', async (req, reply) => {

@@ -9,11 +9,14 @@ import { sizeLabel } from '../format.ts';
 import { sourceOf } from '../render.ts';
 import { baseMediaType, formatOfMediaType } from '../../../intake/formats/index.ts';
 import { portalPage, principalOf } from './page.ts';
+import { outcomeRecap } from '../recap.ts';
+import type { Recap } from '../../../render/recap.ts';
 
 interface FileResult {
   fileName: string;
   submission?: StoredSubmission;
   outcome?: Outcome;
+  recap?: Recap;
   error?: string;
 }
 
@@ -45,7 +48,7 @@ export function registerUpload(app: FastifyInstance, ctx: WebContext): void {
       const { submission, outcome } = await ctx.intake.submit({
         principal, channel: 'portal', fileName, mediaType: trusted(part.mimetype), raw, meta: { remote: sourceOf(req) },
       });
-      results.push({ fileName, submission, outcome });
+      results.push({ fileName, submission, outcome, recap: await outcomeRecap(ctx.store, principal.customerId, outcome) });
     }
     const status = results.length === 0 ? 400 : 200;
     return portalPage(ctx, req, reply.code(status), 'portal/result.eta', { title: 'Esito dell\'invio', nav: 'home', results });
