@@ -3,6 +3,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import path from 'node:path';
 import { nodeArgs } from './node-args.ts';
+import { waitFor } from './wait.ts';
 
 export interface ServeProcess {
   proc: ChildProcess;
@@ -56,14 +57,10 @@ export async function spawnServe(dataDir: string, env: Record<string, string> = 
 
 /** Wait until a printed line matches. */
 export async function waitForLine(p: ServeProcess, re: RegExp, timeoutMs = 10_000): Promise<RegExpMatchArray> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    for (const l of p.lines) {
-      const m = l.match(re);
-      if (m) return m;
-    }
-    if (Date.now() > deadline) throw new Error(`no line matching ${re} within ${timeoutMs} ms:\n${p.lines.join('\n')}`);
-    await new Promise((r) => setTimeout(r, 25));
+  try {
+    return await waitFor(() => p.lines.map((l) => l.match(re)).find((m) => m !== null) ?? undefined, timeoutMs, `a line matching ${re}`);
+  } catch (e) {
+    throw new Error(`${(e as Error).message}:\n${p.lines.join('\n')}`, { cause: e });
   }
 }
 
@@ -81,16 +78,18 @@ export async function stopOrKill(p: ServeProcess): Promise<void> {
 
 /** The port a channel reported it bound (`{"channel":"sftp","port":…}`), waiting for the line to be printed. */
 export async function loggedPort(p: ServeProcess, channel: string, timeoutMs = 20_000): Promise<number> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    for (const line of p.lines) {
-      if (!line.startsWith('{')) continue;
-      try {
-        const rec = JSON.parse(line) as { channel?: string; port?: number };
-        if (rec.channel === channel && typeof rec.port === 'number') return rec.port;
-      } catch { /* not a log line */ }
+  const logged = (line: string): number | undefined => {
+    if (!line.startsWith('{')) return undefined;
+    try {
+      const rec = JSON.parse(line) as { channel?: string; port?: number };
+      return rec.channel === channel && typeof rec.port === 'number' ? rec.port : undefined;
+    } catch {
+      return undefined; // not a log line
     }
-    if (Date.now() > deadline) throw new Error(`no ${channel} port logged within ${timeoutMs} ms:\n${p.lines.join('\n')}`);
-    await new Promise((r) => setTimeout(r, 25));
+  };
+  try {
+    return await waitFor(() => p.lines.map(logged).find((port) => port !== undefined), timeoutMs, `the ${channel} port logged`);
+  } catch (e) {
+    throw new Error(`${(e as Error).message}:\n${p.lines.join('\n')}`, { cause: e });
   }
 }

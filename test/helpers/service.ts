@@ -10,6 +10,8 @@ import { createLogger } from '../../src/log.ts';
 import { startService, type Service } from '../../src/main.ts';
 import { provisionCustomer } from '../../src/customers/provision.ts';
 
+export { waitFor } from './wait.ts';
+
 export interface TestCustomer {
   code: string;
   apiKey: string;
@@ -67,17 +69,6 @@ export async function startTestService(env: Record<string, string> = {}, dataDir
 /** One turn of the event loop: lets the callbacks already queued (promises settled, setImmediate) run first. */
 export function nextTurn(): Promise<void> {
   return new Promise<void>((resolve) => setImmediate(resolve));
-}
-
-/** Poll `check` until it returns a value other than undefined, or fail after `timeoutMs`. */
-export async function waitFor<T>(check: () => Promise<T | undefined> | T | undefined, timeoutMs = 10_000, what = 'condition'): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await check();
-    if (v !== undefined) return v;
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
 }
 
 export function order(code: string, ref: string, over: Record<string, unknown> = {}) {

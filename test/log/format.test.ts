@@ -8,6 +8,7 @@ import { after, test } from 'node:test';
 import { spawnServe, stopServe, waitForLine } from '../helpers/child.ts';
 import { tempDir } from '../helpers/service.ts';
 import { nodeArgs } from '../helpers/node-args.ts';
+import { waitUntil } from '../helpers/wait.ts';
 
 const root = path.resolve(import.meta.dirname, '../..');
 const dirs: string[] = [];
@@ -31,11 +32,7 @@ test('on a terminal the log lines are for people', async () => {
   p.stdout.on('data', (d: Buffer) => { out += d.toString('utf8'); });
   const exited = new Promise<number | null>((resolve) => p.on('exit', (code) => resolve(code)));
   try {
-    const deadline = Date.now() + 30_000;
-    while (!LISTENING.test(out)) {
-      if (Date.now() > deadline) throw new Error(`no listening line within 30 s:\n${out}`);
-      await new Promise((r) => setTimeout(r, 50));
-    }
+    await waitUntil(() => LISTENING.test(out), 'the listening line', 30_000).catch((e: Error) => { throw new Error(`${e.message}:\n${out}`, { cause: e }); });
     // eslint-disable-next-line no-control-regex
     const plain = out.replace(/\x1b\[[0-9;]*m/g, '');
     const line = plain.split(/\r?\n/).find((l) => LISTENING.test(l))!;

@@ -12,6 +12,7 @@ import { statusById, statusByRef } from '../../src/intake/status.ts';
 import type { Outcome } from '../../src/domain/types.ts';
 import type { Store } from '../../src/domain/store/store.ts';
 import { addCustomer, addSubmission, at, item, withStore, type StoreFactory } from './fixtures.ts';
+import { readWhen } from '../helpers/wait.ts';
 
 const isCursorError = (e: unknown): boolean => e instanceof IntakeError && e.code === 'INVALID_CURSOR' && e.http === 400;
 
@@ -34,12 +35,7 @@ async function readAll(store: Store, page = 2): Promise<OrderEvent[]> {
  * meanwhile; so wait for the state, with a bound, instead of reading once. SQLite answers at once.
  */
 async function settled(store: Store, count: number): Promise<OrderEvent[]> {
-  const until = Date.now() + 15_000;
-  for (;;) {
-    const got = await store.readEvents(null, 1000);
-    if (got.length >= count || Date.now() > until) return got;
-    await new Promise((r) => setTimeout(r, 20));
-  }
+  return readWhen(() => store.readEvents(null, 1000), (got) => got.length >= count, 15_000);
 }
 
 /** The same data the REST GET answers, through the same JSON round trip a client makes. */

@@ -7,6 +7,7 @@ import { IntakeError } from '../../src/domain/errors.ts';
 import type { Customer, Store } from '../../src/domain/store/store.ts';
 import type { NewMailMessage, NewMailReply } from '../../src/domain/store/mail.ts';
 import { addCustomer, addSubmission, at, withStore, type StoreFactory } from './fixtures.ts';
+import { waitFor } from '../helpers/wait.ts';
 
 function mail(customer: Customer, over: Partial<NewMailMessage> = {}): NewMailMessage {
   return {
@@ -26,15 +27,7 @@ function reply(m: NewMailMessage, over: Partial<NewMailReply> = {}): NewMailRepl
 const isCode = (code: IntakeError['code']) => (e: unknown) => e instanceof IntakeError && e.code === code;
 
 /** Polls until `check` gives a value: time passing is observed (a short claim running out), never slept on. */
-async function until<T>(check: () => Promise<T | undefined>, what: string, timeoutMs = 5_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await check();
-    if (v !== undefined) return v;
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
+const until = <T>(check: () => Promise<T | undefined>, what: string, timeoutMs = 5_000) => waitFor(check, timeoutMs, what);
 
 async function sealed(store: Store, customer: Customer, over: Record<string, unknown> = {}) {
   return store.setImapAccount({

@@ -9,6 +9,7 @@ import type { OrderEvent } from '../../src/domain/order-events.ts';
 import type { Store } from '../../src/domain/store/store.ts';
 import { addCustomer, addSubmission, at, item, withStore, type StoreFactory } from './fixtures.ts';
 import { READABLE_WITHIN_MS } from './pg-schema.ts';
+import { readWhen } from '../helpers/wait.ts';
 
 const expired = (e: unknown): boolean => e instanceof IntakeError && e.code === 'CURSOR_EXPIRED' && e.http === 410
   && /Risincronizza/.test(e.messages.join(' '));
@@ -18,12 +19,7 @@ const FUTURE = '2100-01-01T00:00:00.000Z';
 
 /** The whole stream once `count` events are readable (on PostgreSQL other tests' transactions may delay it; a bound, not a wait). */
 export async function settled(store: Store, count: number): Promise<OrderEvent[]> {
-  const until = Date.now() + READABLE_WITHIN_MS;
-  for (;;) {
-    const got = await store.readEvents(null, 1000);
-    if (got.length >= count || Date.now() > until) return got;
-    await new Promise((r) => setTimeout(r, 20));
-  }
+  return readWhen(() => store.readEvents(null, 1000), (got) => got.length >= count, READABLE_WITHIN_MS);
 }
 
 async function fourEvents(store: Store): Promise<OrderEvent[]> {

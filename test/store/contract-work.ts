@@ -7,19 +7,14 @@ import { IntakeError } from '../../src/domain/errors.ts';
 import type { Outcome } from '../../src/domain/types.ts';
 import { ClaimLostError, type Store } from '../../src/domain/store/store.ts';
 import { addCustomer, addSubmission, at, item, withStore, type StoreFactory } from './fixtures.ts';
+import { waitUntil } from '../helpers/wait.ts';
 
 const isValidation = (e: unknown): boolean => e instanceof IntakeError && e.code === 'VALIDATION';
 const LONG = 60_000;
 const SHORT = 500;
 
 /** Polls `check` every 20 ms until it is true; fails after `timeoutMs`. */
-async function until(check: () => Promise<boolean>, what: string, timeoutMs = 5_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
+const until = (check: () => Promise<boolean>, what: string, timeoutMs = 5_000) => waitUntil(check, what, timeoutMs);
 
 function outcome(id: string): Outcome {
   return { submissionId: id, esito: 'ok', orders: [] };

@@ -28,6 +28,7 @@ import type { Store } from '../../src/domain/store/store.ts';
 import { adminQuery, createSchema, PG_SKIP, testDatabaseUrl, type TestSchema } from './pg-schema.ts';
 import { waitFor } from '../helpers/service.ts';
 import { startSink } from '../channels/mail/helpers.ts';
+import { readWhen } from '../helpers/wait.ts';
 
 const log = createLogger('silent');
 
@@ -206,11 +207,7 @@ void describe('db copy from SQLite to PostgreSQL', { skip: PG_SKIP }, () => {
     const stream = async (s: Store) => (await s.readEvents(null, 1000)).map(({ cursor: _c, ...e }) => e);
     const expected = await stream(src.store);
     // Readable on PostgreSQL once the server's older writing transactions (other tests') have ended: wait, bounded.
-    let copied = await stream(target);
-    for (const until = Date.now() + 15_000; copied.length < expected.length && Date.now() < until;) {
-      await new Promise((r) => setTimeout(r, 20));
-      copied = await stream(target);
-    }
+    const copied = await readWhen(() => stream(target), (got) => got.length >= expected.length, 15_000);
     assert.deepEqual(copied, expected);
     assert.equal(progress.at(-1), Object.values(rows).reduce((a, b) => a + b, 0), 'the progress reaches the total');
     assert.deepEqual(progress, [...progress].sort((a, b) => a - b), 'progress only grows');

@@ -17,18 +17,11 @@ import type { Store } from '../../src/domain/store/store.ts';
 import { tempDir } from '../helpers/service.ts';
 import { addCustomer, addSubmission, at } from './fixtures.ts';
 import { adminQuery, createSchema, PG_SKIP, testDatabaseUrl } from './pg-schema.ts';
+import { waitFor } from '../helpers/wait.ts';
 
 const LONG = 60_000;
 
-async function until<T>(check: () => Promise<T | undefined>, what: string, timeoutMs = 5_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await check();
-    if (v !== undefined) return v;
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
+const until = <T>(check: () => Promise<T | undefined>, what: string, timeoutMs = 5_000) => waitFor(check, timeoutMs, what);
 
 /** A submission, a message and a reply held by `holder` for a minute, and a named lease: all it can hold. */
 async function holdEverything(store: Store, holder: string) {

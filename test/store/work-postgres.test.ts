@@ -8,16 +8,11 @@ import type { Store } from '../../src/domain/store/store.ts';
 import { addCustomer, addSubmission, at } from './fixtures.ts';
 import { adminQuery, PG_SKIP, testDatabaseUrl, withPgInstances } from './pg-schema.ts';
 import { waitFor } from '../helpers/service.ts';
+import { waitUntil } from '../helpers/wait.ts';
 
 const LONG = 60_000;
 
-async function until(check: () => Promise<boolean>, what: string, timeoutMs = 5_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
+const until = (check: () => Promise<boolean>, what: string, timeoutMs = 5_000) => waitUntil(check, what, timeoutMs);
 
 const withInstances = (count: number, fn: (stores: Store[], schema: string) => Promise<void>) =>
   withPgInstances(count, (stores, schema) => fn(stores, schema.name));

@@ -11,6 +11,7 @@ import { after, before, describe, it } from 'node:test';
 import { loggedPort, spawnServe, stopServe, waitForLine, type ServeProcess } from '../../helpers/child.ts';
 import { tempDir } from '../../helpers/service.ts';
 import { makeCert, type TestCert } from '../../helpers/tls.ts';
+import { waitUntil } from '../../helpers/wait.ts';
 
 const dir = tempDir('intake-reload-');
 let first: TestCert;
@@ -65,11 +66,8 @@ async function starttlsFingerprint(proto: 'ftp' | 'smtp'): Promise<string> {
 /** Send SIGHUP and wait for the service to say how it went (the n-th such line). */
 async function hangUp(expect: RegExp, nth: number): Promise<void> {
   p.proc.kill('SIGHUP');
-  const deadline = Date.now() + 10_000;
-  while (p.lines.filter((l) => expect.test(l)).length < nth) {
-    if (Date.now() > deadline) throw new Error(`no ${expect} after SIGHUP:\n${p.lines.join('\n')}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
+  await waitUntil(() => p.lines.filter((l) => expect.test(l)).length >= nth, `${expect} after SIGHUP`)
+    .catch((e: Error) => { throw new Error(`${e.message}:\n${p.lines.join('\n')}`, { cause: e }); });
 }
 
 void describe('certificate reload on SIGHUP', () => {

@@ -10,6 +10,7 @@ import path from 'node:path';
 import { skipUnlessPresent } from '../../helpers/required.ts';
 import { tempDir } from '../../helpers/service.ts';
 import { freePort } from './helpers.ts';
+import { waitUntil } from '../../helpers/wait.ts';
 
 export interface Dovecot {
   port: number;
@@ -37,18 +38,15 @@ function uidOf(user: string): number {
 }
 
 async function listening(port: number, timeoutMs: number, proc: ChildProcess, log: () => string): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
+  const accepts = () => new Promise<boolean>((resolve) => {
+    const s = connect(port, '127.0.0.1');
+    s.once('connect', () => { s.destroy(); resolve(true); });
+    s.once('error', () => resolve(false));
+  });
+  await waitUntil(async () => {
     if (proc.exitCode !== null) throw new Error(`dovecot exited with ${proc.exitCode}:\n${log()}`);
-    const ok = await new Promise<boolean>((resolve) => {
-      const s = connect(port, '127.0.0.1');
-      s.once('connect', () => { s.destroy(); resolve(true); });
-      s.once('error', () => resolve(false));
-    });
-    if (ok) return;
-    if (Date.now() > deadline) throw new Error(`dovecot did not listen on ${port} within ${timeoutMs} ms:\n${log()}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
+    return accepts();
+  }, `dovecot listening on ${port}`, timeoutMs).catch((e: Error) => { throw new Error(`${e.message}:\n${log()}`, { cause: e }); });
 }
 
 export async function startDovecot(): Promise<Dovecot> {
