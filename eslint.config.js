@@ -4,6 +4,11 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 const BELOW_CHANNELS = { regex: '(^|/)channels/', message: 'the layers below the channels never import a channel' };
+/** The store's engines and its common code, seen from outside src/store/. */
+const STORE = {
+  regex: '^(\\.\\./)+store/',
+  message: 'channels, the hand-off and http/ reach the store through its ports (src/domain/store/), never an engine or store/common/',
+};
 /** A relative import that climbs `depth` folders or more leaves the folder: `depth` is the file's depth in it. */
 const outside = (depth, folder) => ({
   regex: `^(\\.\\./){${depth},}`,
@@ -46,6 +51,7 @@ export default tseslint.config(
       'no-restricted-imports': ['error', { patterns: [BELOW_CHANNELS] }],
     },
   },
+  { files: ['src/http/**/*.ts', 'src/handoff/**/*.ts'], rules: { 'no-restricted-imports': ['error', { patterns: [BELOW_CHANNELS, STORE] }] } },
   // The ground floor: domain types, the error catalog and the store port import nothing of ours (a later block for
   // the same files replaces an earlier one's no-restricted-imports, so each block lists every pattern it needs).
   { files: ['src/domain/*.ts'], rules: { 'no-restricted-imports': ['error', { patterns: [outside(1, 'src/domain/')] }] } },
@@ -75,7 +81,7 @@ export default tseslint.config(
       'no-restricted-imports': ['error', { patterns: [{
         regex: `^(\\.\\./){${depth + 1}}(${['rest', 'soap', 'files', 'mail', 'connectors', 'web'].filter((c) => c !== channel).join('|')})/`,
         message: 'a channel never imports a sibling channel: move what they share to src/http/ or src/render/',
-      }] }],
+      }, STORE] }],
     },
   }))),
   {

@@ -8,7 +8,7 @@
  */
 import type { Store } from '../../domain/store/store.ts';
 import type { Logger } from '../../log.ts';
-import { UPLOAD_PIECE_BYTES } from '../../store/common/upload-pieces.ts';
+import { UPLOAD_PIECE_BYTES } from '../../domain/store/uploads.ts';
 
 /**
  * How often the writing side reports progress, and so the least one store write stages: 4 pieces of 1 MiB. A

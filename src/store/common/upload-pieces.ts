@@ -5,9 +5,9 @@
  */
 import { openSync, readSync, closeSync } from 'node:fs';
 import type { NewSubmission } from '../../domain/store/store.ts';
+import { UPLOAD_PIECE_BYTES } from '../../domain/store/uploads.ts';
 
-/** Bytes per piece row: the size of SQLite's submission_chunks, so that both tables hold a file alike. */
-export const UPLOAD_PIECE_BYTES = 1024 * 1024;
+export { UPLOAD_PIECE_BYTES };
 
 /** Throws unless the range starts and ends on piece boundaries (only the adopting save writes a short last piece). */
 export function checkPieceRange(uploadId: string, piece: { offset: number; length: number }): void {
