@@ -5,7 +5,7 @@
  * Left to itself, V8 grows the heap by up to 4 times its live size when collecting is cheap: judging a large upload
  * promotes each batch of 1,000 orders before it dies, and with 40-60 MiB alive the heap reached 165-195 MiB before
  * a full collection (the 1,000,000-line CSV peaked at 438 MiB, of which ~120 MiB was that garbage). At 30 % the same
- * run peaks ~115 MiB lower (bench/README.md); the price is more frequent full collections, which at this heap's
+ * run peaks ~115 MiB lower (performance-history.md); the price is more frequent full collections, which at this heap's
  * size take milliseconds and mostly run beside the program (concurrent marking).
  *
  * That price was paid by every request when the flag was set for the whole life of the process: small requests make

@@ -15,7 +15,7 @@
  * after the other in the same run (which goes first alternates between runs), so both see the same machine load; the
  * figure is the per-run ratio. The CPU per order of the service and its PostgreSQL backends is taken in that drive and
  * in one more at the fixed RATE, open loop: the outbox's extra CPU at one load, set against the full-load CPU (cost()).
- * Fresh processes of the same code differ by about a fifth in what every order costs them (performance.md, fifteenth
+ * Fresh processes of the same code differ by about a fifth in what every order costs them (performance-history.md, fifteenth
  * round), so a cost near 10 % needs several pairs whichever figure is read.
  */
 import { mkdirSync } from 'node:fs';

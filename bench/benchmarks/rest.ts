@@ -339,7 +339,7 @@ export function restBenchmark(kind: StoreKind): Benchmark {
         ] : []),
         { name: 'intake: load generator CPU per order', unit: 'ms', better: 'lower', samples: m('intakeClientCpu') },
         // Cores the whole machine kept busy in each closed loop, of availableParallelism(): a loop well under them is
-        // bound by its answers' latency, and more requests in flight would carry more (performance.md, twenty-first round).
+        // bound by its answers' latency, and more requests in flight would carry more (performance-history.md, twenty-first round).
         { name: 'bare fastify: machine cores busy', unit: 'cores', better: 'higher', samples: m('bareCores') },
         ...(kind === 'postgres' ? [
           { name: 'bare pg: machine cores busy', unit: 'cores', better: 'higher' as const, samples: m('barePgCores') },

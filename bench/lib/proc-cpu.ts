@@ -36,7 +36,7 @@ export function postgresCpuMs(): Map<number, number> {
  * The whole machine's CPU so far from /proc/stat, in ms summed over its cores: `busy` (user, nice, system, irq,
  * softirq) and `total` (those, idle and iowait). Steal (the hypervisor's other guests) is in neither: it is not
  * time this machine could have used. Busy over a span divided by its length is the cores the machine kept busy:
- * against the cores it has, it tells a loop bound by CPU from one bound by its own latency (performance.md, twenty-first round).
+ * against the cores it has, it tells a loop bound by CPU from one bound by its own latency (performance-history.md, twenty-first round).
  */
 export function machineCpuMs(stat = readFileSync('/proc/stat', 'utf8')): { busy: number; total: number } {
   // The first line sums every core: "cpu  user nice system idle iowait irq softirq steal guest guest_nice", in ticks.

@@ -22,7 +22,7 @@ export interface BenchContext {
   /**
    * How the REST orders' references follow one another (--refs): `sequence` (default) as one customer numbering its
    * orders, so every reference-keyed index grows at its right edge; `scattered` as orders from many customers, each
-   * reference landing in its own part of those indexes (docs/development/performance.md, twelfth round).
+   * reference landing in its own part of those indexes (docs/development/performance-history.md, twelfth round).
    */
   refs: RefOrder;
   /** Run the service under `node --cpu-prof` and summarise the profile (--profile). */

@@ -7,7 +7,7 @@
  * Why not smtp-server: it holds every new connection 100 ms before its greeting (to catch clients that talk too
  * soon; hard-coded in smtp-connection.js), and the service opens one connection per reply, one reply at a time, so
  * an smtp-server relay caps the service at about 9 replies/s whatever the service does (measured: see
- * bench/README.md). A relay such as Postfix's smtpd on localhost greets at once; so does this sink. It speaks the
+ * performance-history.md). A relay such as Postfix's smtpd on localhost greets at once; so does this sink. It speaks the
  * little of RFC 5321 a sending client needs (EHLO/HELO, MAIL, RCPT, DATA, RSET, NOOP, QUIT), without PIPELINING,
  * STARTTLS or AUTH, so the client sends one command at a time in clear.
  */

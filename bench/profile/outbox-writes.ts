@@ -4,7 +4,7 @@
  * and off, and variants given as arguments. What the outbox costs the SQLite write thread, which is what bounds
  * SQLite's REST throughput. `node --import tsx bench/profile/outbox-writes.ts`. (Until the eighth round a REST
  * order was two operations, save + register in one lazy commit and the outcome in a durable one; the figures of
- * performance.md's "before" columns were measured with the tool of that commit.)
+ * performance-history.md's "before" columns were measured with the tool of that commit.)
  */
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';

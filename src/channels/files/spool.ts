@@ -68,7 +68,7 @@ export const SPOOL_BUFFER_BYTES = 1024 * 1024;
  *
  * While the writes run in order from the file's start (what every client we know does), the SHA-256 of the file is
  * computed as they arrive (sha256 after close): reading 50 MiB back to hash it was a fifth of the time between the
- * last WRITE and the CLOSE acknowledgement (bench/README.md). Any other write gives that up (sha256 undefined).
+ * last WRITE and the CLOSE acknowledgement (performance-history.md). Any other write gives that up (sha256 undefined).
  */
 export class SpoolWriter {
   #size = 0;

@@ -10,13 +10,13 @@
  *   Why: each statement pays a fixed cost on both sides (its executor start and end, its commit and WAL flush, the
  *   service's round trip), and with few requests in flight per instance (several instances sharing a load) the groups
  *   stayed at about four calls. The last running statement's end starts a waiting group at once (unless calls stream
- *   in: below). Measured in performance.md (seventeenth round): 11 requests in flight, commits per order 0.23 → 0.19,
+ *   in: below). Measured in performance-history.md (seventeenth round): 11 requests in flight, commits per order 0.23 → 0.19,
  *   the backends' CPU per order 0.25 → 0.21 ms.
  * - A group that finds no statement running waits the same way when calls are streaming in (their mean gap, a moving
  *   average, under `streamGapMs`: commit_siblings' part of commit_delay); on a quiet store it goes at once, so a lone
  *   request waits for nothing. Why: the answers of one group go out together and their clients send again together,
  *   so the load travels in convoys, and a convoy that came back to an idle writer went alone: at 11 in flight the
- *   groups were half as large as the calls in flight allow (performance.md, twentieth round). Waiting for the next
+ *   groups were half as large as the calls in flight allow (performance-history.md, twentieth round). Waiting for the next
  *   convoy: groups of 5 → 10 at 11 in flight, and the CPU per order of the backends and of the services down by a
  *   fifth to a quarter with three instances. While they stream, a waiting group also outlives the end of the
  *   statements running: what it waits for is the convoy those statements' answers send back.

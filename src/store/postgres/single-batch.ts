@@ -246,7 +246,7 @@ function values(calls: readonly Prepared[]): unknown[] {
   const col = <T>(f: (c: Prepared) => T): T[] => calls.map(f);
   const item = (c: Prepared): RegisterItem | undefined => ('item' in c.judged ? c.judged.item : undefined);
   // What each answer writes goes as three JSON parameters, not as eighteen arrays: the texts are JSON, full of quotes,
-  // and `pg` escapes every array element in JavaScript, where JSON.stringify escapes them all natively (performance.md).
+  // and `pg` escapes every array element in JavaScript, where JSON.stringify escapes them all natively (performance-history.md).
   const cases: { k: number; answer: Answer; outcome: string }[] = [];
   const atts: ({ k: number; answer: Answer } & ReturnType<typeof attemptRecord>)[] = [];
   const evs: { k: number; answer: Answer; id: string; type: string; time: string; order_id: string | null; customer_id: string; data: string }[] = [];

@@ -435,7 +435,7 @@ export async function openPostgresStore(url: string, opts: PostgresStoreOptions 
       // Committed with synchronous_commit on (PostgreSQL's default): durable when this resolves, unless the caller
       // said a later durable write will make it so (WriteOptions).
       // A file channel's upload (Submission.rawFile) is read whole here: PostgreSQL keeps the bytes as one bytea
-      // (judging still reads the local file in pieces; bench/README.md says what this costs).
+      // (judging still reads the local file in pieces; docs/development/performance-history.md says what this costs).
       const staged = stagedOf(s);
       if (staged) {
         // Streamed while it arrived (pieces.ts): the row, the rest of the file and the adoption in one transaction,

@@ -1,7 +1,7 @@
 /**
  * Group commit for the embedded store. With `synchronous=FULL` every COMMIT waits for an fsync, and
  * better-sqlite3 waits on the event loop; one commit per write made the fsync the limit of the whole service
- * (62 % of the REST path in bench/README.md's profile). Here writes are queued; the first write of a batch
+ * (62 % of the REST path in the first profile, performance-history.md). Here writes are queued; the first write of a batch
  * schedules a flush with setImmediate, and the flush runs every queued write inside ONE `BEGIN IMMEDIATE …
  * COMMIT`. So:
  * - a write's promise settles only after the COMMIT holding it returned (fsynced): durability is unchanged;
