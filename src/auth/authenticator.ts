@@ -5,7 +5,7 @@
  * src/customers/active.ts): its owner has proved who he is and should read why he is refused, in his channel's form.
  */
 import type { Principal } from '../domain/types.ts';
-import type { Store } from '../domain/store/store.ts';
+import type { AuthStore } from '../domain/store/ports.ts';
 import { assertActive } from '../customers/active.ts';
 import { createAccountThrottle, type AccountThrottleOptions } from './account-throttle.ts';
 import { createLockout, type LockoutOptions } from './lockout.ts';
@@ -54,7 +54,7 @@ function addressKey(remote: string | undefined): string | undefined {
   return `a:${remote.replace(/^::ffff:(?=\d+\.\d+\.\d+\.\d+$)/i, '').toLowerCase()}`;
 }
 
-export function createAuthenticator(store: Store, opts: AuthenticatorOptions = {}): Authenticator {
+export function createAuthenticator(store: AuthStore, opts: AuthenticatorOptions = {}): Authenticator {
   const lockout = createLockout(opts);
   const throttle = createAccountThrottle({ now: opts.now, ...opts.accountThrottle });
   const now = opts.now ?? Date.now;

@@ -12,14 +12,14 @@ import { inactiveError, isDeactivated } from '../customers/active.ts';
 import { parseConnectorKey, verifyConnectorKey } from '../auth/secrets.ts';
 import type { Principal } from '../domain/types.ts';
 import type { Connector } from '../domain/store/connectors.ts';
-import type { Store } from '../domain/store/store.ts';
+import type { ConnectorAuthStore } from '../domain/store/ports.ts';
 
 export interface ConnectorCaller {
   connector: Connector;
   principal: Principal & { sites: readonly string[]; connectorId: string };
 }
 
-export async function authenticateConnector(store: Store, token: string | undefined): Promise<ConnectorCaller | undefined> {
+export async function authenticateConnector(store: ConnectorAuthStore, token: string | undefined): Promise<ConnectorCaller | undefined> {
   // A malformed token (an API key among them) is refused before any lookup.
   const parsed = parseConnectorKey(token);
   if (!parsed || token === undefined) return undefined;

@@ -6,10 +6,10 @@
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyError, type FastifyInstance } from 'fastify';
 import { reasonPhrase } from '../domain/errors.ts';
 import type { Logger } from '../log.ts';
-import type { Store } from '../domain/store/store.ts';
+import type { HealthStore } from '../domain/store/ports.ts';
 
 export interface HttpServerDeps {
-  store: Store;
+  store: HealthStore;
   log: Logger;
   /** Largest accepted body (INTAKE_MAX_BODY_BYTES); larger ones get 413 before they are buffered. */
   maxBodyBytes: number;

@@ -9,14 +9,14 @@
  */
 import { JMF_RETURN_CODES, renderJmfResponse, type JmfRequestInfo } from '../../intake/connectors/index.ts';
 import type { Connector } from '../../domain/store/connectors.ts';
-import type { Store } from '../../domain/store/store.ts';
+import type { ConnectorOrderStore } from '../../domain/store/ports.ts';
 import type { JmfAnswer } from './render.ts';
 
 export function isResubmit(req: JmfRequestInfo): boolean {
   return req.messageType === 'CommandResubmitQueueEntry' || (req.kind === 'jmf' && req.messageType === 'ResubmitQueueEntry');
 }
 
-export async function answerResubmit(store: Store, connector: Connector, req: JmfRequestInfo): Promise<JmfAnswer> {
+export async function answerResubmit(store: ConnectorOrderStore, connector: Connector, req: JmfRequestInfo): Promise<JmfAnswer> {
   const qe = req.queueEntryId;
   if (qe === undefined) {
     return renderJmfResponse(req, { ok: false, returnCode: JMF_RETURN_CODES.insufficientParameters, text: ['ResubmissionParams/@QueueEntryID manca: indicare l\'id_ordine ricevuto come QueueEntryID'] });

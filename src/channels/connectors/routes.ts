@@ -22,7 +22,7 @@ import {
 } from '../../intake/connectors/index.ts';
 import { connectorStatusById, connectorStatusByRef } from '../../intake/connector-status.ts';
 import type { Intake } from '../../intake/intake.ts';
-import type { Store } from '../../domain/store/store.ts';
+import type { ConnectorChannelStore } from '../../domain/store/ports.ts';
 import { errorBody } from '../../http/server.ts';
 import { renderConnectorOutcome, renderJmfOutcome } from './render.ts';
 import { answerResubmit, isResubmit } from './resubmit.ts';
@@ -30,7 +30,7 @@ import { answerStatusSignal, isStatusSignal } from './status-signal.ts';
 
 export interface ConnectorRouteDeps {
   intake: Intake;
-  store: Store;
+  store: ConnectorChannelStore;
   /** A production status was committed (a JMF Status signal): wakes the feed's long polls and the hand-off. */
   onEvent?: () => void;
 }

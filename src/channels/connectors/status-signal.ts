@@ -16,7 +16,7 @@ import {
   escapeXml, jmfDocument, JMF_RETURN_CODES, MAX_JOB_PHASES, statusMapping, xjmfDocument, type JmfRequestInfo, type JobStatusReport,
 } from '../../intake/connectors/index.ts';
 import type { Connector } from '../../domain/store/connectors.ts';
-import type { Store } from '../../domain/store/store.ts';
+import type { ConnectorOrderStore } from '../../domain/store/ports.ts';
 import type { JmfAnswer } from './render.ts';
 
 const LABELS = { in_lavorazione: 'in lavorazione', spedito: 'spedito', consegnato: 'consegnato', annullato: 'annullato' } as const;
@@ -33,7 +33,7 @@ interface Verdict {
 /** Ids are short (UUIDs); a longer value cannot be one of ours and is not worth a query. */
 const MAX_ID = 100;
 
-async function judge(store: Store, connector: Connector, r: JobStatusReport, onEvent: () => void): Promise<Verdict> {
+async function judge(store: ConnectorOrderStore, connector: Connector, r: JobStatusReport, onEvent: () => void): Promise<Verdict> {
   const qe = r.queueEntryId;
   if (qe === undefined) {
     return { code: JMF_RETURN_CODES.insufficientParameters, text: `JobPhase${r.jobId ? ` del lavoro ${r.jobId.slice(0, MAX_ID)}` : ''} senza QueueEntryID: indicare l'id_ordine ricevuto come QueueEntryID` };
@@ -65,7 +65,7 @@ async function judge(store: Store, connector: Connector, r: JobStatusReport, onE
   }
 }
 
-export async function answerStatusSignal(store: Store, connector: Connector, req: JmfRequestInfo, onEvent: () => void): Promise<JmfAnswer> {
+export async function answerStatusSignal(store: ConnectorOrderStore, connector: Connector, req: JmfRequestInfo, onEvent: () => void): Promise<JmfAnswer> {
   const reports = req.statusReports ?? [];
   let verdicts: Verdict[];
   if (reports.length === 0) {

@@ -7,7 +7,7 @@ import type { Config } from '../../config.ts';
 import type { Intake } from '../../intake/intake.ts';
 import type { Logger } from '../../log.ts';
 import type { Metrics } from '../../metrics/metrics.ts';
-import type { Store } from '../../domain/store/store.ts';
+import type { FilesChannelStore } from '../../domain/store/ports.ts';
 import { startFtpServer } from './ftp.ts';
 import { loadOrCreateHostKey } from './host-key.ts';
 import { createSessionLimiter } from './limits.ts';
@@ -20,7 +20,7 @@ import { SizeCache } from './tree-model.ts';
 export interface FileChannelsDeps {
   config: Config;
   intake: Intake;
-  store: Store;
+  store: FilesChannelStore;
   auth: Authenticator;
   log: Logger;
   /** Test hook: the delay after a failed login (default 1 s). */

@@ -11,7 +11,8 @@
  * what that costs, against keeping every file's rendering.
  */
 import type { Outcome } from '../../domain/types.ts';
-import type { Store, SubmissionSummary } from '../../domain/store/store.ts';
+import type { SubmissionSummary } from '../../domain/store/store.ts';
+import type { FilesChannelStore } from '../../domain/store/ports.ts';
 import { renderOutcomeJson, renderOutcomeText, type OutcomeFileInput } from '../../render/outcome-file.ts';
 import { gatherRecap, RECAP_LIMITS, type Recap, type RecapPort } from '../../render/recap.ts';
 import type { SizeCache } from './tree-model.ts';
@@ -64,7 +65,7 @@ export function outcomeSizeKey(id: string, kind: 'json' | 'txt', processedAt: st
 
 /** The size of every outcome file in `refs` (rendering those not cached); files whose outcome is gone are left out. */
 export async function outcomeSizes(
-  deps: { store: Store; sizes: SizeCache; timeZone: string }, customerId: string, refs: readonly OutcomeFileRef[],
+  deps: { store: FilesChannelStore; sizes: SizeCache; timeZone: string }, customerId: string, refs: readonly OutcomeFileRef[],
 ): Promise<Map<OutcomeFileRef, number>> {
   const out = new Map<OutcomeFileRef, number>();
   const missing = new Map<string, OutcomeFileRef[]>();

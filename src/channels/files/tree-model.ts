@@ -6,7 +6,7 @@ import type { Intake } from '../../intake/intake.ts';
 import type { Principal } from '../../domain/types.ts';
 import type { Logger } from '../../log.ts';
 import type { Metrics } from '../../metrics/metrics.ts';
-import type { Store } from '../../domain/store/store.ts';
+import type { FilesChannelStore } from '../../domain/store/ports.ts';
 import { LIMITS } from './limits.ts';
 import { TooLargeError, type Spool } from './spool.ts';
 import type { MemoryBudget } from '../memory-budget.ts';
@@ -66,7 +66,7 @@ export class SizeCache {
 }
 
 export interface FilesDeps {
-  store: Store;
+  store: FilesChannelStore;
   intake: Intake;
   log: Logger;
   timeZone: string;

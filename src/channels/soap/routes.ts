@@ -9,7 +9,7 @@ import { IntakeError, isIntakeError } from '../../domain/errors.ts';
 import { statusById, statusByRef, type OrderStatus } from '../../intake/status.ts';
 import type { Intake } from '../../intake/intake.ts';
 import type { Principal } from '../../domain/types.ts';
-import type { Store } from '../../domain/store/store.ts';
+import type { StatusStore } from '../../domain/store/ports.ts';
 import { errorBody } from '../../http/server.ts';
 import type { ApiKeyAuth } from '../../http/auth.ts';
 import { readEnvelope, textOf, type SoapRequest } from './envelope.ts';
@@ -19,7 +19,7 @@ import { namespaceFor, SERVICE_PATH, wsdlFor } from './wsdl.ts';
 
 export interface SoapDeps {
   intake: Intake;
-  store: Store;
+  store: StatusStore;
   auth: ApiKeyAuth;
   /** Base URL customers use (e.g. http://localhost:8080): the namespace and the WSDL's address derive from it. */
   publicUrl: () => string;

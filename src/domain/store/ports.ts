@@ -38,6 +38,24 @@ export type MailChannelStore = MailStore & Pick<Store,
   | 'listCustomers' | 'listSubmissions' | 'queueNotification'
   | 'acquireLease' | 'renewLease' | 'releaseLease' | 'reapInstances'>;
 
+/**
+ * The FTP/SFTP channels (src/channels/files/): the customer's virtual tree of files and outcomes, streamed uploads'
+ * pieces, and the recap of registered lines in outcome files. Logins go through the authenticator, receipt through
+ * the intake core.
+ */
+export type FilesChannelStore = Pick<Store,
+  | 'listSubmissions' | 'getSubmission' | 'getSubmissionOutcomes' | 'findSubmissionBySha'
+  | 'stageUploadPieces' | 'discardStagedUpload' | 'sweepStagedUploads' | 'getOrders' | 'articleDescriptions'>;
+
+/** A connector's key checked (src/connectors/auth.ts): the key, and whether its customer is active. */
+export type ConnectorAuthStore = Pick<Store, 'findConnectorByKey' | 'getCustomer'>;
+
+/** A connector's JMF messages about an order it brought: find it among its customers', report its production state. */
+export type ConnectorOrderStore = Pick<Store, 'connectorOrderOwners' | 'getOrder' | 'getOrderAnyCustomer' | 'setProductionState'>;
+
+/** The connectors' routes (src/channels/connectors/): the key, the JMF messages about orders, the status lookups. */
+export type ConnectorChannelStore = ConnectorAuthStore & ConnectorOrderStore & StatusStore;
+
 /** The hand-off (src/handoff/): the event stream, subscribers and deliveries, integrations, production reports. */
 export type HandoffPort = HandoffStore & EventStore & Pick<Store,
   'acquireLease' | 'releaseLease' | 'getCustomerByCode' | 'listConnectors' | 'connectorLookup' | 'notificationTarget' | 'queueNotification'>;
@@ -75,3 +93,9 @@ export type WebChannelStore = SessionStore & CustomerAdminStore & ConnectorAdmin
   | 'searchSubmissions' | 'searchOrders' | 'searchArticles' | 'countArticles' | 'countRefused' | 'countPartial' | 'orderCounts' | 'customerActivity'
   | 'getSubmission' | 'getOrder' | 'getOrders' | 'getOrderByRef' | 'articleDescriptions' | 'listCustomers' | 'listUnits' | 'listSites' | 'listConnectors'
   | 'listSubscribers' | 'listDeliveries' | 'listReplies' | 'getReply' | 'getMailMessage' | 'getImapAccount'>;
+
+/** The health check (src/http/server.ts): which engine, and whether it answers. */
+export type HealthStore = Pick<Store, 'kind' | 'ping'>;
+
+/** Credentials checked on every request and login (src/auth/authenticator.ts). */
+export type AuthStore = Pick<Store, 'findCredential' | 'getCustomer'>;
