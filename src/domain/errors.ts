@@ -55,6 +55,45 @@ export const ERROR_CATALOG = {
   /** Production status: a move the state machine does not allow (src/handoff/production.ts). */
   STATE_TRANSITION: { http: 409, smtp: 550, soapFault: 'Client', message: 'Il cambio di stato non è consentito' },
   INTERNAL: { http: 500, smtp: 451, soapFault: 'Server', message: 'Internal error' },
+  // HTTP only: a request refused before any order is read. The http status is what every channel answers with;
+  // smtp and soapFault are there because every entry has them, and say what such a refusal would be there.
+  /** The customer's (or an integration's) X-API-Key header is absent. */
+  API_KEY_MISSING: { http: 401, smtp: 535, soapFault: 'Client', message: 'Missing X-API-Key header' },
+  /** An X-API-Key that names no active credential. */
+  API_KEY_INVALID: { http: 401, smtp: 535, soapFault: 'Client', message: 'Invalid API key' },
+  /** An integration's key on a customer's route: integrations read orders through the feed. */
+  CUSTOMER_KEY_REQUIRED: {
+    http: 403, smtp: 550, soapFault: 'Client',
+    message: 'Le chiavi di integrazione non possono usare gli endpoint dei clienti: usa GET /api/v1/eventi e POST /api/v1/ordini/{id_ordine}/stato',
+  },
+  /** A customer's key on an integration's route (the feed, production status). */
+  INTEGRATION_KEY_REQUIRED: {
+    http: 403, smtp: 550, soapFault: 'Client',
+    message: "Questo endpoint è riservato alle integrazioni (ERP/MIS): usa una chiave di integrazione, non la chiave API di un cliente",
+  },
+  /** A connector's key header is absent. */
+  CONNECTOR_KEY_MISSING: { http: 401, smtp: 535, soapFault: 'Client', message: 'Missing service-x-key header' },
+  /** A connector key that names no active connector. */
+  CONNECTOR_KEY_INVALID: { http: 401, smtp: 535, soapFault: 'Client', message: 'Invalid connector key' },
+  /** A connector key used from an address its allow-list does not hold. */
+  ADDRESS_NOT_ALLOWED: { http: 403, smtp: 550, soapFault: 'Client', message: 'This connector key may not be used from this address' },
+  /** No order with that id or reference for the caller (another customer's order answers the same). */
+  ORDER_NOT_FOUND: { http: 404, smtp: 550, soapFault: 'Client', message: 'Order not found' },
+  /** No route at that method and path. */
+  ROUTE_NOT_FOUND: { http: 404, smtp: 550, soapFault: 'Client', message: 'Not found' },
+  /** Query or body parameters that are missing or malformed (the messages name each one). */
+  INVALID_PARAMETERS: { http: 400, smtp: 550, soapFault: 'Client', message: 'The request parameters are not valid' },
+  /** A body that the route's media type says is JSON and is not. */
+  INVALID_JSON: { http: 400, smtp: 550, soapFault: 'Client', message: 'Il corpo della richiesta non è un JSON valido' },
+  /** A reference that more than one of a connector's customers used: the caller must say which customer. */
+  AMBIGUOUS_REFERENCE: { http: 409, smtp: 550, soapFault: 'Client', message: 'More than one order has that riferimento_ordine: add codice_cliente' },
+  /** More long polls of the feed waiting on this instance than it holds: retry shortly (Retry-After). */
+  TOO_MANY_WAITING: { http: 429, smtp: 451, soapFault: 'Server', message: 'Troppe richieste in attesa su questa istanza: riprova tra poco' },
+  /** HTTPS is required on this port, or the request is malformed at the HTTP level (no Host header, …). */
+  BAD_REQUEST: { http: 400, smtp: 550, soapFault: 'Client', message: 'The request is not valid' },
+  HTTPS_REQUIRED: { http: 403, smtp: 530, soapFault: 'Client', message: 'HTTPS is required' },
+  /** The metrics endpoint's bearer token is absent or wrong. */
+  METRICS_TOKEN_INVALID: { http: 401, smtp: 535, soapFault: 'Client', message: 'Missing or invalid bearer token' },
   /**
    * A file (e-mail attachment, FTP/SFTP upload, connector payload) holding more orders than MAX_ORDERS_PER_FILE
    * (src/intake/judge.ts): a limit the customer can act on (split the file), so it has its own code and an Italian
@@ -68,7 +107,7 @@ export type ErrorCode = keyof typeof ERROR_CATALOG;
 /** HTTP reason phrases for the `{statusCode, message, error}` form. */
 const REASONS: Record<number, string> = {
   400: 'Bad Request', 401: 'Unauthorized', 403: 'Forbidden', 404: 'Not Found', 409: 'Conflict', 410: 'Gone',
-  413: 'Payload Too Large', 415: 'Unsupported Media Type', 429: 'Too Many Requests',
+  412: 'Precondition Failed', 413: 'Payload Too Large', 415: 'Unsupported Media Type', 429: 'Too Many Requests',
   500: 'Internal Server Error', 503: 'Service Unavailable',
 };
 

@@ -8,7 +8,7 @@
  * - the catalog's status in the `{statusCode, message, error}` form for the rest (403 other customer's code, 415 …).
  */
 import { ERROR_CATALOG } from '../domain/errors.ts';
-import { errorBody } from './server.ts';
+import { errorBody } from './errors.ts';
 import type { Outcome, StoredSubmission } from '../domain/types.ts';
 
 export interface HttpAnswer {
@@ -25,11 +25,11 @@ export const MESSAGES = {
 /** REST answers one order per call; the outcome therefore has one order or a file-level error. */
 export function renderOutcome(outcome: Outcome): HttpAnswer {
   if (outcome.fileError) {
-    const status = ERROR_CATALOG[outcome.fileError.code].http;
-    return { status, body: errorBody(status, status === 400 ? outcome.fileError.message : outcome.fileError.message.join('; ')) };
+    const body = errorBody(outcome.fileError.code, outcome.fileError.message);
+    return { status: body.statusCode, body };
   }
   const o = outcome.orders[0];
-  if (!o) return { status: 500, body: errorBody(500, 'Internal server error') };
+  if (!o) return { status: 500, body: errorBody('INTERNAL', 'Internal server error') };
   if (o.esito === 'ok') {
     return {
       status: o.duplicate ? 200 : 201,
@@ -41,9 +41,12 @@ export function renderOutcome(outcome: Outcome): HttpAnswer {
       },
     };
   }
-  const status = ERROR_CATALOG[o.code ?? 'BUSINESS'].http;
-  if (o.message) return { status, body: errorBody(status, status === 400 ? o.message : o.message.join('; ')) };
-  return { status, body: { esito: 'errore', errori: o.errori ?? [] } };
+  const code = o.code ?? 'BUSINESS';
+  if (o.message) {
+    const body = errorBody(code, o.message);
+    return { status: body.statusCode, body };
+  }
+  return { status: ERROR_CATALOG[code].http, body: { esito: 'errore', errori: o.errori ?? [], code } };
 }
 
 /** 202 shape B: received durably, judged in the background. */

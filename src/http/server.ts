@@ -4,7 +4,8 @@
  * form with no internal detail.
  */
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyError, type FastifyInstance } from 'fastify';
-import { reasonPhrase } from '../domain/errors.ts';
+import { isIntakeError, reasonPhrase } from '../domain/errors.ts';
+import { errorBody } from './errors.ts';
 import type { Logger } from '../log.ts';
 import type { HealthStore } from '../domain/store/ports.ts';
 
@@ -25,9 +26,7 @@ export interface HttpServerDeps {
  */
 const HEALTH_TIMEOUT_MS = 3_000;
 
-export function errorBody(status: number, message: string | string[]) {
-  return { statusCode: status, message, error: reasonPhrase(status) };
-}
+export { errorBody } from './errors.ts';
 
 export function createHttpServer(deps: HttpServerDeps): FastifyInstance {
   const app = Fastify({
@@ -48,17 +47,28 @@ export function createHttpServer(deps: HttpServerDeps): FastifyInstance {
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', { parseAs: 'buffer' }, (_req, body, done) => done(null, body));
 
+  // Every error a route throws is rendered here: ours (IntakeError) by their catalog code, fastify's own 4xx (body too
+  // large, bad content length, …) by the code that names them, anything else as a 500 that says nothing inside.
   app.setErrorHandler((err: FastifyError, req, reply) => {
+    if (isIntakeError(err)) {
+      const body = errorBody(err.code, err.messages);
+      return reply.code(body.statusCode).send(body);
+    }
     const status = err.statusCode && err.statusCode >= 400 && err.statusCode < 500 ? err.statusCode : 500;
     if (status === 500) {
       req.log.error({ err }, 'request failed');
-      return reply.code(500).send(errorBody(500, 'Internal server error'));
+      return reply.code(500).send(errorBody('INTERNAL', 'Internal server error'));
     }
-    // Fastify's own 4xx (body too large, bad content length, …) carry a safe message.
-    const message = status === 413 ? `Request body is larger than the limit of ${deps.maxBodyBytes} bytes` : err.message;
-    return reply.code(status).send(errorBody(status, message));
+    const body = status === 413
+      ? errorBody('PAYLOAD_TOO_LARGE', `Request body is larger than the limit of ${deps.maxBodyBytes} bytes`)
+      : status === 415 ? errorBody('UNSUPPORTED_MEDIA_TYPE', err.message) : errorBody('BAD_REQUEST', err.message);
+    // Fastify's own statuses (411, 431, …) are kept; the code names the kind of refusal.
+    return reply.code(status).send({ ...body, statusCode: status, error: reasonPhrase(status) });
   });
-  app.setNotFoundHandler((req, reply) => reply.code(404).send(errorBody(404, `Cannot ${req.method} ${req.url.split('?')[0]}`)));
+  app.setNotFoundHandler((req, reply) => {
+    const body = errorBody('ROUTE_NOT_FOUND', `Cannot ${req.method} ${req.url.split('?')[0]}`);
+    return reply.code(body.statusCode).send(body);
+  });
 
   // Ready means the database answers: a load balancer then sends no order to an instance that could not commit it.
   app.get('/healthz', async (_req, reply) => {

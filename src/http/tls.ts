@@ -12,7 +12,8 @@ import type { AddressInfo } from 'node:net';
 import { createSecureContext, type Server as TlsServer } from 'node:tls';
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from '../log.ts';
-import { errorBody } from './server.ts';
+import type { ErrorCode } from '../domain/errors.ts';
+import { errorBody } from './errors.ts';
 
 export interface TlsFiles {
   certFile: string;
@@ -82,9 +83,10 @@ function target(req: http.IncomingMessage, opts: RedirectServerOptions): string 
   return `https://${m[1]}${opts.httpsPort === 443 ? '' : `:${opts.httpsPort}`}${path}`;
 }
 
-function sendJson(res: http.ServerResponse, status: number, message: string): void {
-  res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', connection: 'close' });
-  res.end(JSON.stringify(errorBody(status, message)));
+function sendJson(res: http.ServerResponse, code: ErrorCode, message: string): void {
+  const body = errorBody(code, message);
+  res.writeHead(body.statusCode, { 'content-type': 'application/json; charset=utf-8', connection: 'close' });
+  res.end(JSON.stringify(body));
 }
 
 /**
@@ -97,9 +99,9 @@ export async function startRedirectServer(opts: RedirectServerOptions): Promise<
   const server = http.createServer((req, res) => {
     const location = target(req, opts);
     if (req.method !== 'GET' && req.method !== 'HEAD') {
-      sendJson(res, 403, `HTTPS is required: send this request to ${location ?? `port ${opts.httpsPort} over HTTPS`}`);
+      sendJson(res, 'HTTPS_REQUIRED', `HTTPS is required: send this request to ${location ?? `port ${opts.httpsPort} over HTTPS`}`);
     } else if (!location) {
-      sendJson(res, 400, 'Missing or invalid Host header');
+      sendJson(res, 'BAD_REQUEST', 'Missing or invalid Host header');
     } else {
       res.writeHead(308, { location, 'content-type': 'text/plain; charset=utf-8' });
       res.end(req.method === 'HEAD' ? undefined : `Moved to ${location}\n`);

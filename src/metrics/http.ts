@@ -9,6 +9,7 @@ import type { AddressInfo } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from '../log.ts';
 import type { Metrics } from './metrics.ts';
+import { errorBody } from '../http/errors.ts';
 
 export const METRICS_PATH = '/metrics';
 
@@ -27,7 +28,7 @@ export function bearerCheck(token: string | undefined): (header: string | string
   };
 }
 
-const UNAUTHORIZED = JSON.stringify({ statusCode: 401, message: 'Missing or invalid bearer token', error: 'Unauthorized' });
+const UNAUTHORIZED = JSON.stringify(errorBody('METRICS_TOKEN_INVALID'));
 
 /** GET /metrics on the main HTTP port; only call it with a token (without one the route is not served there). */
 export function registerMetricsRoute(app: FastifyInstance, metrics: Metrics, token: string): void {
@@ -50,7 +51,7 @@ export async function startMetricsServer(opts: {
     const path = (req.url ?? '').split('?')[0];
     if (path !== METRICS_PATH || (req.method !== 'GET' && req.method !== 'HEAD')) {
       res.writeHead(404, { 'content-type': 'application/json; charset=utf-8' });
-      res.end(JSON.stringify({ statusCode: 404, message: `Cannot ${req.method} ${path}`, error: 'Not Found' }));
+      res.end(JSON.stringify(errorBody('ROUTE_NOT_FOUND', `Cannot ${req.method} ${path}`)));
       return;
     }
     if (!authorized(req.headers.authorization)) {
@@ -66,7 +67,7 @@ export async function startMetricsServer(opts: {
       (err: unknown) => {
         opts.log.error({ err }, 'metrics could not be rendered');
         res.writeHead(500, { 'content-type': 'application/json; charset=utf-8' });
-        res.end(JSON.stringify({ statusCode: 500, message: 'Internal server error', error: 'Internal Server Error' }));
+        res.end(JSON.stringify(errorBody('INTERNAL', 'Internal server error')));
       },
     );
   });

@@ -73,7 +73,7 @@ void describe('a deactivated customer on every channel', () => {
       const r = await curlRest(c1.apiKey, `R-${++n}`);
       return r.status === 403 ? r : undefined;
     }, 10_000, 'REST refusal');
-    assert.deepEqual(rest.body, { statusCode: 403, message: INACTIVE_MESSAGE, error: 'Forbidden' });
+    assert.deepEqual(rest.body, { statusCode: 403, message: INACTIVE_MESSAGE, error: 'Forbidden', code: 'CUSTOMER_INACTIVE' });
     const status = await run('curl', ['-s', '-o', '/dev/null', '-w', '%{http_code}', '-H', `X-API-Key: ${c1.apiKey}`, `${t.url}/api/v1/ordini?riferimento_ordine=PRIMA-1`]);
     assert.equal(status.stdout, '403', 'reading its orders is refused too');
 

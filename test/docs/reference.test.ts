@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
-import { CLI_PAGE, JMF_STATUS_PAGE, SETTINGS_PAGE, cliPage, jmfStatusPage, readSettings, settingsPage } from '../../scripts/docs/reference.ts';
+import { CLI_PAGE, ERRORS_PAGE, JMF_STATUS_PAGE, SETTINGS_PAGE, cliPage, errorsPage, jmfStatusPage, readSettings, settingsPage } from '../../scripts/docs/reference.ts';
 
 void describe('generated reference pages', () => {
   it('docs/operators/settings.md is what src/config.ts documents (run `npm run docs`)', () => {
@@ -16,6 +16,11 @@ void describe('generated reference pages', () => {
 
   it('docs/customers/connettori-stato-jmf.md is the JMF Status table of src/intake/connectors/jmf-status.ts (run `npm run docs`)', () => {
     assert.equal(readFileSync(JMF_STATUS_PAGE, 'utf8'), jmfStatusPage());
+  });
+
+  it('docs/customers/errors.md is the error catalog of src/domain/errors.ts (run `npm run docs`)', () => {
+    assert.equal(readFileSync(ERRORS_PAGE, 'utf8'), errorsPage());
+    assert.match(errorsPage({ SOME_CODE: { http: 418, smtp: 550, soapFault: 'Client', message: 'a | b' } }), /\| `SOME_CODE` \| 418 \| 550 \| Client \| a \\\| b \|/);
   });
 
   it('every INTAKE_ variable that loadConfig reads is documented on Config', () => {

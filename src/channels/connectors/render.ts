@@ -12,7 +12,7 @@
 import { ERROR_CATALOG, type ErrorCode } from '../../domain/errors.ts';
 import { JMF_RETURN_CODES, renderJmfResponse, type JmfRequestInfo } from '../../intake/connectors/index.ts';
 import type { Outcome, OrderOutcome } from '../../domain/types.ts';
-import { errorBody } from '../../http/server.ts';
+import { errorBody } from '../../http/errors.ts';
 import { MESSAGES, renderOutcome, type HttpAnswer } from '../../http/render.ts';
 
 export interface JmfAnswer {
@@ -71,7 +71,7 @@ export function renderConnectorOutcome(outcome: Outcome, site: string | undefine
     return { status: a.status, body: withSite(a.body, shownSite) };
   }
   if (outcome.orders.length === 0) {
-    return { status: 400, body: errorBody(400, [ERROR_CATALOG.NO_ORDERS.message]) };
+    return { status: 400, body: errorBody('NO_ORDERS', [ERROR_CATALOG.NO_ORDERS.message]) };
   }
   return {
     status: 200,

@@ -23,7 +23,7 @@ import {
 import { connectorStatusById, connectorStatusByRef } from '../../intake/connector-status.ts';
 import type { Intake } from '../../intake/intake.ts';
 import type { ConnectorChannelStore } from '../../domain/store/ports.ts';
-import { errorBody } from '../../http/server.ts';
+import { sendError } from '../../http/errors.ts';
 import { renderConnectorOutcome, renderJmfOutcome } from './render.ts';
 import { answerResubmit, isResubmit } from './resubmit.ts';
 import { answerStatusSignal, isStatusSignal } from './status-signal.ts';
@@ -76,18 +76,18 @@ export function registerConnectorRoutes(app: FastifyInstance, deps: ConnectorRou
   async function authenticate(req: FastifyRequest, reply: FastifyReply) {
     const header = req.headers[CONNECTOR_KEY_HEADER];
     const key = Array.isArray(header) ? header[0] : header;
-    if (!key) return reply.code(401).send(errorBody(401, `Missing ${CONNECTOR_KEY_HEADER} header`));
+    if (!key) return sendError(reply, 'CONNECTOR_KEY_MISSING', `Missing ${CONNECTOR_KEY_HEADER} header`);
     let caller: ConnectorCaller | undefined;
     try {
       caller = await authenticateConnector(deps.store, key);
     } catch (e) {
       // The right key of a connector whose customer is deactivated: 403 with the reason (src/customers/active.ts).
-      if (isInactiveError(e)) return reply.code(403).send(errorBody(403, INACTIVE_MESSAGE));
+      if (isInactiveError(e)) return sendError(reply, 'CUSTOMER_INACTIVE', INACTIVE_MESSAGE);
       throw e;
     }
-    if (!caller) return reply.code(401).send(errorBody(401, 'Invalid connector key'));
+    if (!caller) return sendError(reply, 'CONNECTOR_KEY_INVALID');
     if (!allows(caller.connector.allowIps, req.ip)) {
-      return reply.code(403).send(errorBody(403, `This connector key may not be used from ${req.ip}`));
+      return sendError(reply, 'ADDRESS_NOT_ALLOWED', `This connector key may not be used from ${req.ip}`);
     }
     req.connectorCaller = caller;
   }
@@ -98,14 +98,14 @@ export function registerConnectorRoutes(app: FastifyInstance, deps: ConnectorRou
     if (sito === undefined) return;
     const code = sito.trim().toUpperCase();
     if (!SITE_CODE_PATTERN.test(code) || !req.connectorCaller!.principal.sites.includes(code)) {
-      return reply.code(403).send(errorBody(403, `${ERROR_CATALOG.FORBIDDEN_SITE.message}: "${sito.slice(0, 32)}"`));
+      return sendError(reply, 'FORBIDDEN_SITE', `${ERROR_CATALOG.FORBIDDEN_SITE.message}: "${sito.slice(0, 32)}"`);
     }
   }
 
   async function acceptable(req: FastifyRequest, reply: FastifyReply) {
     const { type } = splitType(contentTypeOf(req));
     if (!type || !(CONNECTOR_MEDIA_TYPES as readonly string[]).includes(type)) {
-      return reply.code(415).send(errorBody(415, `Unsupported media type "${type ?? ''}": send ${CONNECTOR_MEDIA_TYPES.join(', ')}`));
+      return sendError(reply, 'UNSUPPORTED_MEDIA_TYPE', `Unsupported media type "${type ?? ''}": send ${CONNECTOR_MEDIA_TYPES.join(', ')}`);
     }
   }
 
@@ -163,21 +163,21 @@ export function registerConnectorRoutes(app: FastifyInstance, deps: ConnectorRou
 
   app.get<{ Params: { id: string } }>('/api/v1/connettori/ordini/:id', { onRequest: authenticate }, async (req, reply) => {
     const view = await connectorStatusById(deps.store, req.connectorCaller!.connector, req.params.id);
-    if (!view) return reply.code(404).send(errorBody(404, `Order ${req.params.id.slice(0, 100)} not found`));
+    if (!view) return sendError(reply, 'ORDER_NOT_FOUND', `Order ${req.params.id.slice(0, 100)} not found`);
     return view;
   });
 
   app.get<{ Querystring: { riferimento_ordine?: string; codice_cliente?: string } }>('/api/v1/connettori/ordini', { onRequest: authenticate }, async (req, reply) => {
     const ref = req.query.riferimento_ordine;
     if (typeof ref !== 'string' || ref.trim() === '') {
-      return reply.code(400).send(errorBody(400, ['riferimento_ordine should not be empty', 'riferimento_ordine must be a string']));
+      return sendError(reply, 'INVALID_PARAMETERS', ['riferimento_ordine should not be empty', 'riferimento_ordine must be a string']);
     }
     const codice = typeof req.query.codice_cliente === 'string' && req.query.codice_cliente.trim() !== '' ? req.query.codice_cliente.trim() : undefined;
     const found = await connectorStatusByRef(deps.store, req.connectorCaller!.connector, ref.trim(), codice);
     if (found.kind === 'ambiguous') {
-      return reply.code(409).send(errorBody(409, `More than one order has riferimento_ordine "${ref.slice(0, 100)}" (customers ${found.codes.join(', ')}): add codice_cliente`));
+      return sendError(reply, 'AMBIGUOUS_REFERENCE', `More than one order has riferimento_ordine "${ref.slice(0, 100)}" (customers ${found.codes.join(', ')}): add codice_cliente`);
     }
-    if (found.kind === 'none') return reply.code(404).send(errorBody(404, `No order with riferimento_ordine "${ref.slice(0, 100)}"`));
+    if (found.kind === 'none') return sendError(reply, 'ORDER_NOT_FOUND', `No order with riferimento_ordine "${ref.slice(0, 100)}"`);
     return found.view;
   });
 }

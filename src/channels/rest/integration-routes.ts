@@ -4,8 +4,8 @@
  * here is 403 (it is valid, but not for this), as an integration key is on the customer endpoints (routes.ts).
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { isIntakeError } from '../../domain/errors.ts';
-import { errorBody } from '../../http/server.ts';
+import { ERROR_CATALOG, isIntakeError } from '../../domain/errors.ts';
+import { sendError } from '../../http/errors.ts';
 import { isInactiveError } from '../../customers/active.ts';
 import { DEFAULT_FEED_LIMIT, MAX_FEED_LIMIT, MAX_WAIT_SECONDS, readFeed } from '../../handoff/feed.ts';
 import { authenticateIntegration, type IntegrationPrincipal } from '../../handoff/integrations.ts';
@@ -60,7 +60,7 @@ export function registerIntegrationRoutes(app: FastifyInstance, deps: Integratio
   async function authenticate(req: FastifyRequest, reply: FastifyReply) {
     const header = req.headers['x-api-key'];
     const key = Array.isArray(header) ? header[0] : header;
-    if (!key) return reply.code(401).send(errorBody(401, 'Missing X-API-Key header'));
+    if (!key) return sendError(reply, 'API_KEY_MISSING');
     const integration = await authenticateIntegration(deps.store, key);
     if (integration) {
       req.integration = integration;
@@ -68,9 +68,9 @@ export function registerIntegrationRoutes(app: FastifyInstance, deps: Integratio
     }
     // A deactivated customer's key is still a customer's key: the same answer.
     if (await deps.auth.apiKey(key).catch((e: unknown) => { if (isInactiveError(e)) return true; throw e; })) {
-      return reply.code(403).send(errorBody(403, 'Questo endpoint è riservato alle integrazioni (ERP/MIS): usa una chiave di integrazione, non la chiave API di un cliente'));
+      return sendError(reply, 'INTEGRATION_KEY_REQUIRED');
     }
-    return reply.code(401).send(errorBody(401, 'Invalid API key'));
+    return sendError(reply, 'API_KEY_INVALID');
   }
 
   app.get<{ Querystring: Record<string, unknown> }>('/api/v1/eventi', { onRequest: authenticate }, async (req, reply) => {
@@ -82,11 +82,11 @@ export function registerIntegrationRoutes(app: FastifyInstance, deps: Integratio
       ...(limit === undefined ? [`limite deve essere un numero intero da 1 a ${MAX_FEED_LIMIT}`] : []),
       ...(wait === undefined ? [`attesa deve essere un numero intero di secondi da 0 a ${MAX_WAIT_SECONDS}`] : []),
     ];
-    if (problems.length > 0) return reply.code(400).send(errorBody(400, problems));
+    if (problems.length > 0) return sendError(reply, 'INVALID_PARAMETERS', problems);
     const cursor = typeof dopo === 'string' ? dopo : null;
     let waitMs = wait! * 1000;
     if (waitMs > 0 && waiting >= MAX_WAITING_POLLS) {
-      return reply.code(429).header('retry-after', '1').send(errorBody(429, 'Troppe richieste in attesa su questa istanza: riprova tra poco'));
+      return sendError(reply.header('retry-after', '1'), 'TOO_MANY_WAITING');
     }
     // The client going away ends the wait (its socket closes), so an abandoned long poll does not keep reading.
     const gone = new AbortController();
@@ -99,8 +99,7 @@ export function registerIntegrationRoutes(app: FastifyInstance, deps: Integratio
         { cursor, limit: limit!, waitMs, abort: gone.signal });
       return { eventi, cursore: eventi.length > 0 ? eventi[eventi.length - 1]!.cursor : cursor };
     } catch (e) {
-      if (isIntakeError(e) && e.code === 'INVALID_CURSOR') return reply.code(400).send(errorBody(400, e.messages));
-      if (isIntakeError(e) && e.code === 'CURSOR_EXPIRED') return reply.code(410).send(errorBody(410, e.messages));
+      if (isIntakeError(e) && (e.code === 'INVALID_CURSOR' || e.code === 'CURSOR_EXPIRED')) return sendError(reply, e.code, e.messages);
       throw e;
     } finally {
       if (waitMs > 0) waiting--;
@@ -111,13 +110,13 @@ export function registerIntegrationRoutes(app: FastifyInstance, deps: Integratio
   app.post<{ Params: { id: string } }>('/api/v1/ordini/:id/stato', { onRequest: authenticate }, async (req, reply) => {
     const type = String(req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
     if (type !== 'application/json') {
-      return reply.code(415).send(errorBody(415, `Unsupported media type "${type}": send application/json`));
+      return sendError(reply, 'UNSUPPORTED_MEDIA_TYPE', `Unsupported media type "${type}": send application/json`);
     }
     let body: unknown;
     try {
       body = JSON.parse(Buffer.isBuffer(req.body) ? req.body.toString('utf8') : '');
     } catch {
-      return reply.code(400).send(errorBody(400, ['Il corpo della richiesta non è un JSON valido']));
+      return sendError(reply, 'INVALID_JSON', [ERROR_CATALOG.INVALID_JSON.message]);
     }
     const b = (body && typeof body === 'object' && !Array.isArray(body) ? body : {}) as Record<string, unknown>;
     const problems: string[] = [];
@@ -129,19 +128,13 @@ export function registerIntegrationRoutes(app: FastifyInstance, deps: Integratio
     } else if (typeof b.nota === 'string' && CONTROL_IN_NOTE.test(b.nota)) {
       problems.push('nota non può contenere caratteri di controllo (sono ammessi solo a capo e tabulazione)');
     }
-    if (problems.length > 0) return reply.code(400).send(errorBody(400, problems));
+    if (problems.length > 0) return sendError(reply, 'INVALID_PARAMETERS', problems);
     const nota = typeof b.nota === 'string' && b.nota.trim() !== '' ? b.nota.trim() : undefined;
-    try {
-      const { changed, order } = await updateProductionState(
-        { store: deps.store, onEvent: () => deps.signal.notify() },
-        { orderId: req.params.id, stato: b.stato as ProductionState, nota, integration: req.integration!.name },
-      );
-      return reply.code(200).send({ esito: 'ok', aggiornato: changed, ordine: order });
-    } catch (e) {
-      if (isIntakeError(e) && (e.code === 'NOT_FOUND' || e.code === 'STATE_TRANSITION')) {
-        return reply.code(e.http).send(errorBody(e.http, e.messages.join('; ')));
-      }
-      throw e;
-    }
+    // NOT_FOUND and STATE_TRANSITION are IntakeErrors: the server's error handler answers them by their code.
+    const { changed, order } = await updateProductionState(
+      { store: deps.store, onEvent: () => deps.signal.notify() },
+      { orderId: req.params.id, stato: b.stato as ProductionState, nota, integration: req.integration!.name },
+    );
+    return reply.code(200).send({ esito: 'ok', aggiornato: changed, ordine: order });
   });
 }

@@ -3,7 +3,7 @@
  * request into a Submission, and renders the Outcome; everything else is the intake core's.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { errorBody } from '../../http/server.ts';
+import { sendError } from '../../http/errors.ts';
 import { INACTIVE_MESSAGE, isInactiveError } from '../../customers/active.ts';
 import { renderOutcome, renderQueued } from '../../http/render.ts';
 import { statusById, statusByRef } from '../../intake/status.ts';
@@ -42,20 +42,20 @@ export function registerRestRoutes(app: FastifyInstance, deps: RestDeps): void {
   async function authenticate(req: FastifyRequest, reply: FastifyReply) {
     const header = req.headers['x-api-key'];
     const key = Array.isArray(header) ? header[0] : header;
-    if (!key) return reply.code(401).send(errorBody(401, 'Missing X-API-Key header'));
+    if (!key) return sendError(reply, 'API_KEY_MISSING');
     let principal: Principal | undefined;
     try {
       principal = await deps.auth.apiKey(key);
     } catch (e) {
       // The right key of a deactivated customer: 403 with the reason in Italian (src/customers/active.ts).
-      if (isInactiveError(e)) return reply.code(403).send(errorBody(403, INACTIVE_MESSAGE));
+      if (isInactiveError(e)) return sendError(reply, 'CUSTOMER_INACTIVE', INACTIVE_MESSAGE);
       throw e;
     }
     if (!principal && await authenticateIntegration(deps.store, key)) {
       // A valid key, of an integration: it reads orders through the event feed, never as a customer.
-      return reply.code(403).send(errorBody(403, 'Le chiavi di integrazione non possono usare gli endpoint dei clienti: usa GET /api/v1/eventi e POST /api/v1/ordini/{id_ordine}/stato'));
+      return sendError(reply, 'CUSTOMER_KEY_REQUIRED');
     }
-    if (!principal) return reply.code(401).send(errorBody(401, 'Invalid API key'));
+    if (!principal) return sendError(reply, 'API_KEY_INVALID');
     req.principal = principal;
   }
 
@@ -63,7 +63,7 @@ export function registerRestRoutes(app: FastifyInstance, deps: RestDeps): void {
     const { type } = mediaType(req);
     // The formats' own media types (the registry); anything else is 415 before the body is read.
     if (!type || formatOfMediaType(type) === undefined) {
-      return reply.code(415).send(errorBody(415, `Unsupported media type "${type ?? ''}": send ${declaredTypesList()}`));
+      return sendError(reply, 'UNSUPPORTED_MEDIA_TYPE', `Unsupported media type "${type ?? ''}": send ${declaredTypesList()}`);
     }
   }
 
@@ -91,17 +91,17 @@ export function registerRestRoutes(app: FastifyInstance, deps: RestDeps): void {
 
   app.get<{ Params: { id: string } }>('/api/v1/ordini/:id', { onRequest: authenticate }, async (req, reply) => {
     const view = await statusById(deps.store, req.principal!.customerId, req.params.id);
-    if (!view) return reply.code(404).send(errorBody(404, `Order ${req.params.id} not found`));
+    if (!view) return sendError(reply, 'ORDER_NOT_FOUND', `Order ${req.params.id} not found`);
     return view;
   });
 
   app.get<{ Querystring: { riferimento_ordine?: string } }>('/api/v1/ordini', { onRequest: authenticate }, async (req, reply) => {
     const ref = req.query.riferimento_ordine;
     if (typeof ref !== 'string' || ref.trim() === '') {
-      return reply.code(400).send(errorBody(400, ['riferimento_ordine should not be empty', 'riferimento_ordine must be a string']));
+      return sendError(reply, 'INVALID_PARAMETERS', ['riferimento_ordine should not be empty', 'riferimento_ordine must be a string']);
     }
     const view = await statusByRef(deps.store, req.principal!.customerId, ref.trim());
-    if (!view) return reply.code(404).send(errorBody(404, `No order with riferimento_ordine "${ref}"`));
+    if (!view) return sendError(reply, 'ORDER_NOT_FOUND', `No order with riferimento_ordine "${ref}"`);
     return view;
   });
 }

@@ -10,7 +10,7 @@ import { statusById, statusByRef, type OrderStatus } from '../../intake/status.t
 import type { Intake } from '../../intake/intake.ts';
 import type { Principal } from '../../domain/types.ts';
 import type { StatusStore } from '../../domain/store/ports.ts';
-import { errorBody } from '../../http/server.ts';
+import { sendError } from '../../http/errors.ts';
 import type { ApiKeyAuth } from '../../http/auth.ts';
 import { readEnvelope, textOf, type SoapRequest } from './envelope.ts';
 import { SoapFault } from './fault.ts';
@@ -113,7 +113,7 @@ export function registerSoapRoutes(app: FastifyInstance, deps: SoapDeps): void {
   app.get(SERVICE_PATH, async (req, reply) => {
     const query = (req.query ?? {}) as Record<string, unknown>;
     if (!Object.keys(query).some((k) => k.toLowerCase() === 'wsdl')) {
-      return reply.code(404).send(errorBody(404, `Cannot GET ${SERVICE_PATH}: the WSDL is at ${SERVICE_PATH}?wsdl`));
+      return sendError(reply, 'ROUTE_NOT_FOUND', `Cannot GET ${SERVICE_PATH}: the WSDL is at ${SERVICE_PATH}?wsdl`);
     }
     return sendXml(reply, 200, wsdl(deps.publicUrl()));
   });

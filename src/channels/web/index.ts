@@ -16,7 +16,8 @@ import fastifyStatic from '@fastify/static';
 import fastifyView from '@fastify/view';
 import { Eta } from 'eta';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { IntakeError, isIntakeError } from '../../domain/errors.ts';
+import { IntakeError, isIntakeError, reasonPhrase, type ErrorCode } from '../../domain/errors.ts';
+import { errorBody } from '../../http/errors.ts';
 import type { Logger } from '../../log.ts';
 import type { WebSession } from '../../domain/store/web.ts';
 import { registerConsoleRoutes } from './console/routes.ts';
@@ -143,7 +144,11 @@ function errorPage(err: FastifyError, req: FastifyRequest, reply: FastifyReply, 
   else if (status < 500) message = 'La richiesta non è valida.';
   if (status === 500) log.error({ err, url: req.url }, 'web request failed');
   const code = err.code === 'FST_REQ_FILE_TOO_LARGE' ? 413 : status;
-  if (req.headers.accept?.includes('application/json')) return reply.code(code).send({ statusCode: code, message });
+  if (req.headers.accept?.includes('application/json')) {
+    const kind: ErrorCode = isIntakeError(err) ? err.code : code === 404 ? 'ROUTE_NOT_FOUND' : code === 403 ? 'FORBIDDEN'
+      : code === 413 ? 'PAYLOAD_TOO_LARGE' : code === 415 ? 'UNSUPPORTED_MEDIA_TYPE' : code < 500 ? 'BAD_REQUEST' : 'INTERNAL';
+    return reply.code(code).send({ ...errorBody(kind, message), statusCode: code, error: reasonPhrase(code) });
+  }
   const title = code === 404 ? 'Pagina non trovata' : code === 403 ? 'Operazione non consentita' : 'Errore';
   return reply.code(code).view('error.eta', { title, message, back: backOf(req), area: areaName(req) });
 }

@@ -31,12 +31,12 @@ void describe('connector authentication', () => {
     const body = JSON.stringify(order('C001', 'A-1'));
     const none = await call(`${t.url}${ORDERS}`, { body, contentType: 'application/json' });
     assert.equal(none.status, 401);
-    assert.deepEqual(none.json, { statusCode: 401, message: 'Missing service-x-key header', error: 'Unauthorized' });
+    assert.deepEqual(none.json, { statusCode: 401, message: 'Missing service-x-key header', error: 'Unauthorized', code: 'CONNECTOR_KEY_MISSING' });
     const wrongSecret = `${vr.key.slice(0, -1)}${vr.key.endsWith('a') ? 'b' : 'a'}`;
     for (const key of [wrongSecret, 'not-a-key', t.apiKeys.get('C001')!]) {
       const r = await call(`${t.url}${ORDERS}`, { key, body, contentType: 'application/json' });
       assert.equal(r.status, 401, key);
-      assert.deepEqual(r.json, { statusCode: 401, message: 'Invalid connector key', error: 'Unauthorized' });
+      assert.deepEqual(r.json, { statusCode: 401, message: 'Invalid connector key', error: 'Unauthorized', code: 'CONNECTOR_KEY_INVALID' });
     }
     assert.equal(await stored(), 0);
   });

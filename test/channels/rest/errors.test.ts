@@ -23,9 +23,9 @@ after(() => t.close());
 describe('REST authentication and tenancy', () => {
   it('401 without a key and with a wrong key, in the {statusCode, message, error} form', async () => {
     const none = await post(JSON.stringify(order('C001', 'U-1')), 'application/json', null);
-    assert.deepEqual(none, { status: 401, body: { statusCode: 401, message: 'Missing X-API-Key header', error: 'Unauthorized' } });
+    assert.deepEqual(none, { status: 401, body: { statusCode: 401, message: 'Missing X-API-Key header', error: 'Unauthorized', code: 'API_KEY_MISSING' } });
     const wrong = await post(JSON.stringify(order('C001', 'U-1')), 'application/json', c1.apiKey.slice(0, -1) + (c1.apiKey.endsWith('a') ? 'b' : 'a'));
-    assert.deepEqual(wrong, { status: 401, body: { statusCode: 401, message: 'Invalid API key', error: 'Unauthorized' } });
+    assert.deepEqual(wrong, { status: 401, body: { statusCode: 401, message: 'Invalid API key', error: 'Unauthorized', code: 'API_KEY_INVALID' } });
     const garbage = await post(JSON.stringify(order('C001', 'U-1')), 'application/json', 'not-a-key');
     assert.equal(garbage.status, 401);
   });
@@ -66,6 +66,7 @@ describe('REST validation errors', () => {
       statusCode: 400,
       message: ['codice_cliente should not be empty', 'codice_cliente must be a string', 'righe must contain at least 1 elements'],
       error: 'Bad Request',
+      code: 'VALIDATION',
     });
   });
 
@@ -97,6 +98,7 @@ describe('REST validation errors', () => {
         { campo: 'righe[1].codice_articolo', messaggio: 'Articolo sconosciuto: "XYZ-404"' },
         { campo: 'righe[1].unita_misura', messaggio: 'Unità di misura sconosciuta: "BOH"' },
       ],
+      code: 'BUSINESS',
     });
   });
 
@@ -138,5 +140,19 @@ describe('REST refuses control characters in codes', () => {
     const r = await post(JSON.stringify(order('C001', 'NUL\u0000REF')));
     assert.equal(r.status, 400);
     assert.deepEqual(r.body.message, ['riferimento_ordine must not contain control characters']);
+  });
+});
+
+describe('REST error codes', () => {
+  it('every refusal names its catalog code: unknown media type, unknown route, unknown order', async () => {
+    const unsupported = await post('x', 'application/pdf');
+    assert.equal(unsupported.status, 415);
+    assert.equal(unsupported.body.code, 'UNSUPPORTED_MEDIA_TYPE');
+    const route = await fetch(`${t.url}/api/v1/nessuna-rotta`, { headers: { 'x-api-key': c1.apiKey } });
+    assert.equal(route.status, 404);
+    assert.equal(((await route.json()) as { code?: string }).code, 'ROUTE_NOT_FOUND');
+    const missing = await fetch(`${t.url}/api/v1/ordini/019a0000-0000-7000-8000-000000000000`, { headers: { 'x-api-key': c1.apiKey } });
+    assert.equal(missing.status, 404);
+    assert.equal(((await missing.json()) as { code?: string }).code, 'ORDER_NOT_FOUND');
   });
 });

@@ -63,7 +63,7 @@ function suite(name: string, env: () => Promise<{ env: Record<string, string>; d
     void it('keeps integration keys and customer keys to their own endpoints', async () => {
       assert.equal((await get('/api/v1/eventi', null)).status, 401);
       assert.deepEqual(await get('/api/v1/eventi', `${mis.slice(0, -1)}${mis.endsWith('a') ? 'b' : 'a'}`),
-        { status: 401, body: { statusCode: 401, message: 'Invalid API key', error: 'Unauthorized' } });
+        { status: 401, body: { statusCode: 401, message: 'Invalid API key', error: 'Unauthorized', code: 'API_KEY_INVALID' } });
       const customerOnFeed = await get('/api/v1/eventi', c1.apiKey);
       assert.equal(customerOnFeed.status, 403);
       assert.match(String(customerOnFeed.body.message), /riservato alle integrazioni/);

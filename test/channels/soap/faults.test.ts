@@ -176,7 +176,7 @@ void describe('SOAP faults: the envelope', () => {
   void it('GET /ws/ordini without ?wsdl says where the WSDL is', async () => {
     const res = await fetch(`${t.url}/ws/ordini`);
     assert.equal(res.status, 404);
-    assert.deepEqual(await res.json(), { statusCode: 404, message: 'Cannot GET /ws/ordini: the WSDL is at /ws/ordini?wsdl', error: 'Not Found' });
+    assert.deepEqual(await res.json(), { statusCode: 404, message: 'Cannot GET /ws/ordini: the WSDL is at /ws/ordini?wsdl', error: 'Not Found', code: 'ROUTE_NOT_FOUND' });
   });
 });
 
