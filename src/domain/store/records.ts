@@ -18,7 +18,8 @@ export interface InactiveArticle extends Article {
 
 /** A page of one customer's orders (Store.listCustomerOrders); times are ISO instants. */
 export interface CustomerOrderPage {
-  customerId: string;
+  /** Undefined: every customer's orders (an integration resyncing), walked on orders_registered_id. */
+  customerId?: string;
   /** Registered at or after. */
   from?: string;
   /** Registered before. */

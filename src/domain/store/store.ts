@@ -306,9 +306,10 @@ export interface Store extends MailStore, ConnectorStore, EventStore, HandoffSto
   getOrderByRef(customerId: string, riferimento: string): Promise<RegisteredOrder | undefined>;
   listOrders(q: { customerId?: string; limit?: number }): Promise<RegisteredOrder[]>;
   /**
-   * One customer's registered orders, oldest first by (registeredAt, id), a page after `after` (keyset: an order
-   * registered while a client pages never moves one already listed, nor is listed twice). Walks that customer's part
-   * of orders_customer_registered_id from `from`, never another customer's orders.
+   * One customer's registered orders (every customer's without customerId), oldest first by (registeredAt, id), a
+   * page after `after` (keyset: an order registered while a client pages never moves one already listed, nor is
+   * listed twice). With a customer it walks that customer's part of orders_customer_registered_id from `from`, never
+   * another customer's orders; without, orders_registered_id.
    */
   listCustomerOrders(q: CustomerOrderPage): Promise<RegisteredOrder[]>;
   /** The latest outcome recorded for that reference of that customer (accepted or refused). */
