@@ -89,7 +89,8 @@ export function readListQuery(
     else page.limit = n;
   }
   const cursore = one(query, 'cursore');
-  if (cursore !== undefined && cursore !== null) {
+  // Empty is the first page: a client's loop can start with the variable it will fill in from cursore_successivo.
+  if (cursore !== undefined && cursore !== null && cursore !== '') {
     const after = decodeCursor(cursore);
     if (!after) errors.push('Il cursore non è valido: usa il valore di cursore_successivo della pagina precedente');
     else page.after = after;
