@@ -74,6 +74,6 @@ export type AuditStore = Pick<Store, 'addAudit'>;
  */
 export type WebChannelStore = SessionStore & CustomerAdminStore & ConnectorAdminStore & CatalogImportStore & CatalogWithdrawStore & AuditStore & NotifyStore & Pick<Store,
   | 'webKey' | 'getOperator' | 'getOperatorByEmail' | 'listAudit'
-  | 'searchSubmissions' | 'searchOrders' | 'searchArticles' | 'countArticles' | 'countRefused' | 'orderCounts' | 'customerActivity'
+  | 'searchSubmissions' | 'searchOrders' | 'orderExportLines' | 'searchArticles' | 'countArticles' | 'countRefused' | 'orderCounts' | 'customerActivity'
   | 'getSubmission' | 'getOrder' | 'listCustomers' | 'listUnits' | 'listSites' | 'listConnectors'
   | 'listSubscribers' | 'listDeliveries' | 'listReplies' | 'getReply' | 'getMailMessage' | 'getImapAccount'>;
