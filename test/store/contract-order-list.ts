@@ -112,6 +112,26 @@ export function orderListContract(makeStore: StoreFactory): void {
       assert.equal(await store.countArticles(), 1);
     }));
 
+    void it('gives the export its lines in the order asked, with descriptions and production state', () => withStore(makeStore, async (store) => {
+      await store.upsertArticles([{ codice_articolo: 'BV-STD', descrizione: 'Biglietti', unita_misura: 'PZ' }, { codice_articolo: 'VOL-A4', descrizione: 'Volantini', unita_misura: 'RS' }]);
+      const c = await addCustomer(store, 'C001');
+      const sub = await addSubmission(store, c);
+      const [r1, r2] = await store.registerOrders([item(c, sub, 'R1'), item(c, sub, 'R2', { order: { righe: [{ codice_articolo: 'GONE', quantita: 1.5, unita_misura: 'PZ' }] } })]);
+      const id1 = r1!.id_ordine;
+      const id2 = r2!.id_ordine;
+      await store.setProductionState({
+        orderId: id2, from: null, to: 'spedito', at: at(40), integration: 'MIS',
+        event: { id: uuidv7(), type: 'ordine.stato_aggiornato', time: at(40), orderId: id2, customerId: c.id, data: {} },
+      });
+      await store.deactivateArticles(['VOL-A4']);
+      assert.deepEqual(await store.orderExportLines([id2, id1, 'nope']), [
+        { orderId: id2, index: 0, codice_articolo: 'GONE', quantita: 1.5, unita_misura: 'PZ', productionState: 'spedito' },
+        { orderId: id1, index: 0, codice_articolo: 'BV-STD', descrizione: 'Biglietti', quantita: 500, unita_misura: 'PZ' },
+        { orderId: id1, index: 1, codice_articolo: 'VOL-A4', descrizione: 'Volantini', quantita: 2.5, unita_misura: 'RS' },
+      ]);
+      assert.deepEqual(await store.orderExportLines([]), []);
+    }));
+
     void it('leaves registered orders whole when their articles are deactivated or removed', () => withStore(makeStore, async (store) => {
       await store.upsertArticles([...catalog, { codice_articolo: 'BV-STD', descrizione: 'Biglietti', unita_misura: 'PZ' }, { codice_articolo: 'VOL-A4', descrizione: 'Volantini', unita_misura: 'RS' }]);
       const c = await addCustomer(store, 'C001');
