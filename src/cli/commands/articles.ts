@@ -15,7 +15,7 @@ export function registerArticleCommands(program: Command): void {
 
   articles
     .command('import <file>')
-    .description('load articles from a CSV file (codice_articolo;descrizione;unita_misura); existing codes are updated')
+    .description('load articles from a CSV file (codice_articolo;descrizione;unita_misura); existing codes are updated (deactivated ones stay deactivated)')
     .action(async (file: string) => {
       await withStore(async (store) => {
         // The bar is for a person watching; in a pipe or a log file it would only be noise.

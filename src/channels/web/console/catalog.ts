@@ -26,7 +26,7 @@ const INACTIVE_SHOWN = 200;
 const WITHDRAW_PATHS = { disattiva: 'deactivate', riattiva: 'activate', rimuovi: 'remove' } as const satisfies Record<string, WithdrawAction>;
 type WithdrawPath = keyof typeof WITHDRAW_PATHS;
 const WITHDRAW_DONE: Record<WithdrawPath, string> = {
-  disattiva: 'disattivato: gli ordini che lo contengono sono rifiutati come non più disponibile',
+  disattiva: 'disattivato: gli ordini che lo contengono sono rifiutati perché non più disponibile',
   riattiva: 'di nuovo ordinabile', rimuovi: 'rimosso dal catalogo',
 };
 
