@@ -64,7 +64,7 @@ export const ERROR_CATALOG = {
   /** An integration's key on a customer's route: integrations read orders through the feed. */
   CUSTOMER_KEY_REQUIRED: {
     http: 403, smtp: 550, soapFault: 'Client',
-    message: 'Le chiavi di integrazione non possono usare gli endpoint dei clienti: usa GET /api/v1/eventi e POST /api/v1/ordini/{id_ordine}/stato',
+    message: 'Le chiavi di integrazione non possono usare gli endpoint dei clienti: usa GET /api/v1/eventi, GET /api/v1/ordini (elenco) e POST /api/v1/ordini/{id_ordine}/stato',
   },
   /** A customer's key on an integration's route (the feed, production status). */
   INTEGRATION_KEY_REQUIRED: {

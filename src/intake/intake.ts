@@ -9,7 +9,7 @@
 import { createHash } from 'node:crypto';
 import { uuidv7 } from '../domain/uuid7.ts';
 import { withoutUndefined } from '../domain/objects.ts';
-import { rememberKnown } from './known-codes.ts';
+import { ARTICLE_MEMORY_MS, MAX_KNOWN_CODES, rememberKnown } from './known-codes.ts';
 import { createClaims, createSweeper, defaultHolder, DEFAULT_LEASE_MS, DEFAULT_SWEEP_MS } from './claims.ts';
 import { judge, tallyOf, type Judgement } from './judge.ts';
 import type { Logger } from '../log.ts';
@@ -88,6 +88,8 @@ export interface IntakeDeps {
   largeWork?: () => () => void;
   /** Raw bytes from which a submission is large work (default LARGE_WORK_BYTES). */
   largeWorkBytes?: number;
+  /** How long an article found is remembered (default ARTICLE_MEMORY_MS; 0: asked every time). */
+  articleMemoryMs?: number;
 }
 
 /**
@@ -120,13 +122,13 @@ export function createIntake(deps: IntakeDeps): Intake {
   }
   // Judging registers orders without waiting for the disk: completeSubmission, which always follows before
   // anything is acknowledged or told to a listener, is a durable write and makes them durable too (WriteOptions).
-  // Catalog codes found once are remembered (known-codes.ts: nothing deletes them, so the answer is the store's).
+  // Catalog codes found are remembered (known-codes.ts: units for good, articles for a few seconds).
   const judgeStore: IntakeStore = Object.setPrototypeOf({
     // Fenced by this instance's claim: one that stalled past its lease registers nothing after a takeover.
     registerOrders: (items: Parameters<IntakeStore['registerOrders']>[0]) => store.registerOrders(items, { durable: false, heldBy: claims.holder }),
     // Fenced too: a large file's outcome is read back from these rows.
     recordAttempts: (id: string, orders: Parameters<IntakeStore['recordAttempts']>[1]) => store.recordAttempts(id, orders, { durable: false, heldBy: claims.holder }),
-    knownArticles: rememberKnown((codes) => store.knownArticles(codes)),
+    knownArticles: rememberKnown((codes) => store.knownArticles(codes), MAX_KNOWN_CODES, deps.articleMemoryMs ?? ARTICLE_MEMORY_MS),
     knownUnits: rememberKnown((codes) => store.knownUnits(codes)),
   }, store) as IntakeStore;
 

@@ -112,7 +112,10 @@ async function loadCatalog(store: JudgeStore, orders: Order[]): Promise<Catalog>
     units.add(r.unita_misura);
   }
   const [a, u] = await Promise.all([store.knownArticles([...articles]), store.knownUnits([...units])]);
-  return { articles: a, units: u };
+  // Only for codes the catalog lacks (rare): whether an operator took them out of service, to say so.
+  const missing = [...articles].filter((c) => !a.has(c));
+  const inactive = missing.length > 0 ? await store.inactiveArticles(missing) : new Set<string>();
+  return { articles: a, units: u, inactive };
 }
 
 /** Orders judged, by what became of them (what metrics and the log count). */

@@ -150,6 +150,8 @@ export function validateStructure(candidate: unknown): StageA {
 export interface Catalog {
   articles: Set<string>;
   units: Set<string>;
+  /** Codes among those asked that an operator deactivated (absent: none). */
+  inactive?: Set<string>;
 }
 
 /** Stage B result: the customer check is separate because it decides a different status (403 rather than 400). */
@@ -173,7 +175,9 @@ export function validateBusiness(order: Order, principal: Principal, catalog: Ca
     errori.push({ campo: 'data_consegna', messaggio: `La data di consegna (${order.data_consegna}) precede la data dell'ordine (${order.data_ordine})` });
   }
   order.righe.forEach((r, i) => {
-    if (!catalog.articles.has(r.codice_articolo)) {
+    if (!catalog.articles.has(r.codice_articolo) && catalog.inactive?.has(r.codice_articolo)) {
+      errori.push({ campo: `righe[${i}].codice_articolo`, messaggio: `Articolo non più disponibile: "${r.codice_articolo}"` });
+    } else if (!catalog.articles.has(r.codice_articolo)) {
       errori.push({ campo: `righe[${i}].codice_articolo`, messaggio: `Articolo sconosciuto: "${r.codice_articolo}"` });
     }
     if (!catalog.units.has(r.unita_misura)) {

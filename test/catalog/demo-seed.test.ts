@@ -1,4 +1,6 @@
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { createAuthenticator } from '../../src/auth/authenticator.ts';
 import { DEFAULT_UNITS } from '../../src/catalog/units.ts';
@@ -90,5 +92,14 @@ void describe('seedDemoIfEmpty on a store in use', () => {
     assert.equal(units.get('ZZ'), 'Unità locale');
     assert.equal(await t.store.countArticles(), 0);
     assert.deepEqual((await t.store.listCustomers()).map((c) => c.code), ['C001']);
+  });
+});
+
+void describe('removing the demo catalog', () => {
+  void it('docs/operators/install.md names every demo article, and nothing else, in its remove command', () => {
+    const page = readFileSync(path.resolve(import.meta.dirname, '../../docs/operators/install.md'), 'utf8');
+    const command = /`order-intake articles remove ([^`]+)`/.exec(page.replace(/\n\s*/g, ' '));
+    assert.ok(command, 'the command is on the page');
+    assert.deepEqual(command[1]!.split(/\s+/).sort(), DEMO_ARTICLES.map((a) => a.codice_articolo).sort());
   });
 });

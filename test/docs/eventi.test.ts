@@ -77,4 +77,18 @@ void describe('docs/customers/eventi.md', () => {
     assert.equal(reported.aggiornato, true);
     assert.equal(reported.ordine.stato_produzione, 'spedito');
   });
+
+  void it('the resync loop lists every order with the integration key, page after page', async () => {
+    await submit('DOC-5');
+    const resync = shellBlocks()[2];
+    assert.ok(resync, 'a third sh block');
+    // Pages of 2 rather than 500, so that the loop follows cursors.
+    const script = resync.replace('limite=500', 'limite=2');
+    const today = new Intl.DateTimeFormat('sv-SE', { timeZone: 'Europe/Rome' }).format(new Date());
+    const env = { ...process.env, INTAKE_URL: t.url, INTAKE_INTEGRATION_KEY: key, DAL: today };
+    const out = (await run('bash', ['-euo', 'pipefail', '-c', script], { env, timeout: 30_000 })).stdout;
+    const pages = out.split('\n').filter(Boolean).map((l) => JSON.parse(l) as { ordini: { riferimento_ordine: string }[] });
+    assert.ok(pages.length >= 3, `${pages.length} pages`);
+    assert.deepEqual(pages.flatMap((p) => p.ordini.map((o) => o.riferimento_ordine)), ['DOC-1', 'DOC-2', 'DOC-3', 'DOC-4', 'DOC-5']);
+  });
 });

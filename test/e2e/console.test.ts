@@ -144,8 +144,8 @@ void describe('console in the browser', () => {
       assert.equal(res.status(), 200);
       assert.match(res.headers()['content-disposition'] ?? '', /^attachment; filename="ordini\.csv"$/);
       const body = await res.text();
-      assert.match(body, /^\ufeffnumero_ordine;codice_cliente;riferimento_ordine/);
-      assert.match(body, /"C001";"PO-77"/);
+      assert.match(body, /^\ufeffnumero_ordine;codice_cliente;cliente;riferimento_ordine/);
+      assert.match(body, /"C001";"Cliente C001";"PO-77"/);
     } finally {
       await context.close();
     }

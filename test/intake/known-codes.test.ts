@@ -1,5 +1,6 @@
 // The intake remembers catalog codes it found (known-codes.ts); what it must never do is remember a code it did
-// not find, or an order for an article added later would stay refused.
+// not find, or an order for an article added later would stay refused, nor an article past its time, or one
+// deactivated or removed would stay accepted.
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { rememberKnown } from '../../src/intake/known-codes.ts';
@@ -26,6 +27,26 @@ describe('remembering known catalog codes', () => {
     asked.length = 0;
     await known(['A', 'B', 'X']);
     assert.deepEqual(asked, [['A']]);
+  });
+
+  it('asks again for a code found once its time is up, and then no longer has it if the store says so', async () => {
+    let now = 1_000;
+    const exists = new Set(['A']);
+    let asked = 0;
+    const known = rememberKnown(async (codes) => {
+      asked++;
+      return new Set(codes.filter((c) => exists.has(c)));
+    }, 10, 5_000, () => now);
+    assert.deepEqual([...await known(['A'])], ['A']);
+    now += 4_999;
+    assert.deepEqual([...await known(['A'])], ['A']);
+    assert.equal(asked, 1, 'remembered within its time');
+    exists.delete('A'); // deactivated or removed, by this process or another one
+    now += 1;
+    assert.deepEqual([...await known(['A'])], [], 'asked again, and gone');
+    assert.equal(asked, 2);
+    assert.deepEqual([...await known(['A'])], []);
+    assert.equal(asked, 3, 'a code not found is never remembered');
   });
 
   it('accepts an order for an article imported after the same order was refused for it', async () => {

@@ -14,6 +14,7 @@ import { uploadPiecesContract } from './contract-upload-pieces.ts';
 import { outcomesContract } from './contract-outcomes.ts';
 import { mailContract } from './contract-mail.ts';
 import { ordersContract } from './contract-orders.ts';
+import { orderListContract } from './contract-order-list.ts';
 import { saveSingleOrderContract } from './contract-save-single.ts';
 import { statsContract } from './contract-stats.ts';
 import { poisonContract } from './contract-poison.ts';
@@ -277,7 +278,7 @@ function catalogContract(makeStore: StoreFactory): void {
  */
 const QUARTERS: readonly (readonly ((makeStore: StoreFactory) => void)[])[] = [
   [basicsContract, ordersContract, saveSingleOrderContract],
-  [catalogContract, workContract],
+  [catalogContract, workContract, orderListContract],
   [mailContract, poisonContract, connectorsContract, connectorCustomersContract, eventsContract],
   [handoffContract, retentionContract, customerStateContract, filesContract, uploadPiecesContract, outcomesContract, statsContract, webContract],
 ];

@@ -83,6 +83,7 @@ async function snapshot(store: Store) {
     credentials: await Promise.all(['c001', 'c002'].map((u) => store.findCredential('password', u))),
     articles: await store.countArticles(),
     known: await store.knownArticles(['BV-STD', 'VOL-A4', 'NOPE']),
+    inactive: await store.listInactiveArticles(100),
     units: await store.listUnits(),
     submissions,
     orders: await store.listOrders({ limit: 1000 }),
@@ -340,6 +341,9 @@ void describe('db copy from SQLite to PostgreSQL', { skip: PG_SKIP }, () => {
     // The console's tables too: an operator (and the audit entry its creation writes) and the cookie key.
     const { operator } = await addOperator(src.store, { email: 'ops@example.com', role: 'admin' });
     const cookieKey = await src.store.webKey('cookie', 'chiave-di-prova');
+    // An article taken out of service (migration 031) stays out of service in the copy.
+    await src.store.upsertArticles([{ codice_articolo: 'DEMO-1', descrizione: 'Articolo di prova', unita_misura: 'PZ' }]);
+    await src.store.deactivateArticles(['DEMO-1']);
     const progress: number[] = [];
     const first = await copySqliteToPostgres({ from: src.file, to: schema.url, pageSize: 2, onProgress: (p) => progress.push(p.done) });
     const rows = Object.fromEntries(first.tables.map((t) => [t.table, t.rows]));
@@ -347,6 +351,7 @@ void describe('db copy from SQLite to PostgreSQL', { skip: PG_SKIP }, () => {
       customers: 2, credentials: 5, articles: 2, units: DEFAULT_UNITS.length, submissions: 8, orders: 6, order_sequences: 1, order_events: 7,
       mail_messages: 3, mail_parts: 3, mail_replies: 2, imap_accounts: 1, sites: 1, connectors: 1, connector_sites: 1, connector_lookup: 2,
       connector_customers: 1, connector_customer_ids: 1, order_tickets: 1, integrations: 0, order_production_history: 0, operators: 1, audit_log: 1, web_keys: 1, customer_notifications: 1,
+      inactive_articles: 1,
     });
     assert.deepEqual(await target.getOperatorByEmail('ops@example.com'), operator);
     assert.equal(await target.webKey('cookie', 'another'), cookieKey);

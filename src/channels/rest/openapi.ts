@@ -59,6 +59,13 @@ const status = {
     ...productionProperties,
   },
 };
+const orderPage = {
+  type: 'object', required: ['ordini', 'cursore_successivo'],
+  properties: {
+    ordini: { type: 'array', items: status },
+    cursore_successivo: { type: 'string', nullable: true, description: 'Pass as cursore for the next page; null on the last page' },
+  },
+};
 const generic = (status: number, example: string) => ({
   description: example, content: { 'application/json': { schema: errorA, example: { statusCode: status, message: example } } },
 });
@@ -84,14 +91,16 @@ export function openApiDocument(serverUrl: string) {
     servers: [{ url: serverUrl }],
     components: {
       securitySchemes: { apiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key' }, ...connectorSecuritySchemes },
-      schemas: { Ordine: order, Riga: line, ErroreA: errorA, ErroreB: errorB, StatoOrdine: status },
+      schemas: { Ordine: order, Riga: line, ErroreA: errorA, ErroreB: errorB, StatoOrdine: status, PaginaOrdini: orderPage },
     },
     security: [{ apiKey: [] }],
     paths: {
       '/api/v1/ordini': {
         post: {
           summary: 'Submit one order',
-          parameters: [{ name: 'Prefer', in: 'header', required: false, schema: { type: 'string', example: 'respond-async' }, description: 'respond-async: answer 202 at once (shape B) and process in the background' }],
+          // No example nor default on Prefer: Swagger UI's "Try it out" would fill it in, and a first try would get
+          // 202 instead of the documented 201. The enum still offers the one value in a drop-down, empty by default.
+          parameters: [{ name: 'Prefer', in: 'header', required: false, schema: { type: 'string', enum: ['respond-async'] }, description: 'respond-async: answer 202 at once (shape B) and process in the background. Leave it out to get the outcome (201) in the answer.' }],
           requestBody: {
             required: true,
             content: requestBodies(),
@@ -109,9 +118,26 @@ export function openApiDocument(serverUrl: string) {
           },
         },
         get: {
-          summary: 'State of an order by the customer reference',
-          parameters: [{ name: 'riferimento_ordine', in: 'query', required: true, schema: { type: 'string' } }],
-          responses: { 200: { description: 'The order', content: { 'application/json': { schema: status } } }, 401: generic(401, 'Invalid API key'), 404: generic(404, 'No order with that reference') },
+          summary: 'State of an order by the customer reference, or the list of the customer\'s orders',
+          description: 'With riferimento_ordine (alone): that order, as GET /api/v1/ordini/{id_ordine} shows it. Without it: the customer\'s registered orders, oldest first by registration time, in pages; pass cursore_successivo as cursore for the next page (an order registered meanwhile never shifts a page, none is listed twice). dal and al are days (inclusive) of the service\'s time zone (Europe/Rome unless configured otherwise). With an integration key (ERP/MIS) the list holds every customer\'s orders, or one customer\'s with cliente. See docs/customers/rest.md.',
+          parameters: [
+            { name: 'riferimento_ordine', in: 'query', required: false, schema: { type: 'string' }, description: 'The one order with this reference (the other parameters are then ignored)' },
+            { name: 'dal', in: 'query', required: false, schema: { type: 'string', format: 'date' }, description: 'Registered on this day or later (YYYY-MM-DD, service time zone)' },
+            { name: 'al', in: 'query', required: false, schema: { type: 'string', format: 'date' }, description: 'Registered on this day or earlier (YYYY-MM-DD, service time zone)' },
+            { name: 'stato', in: 'query', required: false, schema: { type: 'string', enum: ['registrato', 'in_lavorazione', 'spedito', 'consegnato', 'annullato'] }, description: 'Production state last reported; registrato: nothing reported yet' },
+            { name: 'limite', in: 'query', required: false, schema: { type: 'integer', minimum: 1, maximum: 500, default: 100 }, description: 'Orders per page' },
+            { name: 'cursore', in: 'query', required: false, schema: { type: 'string' }, description: 'cursore_successivo of the previous page' },
+            { name: 'cliente', in: 'query', required: false, schema: { type: 'string' }, description: 'Integration keys only: one customer\'s orders (codice_cliente)' },
+          ],
+          responses: {
+            200: {
+              description: 'The order (with riferimento_ordine), or a page of orders',
+              content: { 'application/json': { schema: { oneOf: [status, { $ref: '#/components/schemas/PaginaOrdini' }] } } },
+            },
+            400: generic(400, 'dal deve essere una data nella forma AAAA-MM-GG (per esempio 2026-11-28)'),
+            401: generic(401, 'Invalid API key'),
+            404: generic(404, 'No order with that reference'),
+          },
         },
       },
       '/api/v1/ordini/{id_ordine}': {

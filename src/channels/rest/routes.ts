@@ -1,14 +1,15 @@
 /**
- * REST channel: `POST /api/v1/ordini` (one order per call) and the status queries. It authenticates, turns the
+ * REST channel: `POST /api/v1/ordini` (one order per call), the status queries and the customer's paged list of orders. It authenticates, turns the
  * request into a Submission, and renders the Outcome; everything else is the intake core's.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { sendError } from '../../http/errors.ts';
 import { INACTIVE_MESSAGE, isInactiveError } from '../../customers/active.ts';
 import { renderOutcome, renderQueued } from '../../http/render.ts';
-import { statusById, statusByRef } from '../../intake/status.ts';
+import { namesNothing, statusById, statusByRef } from '../../intake/status.ts';
 import { declaredTypesList, formatOfMediaType } from '../../intake/formats/index.ts';
 import { authenticateIntegration } from '../../handoff/integrations.ts';
+import { INTEGRATION_LIST_PARAMS, LIST_PARAMS, listOrderPage, readListQuery } from './order-list.ts';
 import type { Intake } from '../../intake/intake.ts';
 import type { Principal } from '../../domain/types.ts';
 import type { Store } from '../../domain/store/store.ts';
@@ -20,6 +21,8 @@ export interface RestDeps {
   intake: Intake;
   store: Store;
   auth: ApiKeyAuth;
+  /** The service's time zone: the days of `dal` and `al` are lived there. */
+  timeZone: string;
 }
 
 
@@ -37,6 +40,11 @@ function mediaType(req: FastifyRequest): { type?: string; charset?: string } {
   return { type: type!.trim().toLowerCase(), charset: charset?.toLowerCase() };
 }
 
+/** The paged list of orders (order-list.ts): GET /api/v1/ordini without riferimento_ordine. */
+function listsOrders(req: FastifyRequest): boolean {
+  return req.method === 'GET' && req.routeOptions.url === '/api/v1/ordini' && !('riferimento_ordine' in (req.query as object));
+}
+
 export function registerRestRoutes(app: FastifyInstance, deps: RestDeps): void {
   // Authentication runs before the body is read, so an unauthenticated client cannot make us buffer anything.
   async function authenticate(req: FastifyRequest, reply: FastifyReply) {
@@ -51,7 +59,14 @@ export function registerRestRoutes(app: FastifyInstance, deps: RestDeps): void {
       if (isInactiveError(e)) return sendError(reply, 'CUSTOMER_INACTIVE', INACTIVE_MESSAGE);
       throw e;
     }
-    if (!principal && await authenticateIntegration(deps.store, key)) {
+    const integration = principal ? undefined : await authenticateIntegration(deps.store, key);
+    if (integration && listsOrders(req)) {
+      // The one customer endpoint an integration may call: the list of every customer's orders, to resync after its
+      // feed cursor expired (410 on GET /api/v1/eventi).
+      req.integration = integration;
+      return;
+    }
+    if (integration) {
       // A valid key, of an integration: it reads orders through the event feed, never as a customer.
       return sendError(reply, 'CUSTOMER_KEY_REQUIRED');
     }
@@ -95,7 +110,18 @@ export function registerRestRoutes(app: FastifyInstance, deps: RestDeps): void {
     return view;
   });
 
-  app.get<{ Querystring: { riferimento_ordine?: string } }>('/api/v1/ordini', { onRequest: authenticate }, async (req, reply) => {
+  app.get<{ Querystring: Record<string, unknown> }>('/api/v1/ordini', { onRequest: authenticate }, async (req, reply) => {
+    // Without riferimento_ordine: the customer's orders, paged (order-list.ts); with it, the one order, as always.
+    if (listsOrders(req)) {
+      const read = readListQuery(req.query, deps.timeZone, req.integration ? INTEGRATION_LIST_PARAMS : LIST_PARAMS);
+      if ('errors' in read) return sendError(reply, 'INVALID_PARAMETERS', read.errors);
+      if (req.principal) return listOrderPage(deps.store, { ...read.page, customerId: req.principal.customerId });
+      const code = req.query.cliente;
+      if (typeof code !== 'string') return listOrderPage(deps.store, read.page);
+      const customer = namesNothing(code) ? undefined : await deps.store.getCustomerByCode(code);
+      if (!customer) return sendError(reply, 'INVALID_PARAMETERS', [`Nessun cliente con codice "${code}"`]);
+      return listOrderPage(deps.store, { ...read.page, customerId: customer.id });
+    }
     const ref = req.query.riferimento_ordine;
     if (typeof ref !== 'string' || ref.trim() === '') {
       return sendError(reply, 'INVALID_PARAMETERS', ['riferimento_ordine should not be empty', 'riferimento_ordine must be a string']);

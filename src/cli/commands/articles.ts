@@ -1,8 +1,10 @@
 import type { Command } from 'commander';
 import cliProgress from 'cli-progress';
 import { importArticles } from '../../catalog/import-articles.ts';
+import { WITHDRAW_AUDIT, withdrawArticles, type WithdrawAction } from '../../catalog/withdraw.ts';
+import { audit } from '../../operators/audit.ts';
 import { withStore } from '../context.ts';
-import { println } from '../output.ts';
+import { printJson, println } from '../output.ts';
 
 function size(bytes: number): string {
   return bytes >= 1024 * 1024 ? `${(bytes / (1024 * 1024)).toFixed(1)} MiB` : `${Math.ceil(bytes / 1024)} KiB`;
@@ -13,7 +15,7 @@ export function registerArticleCommands(program: Command): void {
 
   articles
     .command('import <file>')
-    .description('load articles from a CSV file (codice_articolo;descrizione;unita_misura); existing codes are updated')
+    .description('load articles from a CSV file (codice_articolo;descrizione;unita_misura); existing codes are updated (deactivated ones stay deactivated)')
     .action(async (file: string) => {
       await withStore(async (store) => {
         // The bar is for a person watching; in a pipe or a log file it would only be noise.
@@ -45,4 +47,29 @@ export function registerArticleCommands(program: Command): void {
         }
       });
     });
+
+  const withdraw: [WithdrawAction, string, string, string][] = [
+    ['deactivate', 'take articles out of service: orders for them are refused as no longer available, they are no longer suggested; registered orders keep them', 'deactivated', 'already deactivated'],
+    ['activate', 'bring deactivated articles back into service', 'active again', 'already active'],
+    ['remove', 'delete articles from the catalog (registered orders keep their lines, without the description in exports: deactivate keeps it)', 'removed', ''],
+  ];
+  for (const [action, description, done, already] of withdraw) {
+    articles
+      .command(`${action} <codes...>`)
+      .description(description)
+      .option('--json', 'print JSON')
+      .action(async (codes: string[], opts: { json?: boolean }) => {
+        await withStore(async (store) => {
+          const { changed, unchanged } = await withdrawArticles(store, action, codes);
+          for (const code of changed) await audit(store, 'cli', WITHDRAW_AUDIT[action], 'articolo', code);
+          if (opts.json) {
+            printJson({ changed, unchanged, articles: await store.countArticles() });
+            return;
+          }
+          for (const code of changed) println(`${code}: ${done}`);
+          for (const code of unchanged) println(`${code}: ${already}`);
+          println(`the catalog holds ${await store.countArticles()} articles in service`);
+        });
+      });
+  }
 }

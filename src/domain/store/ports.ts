@@ -26,7 +26,7 @@ export type ClaimStore = Pick<Store,
 
 /** What judging a submission reads and writes (src/intake/judge.ts): the catalog, connectors, orders. */
 export type JudgeStore = ConnectorCustomerLookup & Pick<Store,
-  'knownArticles' | 'knownUnits' | 'registerOrders' | 'registeredBySubmission' | 'recordAttempts' | 'saveOrderTickets' | 'getOrderByRef' | 'getConnector' | 'connectorLookup'>;
+  'knownArticles' | 'inactiveArticles' | 'knownUnits' | 'registerOrders' | 'registeredBySubmission' | 'recordAttempts' | 'saveOrderTickets' | 'getOrderByRef' | 'getConnector' | 'connectorLookup'>;
 
 /** The intake core (src/intake/intake.ts): durable receipt, claims, judging, completion. */
 export type IntakeStore = ClaimStore & JudgeStore & Pick<Store,
@@ -78,6 +78,9 @@ export type ConnectorAdminStore = CustomerLookup & Pick<Store,
 /** An article catalog import (src/catalog/import-articles.ts). */
 export type CatalogImportStore = Pick<Store, 'upsertArticles'>;
 
+/** Taking articles out of the catalog (src/catalog/withdraw.ts): the CLI and the console's catalog page. */
+export type CatalogWithdrawStore = Pick<Store, 'knownArticles' | 'deactivateArticles' | 'activateArticles' | 'removeArticles' | 'inactiveArticles' | 'listInactiveArticles'>;
+
 /** A customer's e-mail notifications of production status (src/handoff/notify-settings.ts). */
 export type NotifyStore = Pick<Store, 'getCustomerByCode' | 'getNotifySettings' | 'setNotifySettings' | 'getSubscriber' | 'addSubscriber'>;
 
@@ -88,9 +91,9 @@ export type AuditStore = Pick<Store, 'addAudit'>;
  * The web channel (src/channels/web/): the console's and the portal's pages read the lists and records they show,
  * and change customers, connectors and the catalog only through the functions above, as the CLI does.
  */
-export type WebChannelStore = SessionStore & CustomerAdminStore & ConnectorAdminStore & CatalogImportStore & AuditStore & NotifyStore & Pick<Store,
+export type WebChannelStore = SessionStore & CustomerAdminStore & ConnectorAdminStore & CatalogImportStore & CatalogWithdrawStore & AuditStore & NotifyStore & Pick<Store,
   | 'webKey' | 'getOperator' | 'getOperatorByEmail' | 'listAudit'
-  | 'searchSubmissions' | 'searchOrders' | 'searchArticles' | 'countArticles' | 'countRefused' | 'countPartial' | 'orderCounts' | 'customerActivity'
+  | 'searchSubmissions' | 'searchOrders' | 'orderExportLines' | 'searchArticles' | 'countArticles' | 'countRefused' | 'countPartial' | 'orderCounts' | 'customerActivity'
   | 'getSubmission' | 'getOrder' | 'getOrders' | 'getOrderByRef' | 'articleDescriptions' | 'listCustomers' | 'listUnits' | 'listSites' | 'listConnectors'
   | 'listSubscribers' | 'listDeliveries' | 'listReplies' | 'getReply' | 'getMailMessage' | 'getImapAccount'>;
 

@@ -3,12 +3,32 @@
  * store.ts, so that the parts never import the port that extends them: store.ts imports the parts, the parts import
  * this file, and nothing imports back up. store.ts re-exports them for the modules that use the whole port.
  */
-import type { Channel, OrderOutcome, Outcome, StoredSubmission } from '../types.ts';
+import type { Channel, OrderOutcome, Outcome, ProductionState, StoredSubmission } from '../types.ts';
 
 export interface Article {
   codice_articolo: string;
   descrizione: string;
   unita_misura: string;
+}
+
+/** An article taken out of service (Store.deactivateArticles). */
+export interface InactiveArticle extends Article {
+  deactivatedAt: string;
+}
+
+/** A page of one customer's orders (Store.listCustomerOrders); times are ISO instants. */
+export interface CustomerOrderPage {
+  /** Undefined: every customer's orders (an integration resyncing), walked on orders_registered_id. */
+  customerId?: string;
+  /** Registered at or after. */
+  from?: string;
+  /** Registered before. */
+  to?: string;
+  /** Orders production last reported in this state; `null`: production has reported nothing yet. */
+  productionState?: ProductionState | null;
+  /** The last order of the previous page. */
+  after?: { at: string; id: string };
+  limit: number;
 }
 
 /** A submission without its raw bytes, for listings. */

@@ -26,9 +26,9 @@ import type { InstanceStore } from './instances.ts';
 import type { HandoffStore } from './handoff.ts';
 import type { QueueName, WriterConnections } from './stats.ts';
 import type { WebStore } from './web.ts';
-import type { Article, OrderAttempt, SubmissionSummary } from './records.ts';
+import type { Article, CustomerOrderPage, InactiveArticle, OrderAttempt, SubmissionSummary } from './records.ts';
 
-export type { Article, OrderAttempt, SubmissionSummary } from './records.ts';
+export type { Article, CustomerOrderPage, InactiveArticle, OrderAttempt, SubmissionSummary } from './records.ts';
 
 export interface Customer {
   id: string;
@@ -174,6 +174,23 @@ export interface Store extends MailStore, ConnectorStore, EventStore, HandoffSto
   articleDescriptions(codes: readonly string[]): Promise<Map<string, string>>;
   countArticles(): Promise<number>;
   listUnits(): Promise<Unit[]>;
+  /**
+   * Take articles out of service: they leave the catalog that stage B and the suggestions read, and are kept apart
+   * with their description (an import updates it there but does not bring them back). Resolves with the codes moved;
+   * codes not in the catalog are left out.
+   */
+  deactivateArticles(codes: readonly string[]): Promise<string[]>;
+  /** Bring deactivated articles back into the catalog; resolves with the codes moved back. */
+  activateArticles(codes: readonly string[]): Promise<string[]>;
+  /**
+   * Delete articles, active or deactivated, from the catalog; resolves with the codes deleted. Registered orders keep
+   * their lines (a line holds its code, quantity and unit; nothing references a catalog row).
+   */
+  removeArticles(codes: readonly string[]): Promise<string[]>;
+  /** The subset of `codes` that are deactivated articles (stage B's "no longer available"). */
+  inactiveArticles(codes: readonly string[]): Promise<Set<string>>;
+  /** Deactivated articles by code, at most `limit`. */
+  listInactiveArticles(limit: number): Promise<InactiveArticle[]>;
 
   // Submissions.
   /** Durable before it resolves. */
@@ -292,6 +309,13 @@ export interface Store extends MailStore, ConnectorStore, EventStore, HandoffSto
   getOrders(customerId: string, ids: readonly string[]): Promise<RegisteredOrder[]>;
   getOrderByRef(customerId: string, riferimento: string): Promise<RegisteredOrder | undefined>;
   listOrders(q: { customerId?: string; limit?: number }): Promise<RegisteredOrder[]>;
+  /**
+   * One customer's registered orders (every customer's without customerId), oldest first by (registeredAt, id), a
+   * page after `after` (keyset: an order registered while a client pages never moves one already listed, nor is
+   * listed twice). With a customer it walks that customer's part of orders_customer_registered_id from `from`, never
+   * another customer's orders; without, orders_registered_id.
+   */
+  listCustomerOrders(q: CustomerOrderPage): Promise<RegisteredOrder[]>;
   /** The latest outcome recorded for that reference of that customer (accepted or refused). */
   latestAttempt(customerId: string, riferimento: string): Promise<OrderAttempt | undefined>;
 

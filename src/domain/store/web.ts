@@ -9,7 +9,7 @@
  *   at row 50 and at row 1,000,000; each filter has an index that serves it (test/store/query-plans.test.ts).
  * - every query that takes a customerId returns only that customer's rows.
  */
-import type { Channel, RegisteredOrder } from '../types.ts';
+import type { Channel, ProductionState, RegisteredOrder } from '../types.ts';
 import type { Article, SubmissionSummary } from './records.ts';
 
 export const OPERATOR_ROLES = ['admin', 'operator', 'viewer'] as const;
@@ -84,6 +84,20 @@ export interface OrderSearch {
 
 export type OrderSummary = Omit<RegisteredOrder, 'righe'>;
 
+/** One order line as the console's CSV export shows it. */
+export interface OrderExportLine {
+  orderId: string;
+  /** 0-based position in the order. */
+  index: number;
+  codice_articolo: string;
+  /** From the catalog; undefined when the article is no longer there. */
+  descrizione?: string;
+  quantita: number;
+  unita_misura: string;
+  /** What production last reported; undefined: nothing yet. */
+  productionState?: ProductionState;
+}
+
 /** Counts for the dashboard: registered orders per channel and customer since a time. */
 export interface OrderCount {
   channel: Channel;
@@ -119,6 +133,11 @@ export interface WebStore {
 
   searchSubmissions(q: SubmissionSearch): Promise<SubmissionSummary[]>;
   searchOrders(q: OrderSearch): Promise<OrderSummary[]>;
+  /**
+   * The lines of these orders for the console's CSV export, in order then line order, each with its order's production
+   * state and its article's description from the catalog (deactivated articles too; none for an article removed).
+   */
+  orderExportLines(orderIds: readonly string[]): Promise<OrderExportLine[]>;
   /** Articles whose code starts with `prefix` (case as stored), by code. */
   searchArticles(prefix: string, limit: number): Promise<Article[]>;
   orderCounts(since: string): Promise<OrderCount[]>;

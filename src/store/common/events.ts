@@ -71,5 +71,5 @@ export function toOrderEvent(e: { id: string; type: string; time: string; data: 
 }
 
 export function expiredCursor(cursor: string): IntakeError {
-  return new IntakeError('CURSOR_EXPIRED', `Il cursore "${cursor.slice(0, 64)}" è più vecchio degli eventi conservati: gli eventi successivi sono stati eliminati. Risincronizza gli ordini (GET /api/v1/ordini) e riprendi a leggere il flusso dall'inizio, omettendo "dopo"`);
+  return new IntakeError('CURSOR_EXPIRED', `Il cursore "${cursor.slice(0, 64)}" è più vecchio degli eventi conservati: gli eventi successivi sono stati eliminati. Risincronizza gli ordini (GET /api/v1/ordini?dal=AAAA-MM-GG con questa stessa chiave, pagina dopo pagina) e riprendi a leggere il flusso dall'inizio, omettendo "dopo"`);
 }

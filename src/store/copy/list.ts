@@ -229,5 +229,21 @@ export const NOTIFICATION_TABLES: readonly TableSpec[] = [
   },
 ];
 
+/** Migration 031: articles taken out of service (the source's descriptions win, as for the articles themselves). */
+export const CATALOG_TABLES: readonly TableSpec[] = [
+  {
+    table: 'inactive_articles',
+    what: 'deactivated article',
+    key: ['codice_articolo'],
+    columns: ['codice_articolo', 'descrizione', 'unita_misura', 'deactivated_at'],
+    same: [],
+    update: {
+      set: 'descrizione = excluded.descrizione, unita_misura = excluded.unita_misura, deactivated_at = excluded.deactivated_at',
+      where: `(inactive_articles.descrizione, inactive_articles.unita_misura, inactive_articles.deactivated_at)
+        IS DISTINCT FROM (excluded.descrizione, excluded.unita_misura, excluded.deactivated_at)`,
+    },
+  },
+];
+
 export const SPEC_TABLES: readonly TableSpec[] = [...MAIL_TABLES, ...CONNECTOR_TABLES, ...CIP4_TABLES, ...OUTBOX_TABLES, ...WEB_TABLES,
-  ...NOTIFICATION_TABLES];
+  ...NOTIFICATION_TABLES, ...CATALOG_TABLES];

@@ -41,6 +41,8 @@ import { channelsSql, jsonOut } from '../common/rows.ts';
 import { isCompact } from '../common/outcome-form.ts';
 import { withoutUndefined } from '../../domain/objects.ts';
 import { readRawFile } from '../common/raw-file.ts';
+import { customerOrdersSql, customerOrderTimes } from '../common/customer-orders.ts';
+import { postgresCatalog } from './catalog.ts';
 import { checkPieceRange, stagedOf } from '../common/upload-pieces.ts';
 import { adoptPieces, discardPieces, readPieces, stagePieces, SUBMISSION_SIZE_SQL, sweepPieces } from './pieces.ts';
 import {
@@ -394,6 +396,7 @@ export async function openPostgresStore(url: string, opts: PostgresStoreOptions 
     }),
     ...postgresStats(pool, writers),
     ...postgresWeb(pool),
+    ...postgresCatalog(pool),
     ...postgresCustomerState(pool),
     ...postgresNotifications(pool),
 
@@ -610,6 +613,12 @@ export async function openPostgresStore(url: string, opts: PostgresStoreOptions 
     async getOrderByRef(customerId, riferimento) {
       const r = await one<OrderRow>(ORDER_BY_REF_SQL, [customerId, riferimento]);
       return r && (await withLines([r]))[0];
+    },
+
+    async listCustomerOrders(page) {
+      const values: unknown[] = [];
+      const sql = customerOrdersSql(customerOrderTimes(page), ORDER_COLUMNS, (v) => `$${values.push(v)}`);
+      return withLines(await all<OrderRow>(sql, values));
     },
 
     async listOrders({ customerId, limit }) {

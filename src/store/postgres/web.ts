@@ -10,6 +10,8 @@ import { type OrderCount, type OrderSummary, type WebStore } from '../../domain/
 import { orderSearchSql, pageLimit, submissionSearchSql, toAudit, toOperator, toWebSession, type OperatorRow } from '../common/web-rows.ts';
 import { refused } from '../common/partial-terms.ts';
 import { pgProductionHistory } from './events.ts';
+import { chunks } from '../common/rows.ts';
+import { orderExportLinesSql, toExportLines, type OrderExportRow } from '../common/order-export.ts';
 
 /** Spelled exactly as the index submissions_esito_received, or PostgreSQL would not use it. */
 export const PG_ESITO = `(outcome->>'esito')`;
@@ -128,6 +130,13 @@ export function postgresWeb(pool: pg.Pool): WebStore {
         if (rest.productionState) rest.productionHistory = history.get(r.id) ?? [];
         return rest;
       });
+    },
+    async orderExportLines(orderIds) {
+      const rows: OrderExportRow[] = [];
+      for (const part of chunks([...orderIds])) {
+        for (const r of (await pool.query(orderExportLinesSql('SELECT unnest($1::text[])'), [part])).rows as OrderExportRow[]) rows.push(r);
+      }
+      return toExportLines(orderIds, rows);
     },
     async searchArticles(prefix, limit) {
       // starts_with, not LIKE: LIKE would treat % and _ in the prefix as wildcards; the >= bound lets the primary

@@ -35,6 +35,8 @@ import { checkLabel, checkLeaseMs } from '../common/work.ts';
 import { readSubmissionBody, SUBMISSION_SIZE_SQL } from './bodies.ts';
 import { checkPieceRange, stagedOf } from '../common/upload-pieces.ts';
 import { channelsSql, jsonOut } from '../common/rows.ts';
+import { customerOrdersSql, customerOrderTimes } from '../common/customer-orders.ts';
+import { sqliteCatalog } from './catalog.ts';
 import { expandOutcome, isCompact } from '../common/outcome-form.ts';
 import {
   ClaimLostError,
@@ -207,7 +209,11 @@ function sqliteStoreOn(
   const upsertArticleBatch = db.transaction((rows: readonly Article[]) => {
     const s = q(`INSERT INTO articles (codice_articolo, descrizione, unita_misura) VALUES (?, ?, ?)
       ON CONFLICT (codice_articolo) DO UPDATE SET descrizione = excluded.descrizione, unita_misura = excluded.unita_misura`);
-    for (const r of rows) s.run(r.codice_articolo, r.descrizione, r.unita_misura);
+    // A deactivated article stays deactivated (only `articles activate` brings it back); its description follows.
+    const inactive = q('UPDATE inactive_articles SET descrizione = ?, unita_misura = ? WHERE codice_articolo = ?');
+    for (const r of rows) {
+      if (inactive.run(r.descrizione, r.unita_misura, r.codice_articolo).changes === 0) s.run(r.codice_articolo, r.descrizione, r.unita_misura);
+    }
   });
 
   const upsertUnitBatch = db.transaction((rows: readonly Unit[]) => {
@@ -258,6 +264,7 @@ function sqliteStoreOn(
     }),
     ...sqliteStats(db),
     ...sqliteWeb(db),
+    ...sqliteCatalog(db),
     ...sqliteCustomerState(db),
     ...sqliteNotifications(db),
 
@@ -532,6 +539,15 @@ function sqliteStoreOn(
         : q(`SELECT ${ORDER_COLUMNS} FROM orders WHERE customer_id = ? ORDER BY registered_at DESC, numero_ordine DESC LIMIT ?`)
           .all(customerId, limitOf(limit))) as OrderRow[];
       return withLines(rows);
+    },
+
+    async listCustomerOrders(page) {
+      const values: unknown[] = [];
+      const sql = customerOrdersSql(customerOrderTimes(page), ORDER_COLUMNS, (v) => {
+        values.push(v);
+        return '?';
+      });
+      return withLines(q(sql).all(...values) as OrderRow[]);
     },
 
     async latestAttempt(customerId, riferimento) {

@@ -10,6 +10,8 @@ import { type OrderCount, type OrderSummary, type WebStore } from '../../domain/
 import { orderSearchSql, pageLimit, submissionSearchSql, toAudit, toOperator, toWebSession, type OperatorRow } from '../common/web-rows.ts';
 import { refused } from '../common/partial-terms.ts';
 import { sqliteProductionHistory } from './events.ts';
+import { chunks } from '../common/rows.ts';
+import { orderExportLinesSql, toExportLines, type OrderExportRow } from '../common/order-export.ts';
 
 /** Spelled exactly as the index submissions_esito_received, or SQLite would not use it. */
 export const SQLITE_ESITO = `json_extract(outcome, '$.esito')`;
@@ -144,6 +146,12 @@ export function sqliteWeb(db: Database.Database): WebStore {
         if (rest.productionState) rest.productionHistory = history.get(r.id) ?? [];
         return rest;
       });
+    },
+    async orderExportLines(orderIds) {
+      const rows: OrderExportRow[] = [];
+      const s = q(orderExportLinesSql('SELECT value FROM json_each(?)'));
+      for (const part of chunks([...orderIds])) for (const r of s.all(JSON.stringify(part)) as OrderExportRow[]) rows.push(r);
+      return toExportLines(orderIds, rows);
     },
     async searchArticles(prefix, limit) {
       // A range on the primary key, not LIKE: LIKE would treat % and _ in the prefix as wildcards.

@@ -45,7 +45,7 @@ export async function startConnectorService(env: Record<string, string> = {}): P
   await store.upsertArticles([...TEST_ARTICLES, { codice_articolo: 'BRO-A5', descrizione: 'Brochure A5', unita_misura: 'PZ' }]);
   const intake = createIntake({ store, timeZone: config.timeZone, log });
   const app = createHttpServer({ store, log, maxBodyBytes: config.maxBodyBytes });
-  registerRestRoutes(app, { intake, store, auth: createAuthenticator(store) });
+  registerRestRoutes(app, { intake, store, auth: createAuthenticator(store), timeZone: 'Europe/Rome' });
   registerConnectorRoutes(app, { intake, store });
   await registerDocs(app, 'http://127.0.0.1');
   await app.listen({ host: '127.0.0.1', port: 0 });

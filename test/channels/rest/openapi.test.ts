@@ -23,3 +23,16 @@ test('GET /api/docs/json is a valid OpenAPI 3.0 document', async () => {
   assert.equal(result.valid, true, result.valid ? '' : compileErrors(result));
   assert.ok(doc.paths['/api/v1/ordini'] && doc.paths['/api/v1/connettori/ordini'], 'REST and connector paths are both described');
 });
+
+test('Try it out leaves Prefer empty, so a first try gets 201, and the list of orders is described', async () => {
+  const doc = (await (await fetch(`${t.url}/api/docs/json`)).json()) as {
+    paths: Record<string, Record<string, { parameters?: { name: string; schema?: Record<string, unknown>; example?: unknown; examples?: unknown }[] }>>;
+  };
+  const prefer = doc.paths['/api/v1/ordini']!.post!.parameters!.find((p) => p.name === 'Prefer')!;
+  // Swagger UI fills a parameter in from its example, examples or default: any of them would send respond-async (202).
+  for (const where of [prefer, prefer.schema ?? {}] as Record<string, unknown>[]) {
+    for (const key of ['example', 'examples', 'default']) assert.equal(where[key], undefined, `Prefer has no ${key}`);
+  }
+  const names = doc.paths['/api/v1/ordini']!.get!.parameters!.map((p) => p.name);
+  assert.deepEqual(names, ['riferimento_ordine', 'dal', 'al', 'stato', 'limite', 'cursore', 'cliente']);
+});

@@ -1,6 +1,6 @@
 /**
  * Customers and the article catalog in the console: customers listed, added (credentials shown once), API key
- * rotated, FTP/SFTP password reset; articles and units searched. One customer's page is customers.ts, connectors
+ * rotated, FTP/SFTP password reset; articles and units searched, articles deactivated, activated again or removed. One customer's page is customers.ts, connectors
  * and sites connectors.ts.
  */
 import { createWriteStream } from 'node:fs';
@@ -16,8 +16,19 @@ import { provisionCustomer, rotateApiKey } from '../../../customers/provision.ts
 import type { WebContext } from '../context.ts';
 import { safeFileName } from '../format.ts';
 import { idParam, str } from '../render.ts';
+import { WITHDRAW_AUDIT, withdrawArticles, type WithdrawAction } from '../../../catalog/withdraw.ts';
 import { createImportJobs, jobView } from './import-jobs.ts';
 import { actor, consolePage, record } from './page.ts';
+
+/** Deactivated articles listed under the catalog: the handful an operator took out of service. */
+const INACTIVE_SHOWN = 200;
+
+const WITHDRAW_PATHS = { disattiva: 'deactivate', riattiva: 'activate', rimuovi: 'remove' } as const satisfies Record<string, WithdrawAction>;
+type WithdrawPath = keyof typeof WITHDRAW_PATHS;
+const WITHDRAW_DONE: Record<WithdrawPath, string> = {
+  disattiva: 'disattivato: gli ordini che lo contengono sono rifiutati perché non più disponibile',
+  riattiva: 'di nuovo ordinabile', rimuovi: 'rimosso dal catalogo',
+};
 
 export function registerCatalogRoutes(app: FastifyInstance, ctx: WebContext): void {
   const jobs = createImportJobs();
@@ -70,11 +81,34 @@ export function registerCatalogRoutes(app: FastifyInstance, ctx: WebContext): vo
   });
 
   async function articlesPage(req: FastifyRequest, reply: FastifyReply, q: string, extra: Record<string, unknown> = {}) {
-    const [articles, units, total] = await Promise.all([ctx.store.searchArticles(q, 100), ctx.store.listUnits(), ctx.store.countArticles()]);
-    return consolePage(ctx, req, reply, 'console/articles.eta', { title: 'Articoli e unità', nav: 'articles', q, articles, units, total, ...extra });
+    const [articles, units, total, inactive] = await Promise.all([
+      ctx.store.searchArticles(q, 100), ctx.store.listUnits(), ctx.store.countArticles(), ctx.store.listInactiveArticles(INACTIVE_SHOWN),
+    ]);
+    return consolePage(ctx, req, reply, 'console/articles.eta', { title: 'Articoli e unità', nav: 'articles', q, articles, units, total, inactive, ...extra });
   }
 
-  app.get('/articoli', async (req, reply) => articlesPage(req, reply, str((req.query as Record<string, unknown>).q, 64) ?? ''));
+  app.get('/articoli', async (req, reply) => {
+    const query = req.query as Record<string, unknown>;
+    const done = WITHDRAW_DONE[String(query.fatto) as WithdrawPath];
+    const code = str(query.codice, 200);
+    return articlesPage(req, reply, str(query.q, 64) ?? '', done && code ? { done: `Articolo «${code}» ${done}.` } : {});
+  });
+
+  // One article per button (the CLI takes lists); a redirect after the change, so reloading the page repeats nothing.
+  for (const [path, action] of Object.entries(WITHDRAW_PATHS) as [WithdrawPath, WithdrawAction][]) {
+    app.post(`/articoli/:code/${path}`, async (req, reply) => {
+      actor(req);
+      const code = String((req.params as { code: string }).code);
+      try {
+        const { changed } = await withdrawArticles(ctx.store, action, [code]);
+        for (const c of changed) await record(ctx, req, WITHDRAW_AUDIT[action], 'articolo', c);
+      } catch (e) {
+        if (!isIntakeError(e) || e.code !== 'NOT_FOUND') throw e;
+        return articlesPage(req, reply.code(404), '', { error: `L'articolo «${code}» non è nel catalogo.` });
+      }
+      return reply.redirect(`/console/articoli?fatto=${path}&codice=${encodeURIComponent(code)}`, 303);
+    });
+  }
 
   // The catalog CSV goes to a temporary file and through the same import as `order-intake articles import`, in the
   // background (import-jobs.ts): the answer is a page whose progress bar follows the import.

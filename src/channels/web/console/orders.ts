@@ -1,5 +1,6 @@
 /**
- * Orders in the console: filtered list (keyset pages), one order in detail, and the filtered list as CSV.
+ * Orders in the console: filtered list (keyset pages), one order in detail, and the filtered list as CSV (its rows:
+ * order-export.ts).
  */
 import type { FastifyInstance } from 'fastify';
 import { IntakeError } from '../../../domain/errors.ts';
@@ -9,16 +10,12 @@ import type { WebContext } from '../context.ts';
 import { cursorOf, download, idParam } from '../render.ts';
 import { actor, consolePage, record, operatorOf } from './page.ts';
 import { listFilters, PAGE_SIZE } from './filters.ts';
+import { EXPORT_HEADER, exportRows } from './order-export.ts';
 
-/** Rows one CSV export may hold: a spreadsheet's worth; narrower filters give the rest. */
+/** Orders one CSV export may hold (each a row per line): a spreadsheet's worth; narrower filters give the rest. */
 export const MAX_EXPORT_ROWS = 100_000;
 
-/** A CSV cell: quoted, quotes doubled, and a leading = + - @ neutralised so a spreadsheet never runs it as a formula. */
-export function csvCell(v: unknown): string {
-  let s = v === undefined || v === null ? '' : String(v);
-  if (/^[=+\-@\t\r]/.test(s)) s = `'${s}`;
-  return `"${s.replace(/"/g, '""')}"`;
-}
+export { csvCell } from './order-export.ts';
 
 export function registerOrderRoutes(app: FastifyInstance, ctx: WebContext): void {
   app.get('/ordini', async (req, reply) => {
@@ -38,21 +35,21 @@ export function registerOrderRoutes(app: FastifyInstance, ctx: WebContext): void
     // Exporting is an action (docs/operators/console.md): a viewer looks at the list, he does not take it away.
     actor(req);
     const { search, unknownCustomer } = await listFilters(ctx, req.query);
-    const lines = ['numero_ordine;codice_cliente;riferimento_ordine;data_ordine;data_consegna;canale;registrato_il;id_ordine'];
+    const lines = [EXPORT_HEADER];
+    const customerNames = new Map((await ctx.store.listCustomers()).map((c) => [c.id, c.name]));
     let after = search.after;
     let n = 0;
     // Keyset pages of the same query the list shows, so the export costs the same per row at any depth.
     while (!unknownCustomer && n < MAX_EXPORT_ROWS) {
       const rows: OrderSummary[] = await ctx.store.searchOrders({ ...search, after, limit: 1000 });
-      for (const o of rows) {
-        lines.push([o.numero_ordine, o.codice_cliente, o.riferimento_ordine, o.data_ordine, o.data_consegna ?? '', o.channel, o.registeredAt, o.id_ordine].map(csvCell).join(';'));
-      }
+      const orderLines = await ctx.store.orderExportLines(rows.map((o) => o.id_ordine));
+      for (const row of exportRows(rows, orderLines, customerNames, ctx.timeZone)) lines.push(row);
       n += rows.length;
       const last = rows[rows.length - 1];
       if (!last || rows.length < 1000) break;
       after = { at: last.registeredAt, id: last.id_ordine };
     }
-    await record(ctx, req, 'ordini.esporta', 'ordini', 'csv', { righe: n });
+    await record(ctx, req, 'ordini.esporta', 'ordini', 'csv', { ordini: n, righe: lines.length - 1 });
     // BOM: Excel in Italian opens UTF-8 CSV correctly only with it.
     return download(reply, 'ordini.csv', 'text/csv; charset=utf-8', `\ufeff${lines.join('\r\n')}\r\n`);
   });
