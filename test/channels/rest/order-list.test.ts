@@ -126,7 +126,8 @@ function suite(name: string, env: () => Promise<{ env: Record<string, string>; d
       for (const [query, message] of bad) {
         const r = await get(query, c1.apiKey);
         assert.equal(r.status, 400, query);
-        assert.deepEqual(Object.keys(r.body).sort(), ['error', 'message', 'statusCode'], query);
+        assert.deepEqual(Object.keys(r.body).sort(), ['code', 'error', 'message', 'statusCode'], query);
+        assert.equal(r.body.code, 'INVALID_PARAMETERS', query);
         assert.equal(r.body.error, 'Bad Request');
         assert.match((r.body.message as string[]).join('\n'), message, query);
       }
