@@ -64,7 +64,7 @@ async function installation(): Promise<Installation> {
   const intake = createIntake({ store, timeZone: 'Europe/Rome', log });
   const principal = { customerId: c1.customer.id, customerCode: 'C001' };
   await intake.submit({ principal, channel: 'rest', mediaType: 'application/json', raw: Buffer.from(JSON.stringify(orderJson('R-1'))), singleOrder: true });
-  await intake.submit({ principal, channel: 'sftp', fileName: 'due.json', raw: Buffer.from(JSON.stringify([orderJson('R-2'), orderJson('R-3', 7)])) });
+  await intake.submit({ principal, channel: 'sftp', fileName: 'due.json', raw: Buffer.from(JSON.stringify([{ ...orderJson('R-2'), note: 'Consegna al piano terra.\nGrazie.' }, orderJson('R-3', 7)])) });
   await intake.submit({ principal, channel: 'ftp', fileName: 'rotto.csv', raw: Buffer.from([0xff, 0xfe, 0x00, 0x41, 0xc3, 0x28]) });
   await intake.submit({ principal, channel: 'email', fileName: 'dup.json', raw: Buffer.from(JSON.stringify(orderJson('R-1'))) });
   const pending = await intake.receive({ principal, channel: 'ftp', fileName: 'dopo.json', raw: Buffer.from(JSON.stringify(orderJson('R-4'))) });

@@ -43,7 +43,7 @@ import {
 } from '../../domain/store/store.ts';
 
 const ORDER_COLUMNS = `id, customer_id, codice_cliente, riferimento_ordine, numero_ordine, data_ordine, data_consegna,
-  submission_id, channel, site, registered_at, production_state`;
+  submission_id, channel, site, registered_at, production_state, note`;
 
 /**
  * An earlier file with the same bytes (findSubmissionBySha): single-order submissions (REST, SOAP, the portal's form)
