@@ -56,7 +56,7 @@ async function installation(): Promise<Installation> {
   await store.upsertUnits(DEFAULT_UNITS);
   await store.upsertArticles([
     { codice_articolo: 'BV-STD', descrizione: 'Biglietti da visita', unita_misura: 'PZ' },
-    { codice_articolo: 'VOL-A4', descrizione: 'Volantini A4 — àèì €', unita_misura: 'PZ' },
+    { codice_articolo: 'VOL-A4', descrizione: 'Volantini A4 — àèì €', unita_misura: 'PZ', demo: true },
   ]);
   const c1 = await provisionCustomer(store, { code: 'C001', name: 'Tipografia Rossi' }, 'ordini.test');
   await provisionCustomer(store, { code: 'C002', name: 'Cartoleria Bianchi' }, 'ordini.test');
@@ -82,6 +82,7 @@ async function snapshot(store: Store) {
     credentials: await Promise.all(['c001', 'c002'].map((u) => store.findCredential('password', u))),
     articles: await store.countArticles(),
     known: await store.knownArticles(['BV-STD', 'VOL-A4', 'NOPE']),
+    catalog: await store.searchArticles({ text: '', limit: 10, demo: true }),
     units: await store.listUnits(),
     submissions,
     orders: await store.listOrders({ limit: 1000 }),

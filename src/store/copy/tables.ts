@@ -91,16 +91,19 @@ function hasColumn(src: Database.Database, table: string, column: string): boole
 
 /** The catalog: the source is the installation being moved, so its descriptions win. */
 export async function copyCatalog(ctx: CopyContext, table: 'articles' | 'units'): Promise<number> {
-  const [key, columns] = table === 'articles'
-    ? ['codice_articolo', ['codice_articolo', 'descrizione', 'unita_misura']] as const
-    : ['code', ['code', 'description']] as const;
+  // The demo mark (migration 030) is 0/1 in SQLite, a boolean in PostgreSQL; a source older than 030 has none.
+  const demo = table === 'articles' && hasColumn(ctx.src, 'articles', 'demo');
+  const [key, columns]: [string, readonly string[]] = table === 'articles'
+    ? ['codice_articolo', ['codice_articolo', 'descrizione', 'unita_misura', ...(demo ? ['demo'] : [])]]
+    : ['code', ['code', 'description']];
   const set = columns.filter((col) => col !== key).map((col) => `${col} = excluded.${col}`).join(', ');
+  const value = (r: Row, col: string) => (col === 'demo' ? r[col] === 1 || r[col] === 1n : r[col]);
   let after: unknown;
   let written = 0;
   for (;;) {
     const rows = page(ctx.src, { select: `SELECT ${columns.join(', ')} FROM ${table}`, key }, after, ctx.pageSize);
     if (rows.length === 0) return written;
-    written += (await insertRows(ctx.c, table, columns, rows.map((r) => columns.map((col) => r[col])),
+    written += (await insertRows(ctx.c, table, columns, rows.map((r) => columns.map((col) => value(r, col))),
       `ON CONFLICT (${key}) DO UPDATE SET ${set} WHERE (${columns.map((col) => `${table}.${col}`).join(', ')}) IS DISTINCT FROM (${columns.map((col) => `excluded.${col}`).join(', ')}) RETURNING ${key}`)).length;
     after = rows[rows.length - 1]![key];
     ctx.tick(rows.length);

@@ -102,12 +102,13 @@ export function postgresCustomers(pool: pg.Pool): CustomerMethods {
       checkCatalog('article', rows.map((r) => [r.codice_articolo, r.descrizione, r.unita_misura]));
       const list = lastWins(rows, (r) => r.codice_articolo);
       if (list.length === 0) return;
-      // One statement is one transaction; arrays keep it at three parameters whatever the batch size.
+      // One statement is one transaction; arrays keep it at four parameters whatever the batch size.
       await pool.query(
-        `INSERT INTO articles (codice_articolo, descrizione, unita_misura)
-         SELECT * FROM unnest($1::text[], $2::text[], $3::text[])
-         ON CONFLICT (codice_articolo) DO UPDATE SET descrizione = excluded.descrizione, unita_misura = excluded.unita_misura`,
-        [list.map((r) => r.codice_articolo), list.map((r) => r.descrizione), list.map((r) => r.unita_misura)],
+        `INSERT INTO articles (codice_articolo, descrizione, unita_misura, demo)
+         SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::boolean[])
+         ON CONFLICT (codice_articolo) DO UPDATE SET descrizione = excluded.descrizione, unita_misura = excluded.unita_misura,
+           demo = excluded.demo`,
+        [list.map((r) => r.codice_articolo), list.map((r) => r.descrizione), list.map((r) => r.unita_misura), list.map((r) => r.demo === true)],
       );
     },
 

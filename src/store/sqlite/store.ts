@@ -205,9 +205,9 @@ function sqliteStoreOn(
   }
 
   const upsertArticleBatch = db.transaction((rows: readonly Article[]) => {
-    const s = q(`INSERT INTO articles (codice_articolo, descrizione, unita_misura) VALUES (?, ?, ?)
-      ON CONFLICT (codice_articolo) DO UPDATE SET descrizione = excluded.descrizione, unita_misura = excluded.unita_misura`);
-    for (const r of rows) s.run(r.codice_articolo, r.descrizione, r.unita_misura);
+    const s = q(`INSERT INTO articles (codice_articolo, descrizione, unita_misura, demo) VALUES (?, ?, ?, ?)
+      ON CONFLICT (codice_articolo) DO UPDATE SET descrizione = excluded.descrizione, unita_misura = excluded.unita_misura, demo = excluded.demo`);
+    for (const r of rows) s.run(r.codice_articolo, r.descrizione, r.unita_misura, r.demo === true ? 1 : 0);
   });
 
   const upsertUnitBatch = db.transaction((rows: readonly Unit[]) => {

@@ -70,7 +70,7 @@ export function registerCatalogRoutes(app: FastifyInstance, ctx: WebContext): vo
   });
 
   async function articlesPage(req: FastifyRequest, reply: FastifyReply, q: string, extra: Record<string, unknown> = {}) {
-    const [articles, units, total] = await Promise.all([ctx.store.searchArticles(q, 100), ctx.store.listUnits(), ctx.store.countArticles()]);
+    const [articles, units, total] = await Promise.all([ctx.store.searchArticles({ text: q.trim(), limit: 100, demo: true }), ctx.store.listUnits(), ctx.store.countArticles()]);
     return consolePage(ctx, req, reply, 'console/articles.eta', { title: 'Articoli e unità', nav: 'articles', q, articles, units, total, ...extra });
   }
 

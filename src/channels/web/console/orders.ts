@@ -22,14 +22,14 @@ export function csvCell(v: unknown): string {
 
 export function registerOrderRoutes(app: FastifyInstance, ctx: WebContext): void {
   app.get('/ordini', async (req, reply) => {
-    const { form, search, unknownCustomer } = await listFilters(ctx, req.query);
-    const rows = unknownCustomer ? [] : await ctx.store.searchOrders(search);
+    const { form, search } = listFilters(ctx, req.query);
+    const rows = await ctx.store.searchOrders(search);
     const last = rows.length === PAGE_SIZE ? rows[rows.length - 1] : undefined;
     const params = new URLSearchParams(Object.entries(form).filter(([, v]) => v !== ''));
     const exportUrl = `/console/ordini.csv?${params.toString()}`;
     if (last) params.set('dopo', cursorOf(last.registeredAt, last.id_ordine));
     return consolePage(ctx, req, reply, 'console/orders.eta', {
-      title: 'Ordini', nav: 'orders', rows, form, unknownCustomer, channels: CHANNELS, exportUrl,
+      title: 'Ordini', nav: 'orders', rows, form, channels: CHANNELS, exportUrl,
       next: last ? `/console/ordini?${params.toString()}` : undefined, paged: search.after !== undefined,
     });
   });
@@ -37,12 +37,12 @@ export function registerOrderRoutes(app: FastifyInstance, ctx: WebContext): void
   app.get('/ordini.csv', async (req, reply) => {
     // Exporting is an action (docs/operators/console.md): a viewer looks at the list, he does not take it away.
     actor(req);
-    const { search, unknownCustomer } = await listFilters(ctx, req.query);
+    const { search } = listFilters(ctx, req.query);
     const lines = ['numero_ordine;codice_cliente;riferimento_ordine;data_ordine;data_consegna;canale;registrato_il;id_ordine'];
     let after = search.after;
     let n = 0;
     // Keyset pages of the same query the list shows, so the export costs the same per row at any depth.
-    while (!unknownCustomer && n < MAX_EXPORT_ROWS) {
+    while (n < MAX_EXPORT_ROWS) {
       const rows: OrderSummary[] = await ctx.store.searchOrders({ ...search, after, limit: 1000 });
       for (const o of rows) {
         lines.push([o.numero_ordine, o.codice_cliente, o.riferimento_ordine, o.data_ordine, o.data_consegna ?? '', o.channel, o.registeredAt, o.id_ordine].map(csvCell).join(';'));

@@ -1,12 +1,13 @@
 /**
  * The portal's order form, for customers with no file at all: the customer code is fixed to the logged-in
  * customer, article codes are suggested from the catalog (a datalist, refreshed by a small script as the customer
- * types), and the order goes through the intake core as a one-order JSON submission of channel `portal`.
+ * types: a part of the code or of the description finds it), and the order goes through the intake core as a one-order JSON submission of channel `portal`.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { orderFromForm, postedForm, type OrderForm } from '../order-form.ts';
 import type { WebContext } from '../context.ts';
 import { sourceOf, str } from '../render.ts';
+import { isDemoCustomer } from '../../../seed/demo.ts';
 import { customerOf, portalPage, principalOf } from './page.ts';
 
 /** Suggestions sent at once: enough to browse a small catalog, few enough to keep the page light. */
@@ -26,8 +27,12 @@ function padded(form: OrderForm): OrderForm {
 }
 
 export function registerPortalOrderForm(app: FastifyInstance, ctx: WebContext): void {
+  /** The demo catalog is the DEMO customer's alone (Article.demo). */
+  const articlesFor = (req: FastifyRequest, text: string, limit: number) =>
+    ctx.store.searchArticles({ text, limit, demo: isDemoCustomer(customerOf(req).code) });
+
   async function show(req: FastifyRequest, reply: FastifyReply, form: OrderForm, extra: Record<string, unknown> = {}) {
-    const [articles, units] = await Promise.all([ctx.store.searchArticles('', SUGGESTIONS), ctx.store.listUnits()]);
+    const [articles, units] = await Promise.all([articlesFor(req, '', SUGGESTIONS), ctx.store.listUnits()]);
     return portalPage(ctx, req, reply, 'portal/form.eta', {
       title: 'Nuovo ordine', nav: 'form', form, articles, units, code: customerOf(req).code, script: 'portale.js', ...extra,
     });
@@ -50,7 +55,7 @@ export function registerPortalOrderForm(app: FastifyInstance, ctx: WebContext): 
   app.get('/articoli', async (req) => {
     customerOf(req);
     const q = str((req.query as Record<string, unknown>).q, 64) ?? '';
-    const rows = await ctx.store.searchArticles(q, 50);
+    const rows = await articlesFor(req, q, 50);
     return rows.map((a) => ({ codice: a.codice_articolo, descrizione: a.descrizione, unita: a.unita_misura }));
   });
 }
