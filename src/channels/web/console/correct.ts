@@ -10,16 +10,20 @@ import { IntakeError } from '../../../domain/errors.ts';
 import { openOrders } from '../../../intake/formats/index.ts';
 import type { StoredSubmission } from '../../../domain/types.ts';
 import type { WebContext } from '../context.ts';
-import { idParam } from '../render.ts';
-import { MAX_FORM_LINES, orderFromForm, postedForm, text, type OrderForm } from '../order-form.ts';
+import { idParam, str } from '../render.ts';
+import { MAX_FORM_LINES, orderFromForm, postedForm, text, wantsLine, withLines, type OrderForm } from '../order-form.ts';
+import { MAX_NOTE_CHARS } from '../../../domain/types.ts';
+import { isDemoCustomer } from '../../../seed/demo.ts';
 import { actor, consolePage, record } from './page.ts';
 
-/** Empty lines offered below the decoded ones, so a line can be added without any script. */
+/** Empty lines offered below the decoded ones; "Aggiungi riga" adds more. */
 export const SPARE_LINES = 2;
+/** Catalog suggestions rendered with the page (the script asks for more as the operator types). */
+const SUGGESTIONS = 200;
 
 /** The order candidate at `index` of the submission's file as form values ('' where the file had nothing usable). */
 export function decodedForm(s: StoredSubmission, index: number): OrderForm {
-  const empty: OrderForm = { riferimento_ordine: '', data_ordine: '', data_consegna: '', righe: [] };
+  const empty: OrderForm = { riferimento_ordine: '', data_ordine: '', data_consegna: '', note: '', righe: [] };
   let candidate: unknown;
   try {
     let i = 0;
@@ -37,15 +41,11 @@ export function decodedForm(s: StoredSubmission, index: number): OrderForm {
   const righe = Array.isArray(o.righe) ? o.righe.slice(0, MAX_FORM_LINES) : [];
   return {
     riferimento_ordine: text(o.riferimento_ordine), data_ordine: text(o.data_ordine), data_consegna: text(o.data_consegna),
-    righe: righe.map((r) => {
+    note: text(o.note), righe: righe.map((r) => {
       const l = (r && typeof r === 'object' ? r : {}) as Record<string, unknown>;
       return { codice_articolo: text(l.codice_articolo), quantita: text(l.quantita), unita_misura: text(l.unita_misura) };
     }),
   };
-}
-
-function withSpare(form: OrderForm): OrderForm {
-  return { ...form, righe: [...form.righe, ...Array.from({ length: SPARE_LINES }, () => ({ codice_articolo: '', quantita: '', unita_misura: '' }))] };
 }
 
 export function registerCorrectRoutes(app: FastifyInstance, ctx: WebContext): void {
@@ -59,10 +59,16 @@ export function registerCorrectRoutes(app: FastifyInstance, ctx: WebContext): vo
     return s;
   }
 
-  function show(req: FastifyRequest, reply: FastifyReply, s: StoredSubmission, index: number, form: OrderForm, extra: Record<string, unknown> = {}) {
+  /** The customer's suggestions: the demo catalog only for the DEMO customer (Article.demo). */
+  const articlesFor = (s: StoredSubmission, q: string, limit: number) =>
+    ctx.store.searchArticles({ text: q, limit, demo: isDemoCustomer(s.customerCode) });
+
+  async function show(req: FastifyRequest, reply: FastifyReply, s: StoredSubmission, index: number, form: OrderForm, extra: Record<string, unknown> = {}) {
     const failed = s.outcome?.orders.find((o) => o.index === index);
+    const [articles, units] = await Promise.all([articlesFor(s, '', SUGGESTIONS), ctx.store.listUnits()]);
     return consolePage(ctx, req, reply, 'console/correct.eta', {
-      title: 'Correggi e registra', nav: 'submissions', s, index, form: withSpare(form), failed, orders: s.outcome?.orders ?? [], ...extra,
+      title: 'Correggi e registra', nav: 'submissions', s, index, form, failed, orders: s.outcome?.orders ?? [],
+      articles, units, maxLines: MAX_FORM_LINES, maxNote: MAX_NOTE_CHARS, script: 'modulo.js', ...extra,
     });
   }
 
@@ -71,7 +77,13 @@ export function registerCorrectRoutes(app: FastifyInstance, ctx: WebContext): vo
     const wanted = Number((req.query as Record<string, unknown>).ordine ?? NaN);
     const firstRefused = s.outcome?.orders.find((o) => o.esito === 'errore')?.index ?? 0;
     const index = Number.isInteger(wanted) && wanted >= 0 ? wanted : firstRefused;
-    return show(req, reply, s, index, decodedForm(s, index));
+    return show(req, reply, s, index, withLines(decodedForm(s, index), SPARE_LINES));
+  });
+
+  app.get('/invii/:id/articoli', async (req) => {
+    const s = await refused(req);
+    const q = str((req.query as Record<string, unknown>).q, 64) ?? '';
+    return (await articlesFor(s, q, 50)).map((a) => ({ codice: a.codice_articolo, descrizione: a.descrizione, unita: a.unita_misura }));
   });
 
   app.post('/invii/:id/correggi', async (req, reply) => {
@@ -79,6 +91,7 @@ export function registerCorrectRoutes(app: FastifyInstance, ctx: WebContext): vo
     const op = actor(req);
     const index = Number((req.body as Record<string, unknown>).ordine ?? 0) || 0;
     const form = postedForm(req.body);
+    if (wantsLine(req.body)) return show(req, reply, s, index, withLines(form, 1), { focusLine: form.righe.length });
     const order = orderFromForm(form, s.customerCode);
     const { submission, outcome } = await ctx.intake.submit({
       principal: { customerId: s.customerId, customerCode: s.customerCode },
@@ -97,6 +110,6 @@ export function registerCorrectRoutes(app: FastifyInstance, ctx: WebContext): vo
     if (outcome.esito === 'ok') {
       return consolePage(ctx, req, reply, 'console/corrected.eta', { title: 'Ordine registrato', nav: 'submissions', s, submission, outcome });
     }
-    return show(req, reply.code(422), s, index, form, { outcome });
+    return show(req, reply.code(422), s, index, withLines(form, SPARE_LINES), { outcome });
   });
 }

@@ -1,29 +1,23 @@
 /**
  * The portal's order form, for customers with no file at all: the customer code is fixed to the logged-in
  * customer, article codes are suggested from the catalog (a datalist, refreshed by a small script as the customer
- * types: a part of the code or of the description finds it), and the order goes through the intake core as a one-order JSON submission of channel `portal`.
+ * types: a part of the code or of the description finds it), lines are added as needed ("Aggiungi riga": in place
+ * with the script, by sending the form back without it), a note goes with the order, and the order goes through the
+ * intake core as a one-order JSON submission of channel `portal`.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { orderFromForm, postedForm, type OrderForm } from '../order-form.ts';
+import { MAX_FORM_LINES, orderFromForm, postedForm, wantsLine, withLines, type OrderForm } from '../order-form.ts';
 import type { WebContext } from '../context.ts';
 import { sourceOf, str } from '../render.ts';
 import { isDemoCustomer } from '../../../seed/demo.ts';
+import { MAX_NOTE_CHARS } from '../../../domain/types.ts';
 import { customerOf, portalPage, principalOf } from './page.ts';
 
 /** Suggestions sent at once: enough to browse a small catalog, few enough to keep the page light. */
 const SUGGESTIONS = 200;
-const FORM_LINES = 5;
 
 function blank(): OrderForm {
-  return {
-    riferimento_ordine: '', data_ordine: new Date().toISOString().slice(0, 10), data_consegna: '',
-    righe: Array.from({ length: FORM_LINES }, () => ({ codice_articolo: '', quantita: '', unita_misura: '' })),
-  };
-}
-
-function padded(form: OrderForm): OrderForm {
-  const missing = Math.max(0, FORM_LINES - form.righe.length);
-  return { ...form, righe: [...form.righe, ...Array.from({ length: missing }, () => ({ codice_articolo: '', quantita: '', unita_misura: '' }))] };
+  return withLines({ riferimento_ordine: '', data_ordine: new Date().toISOString().slice(0, 10), data_consegna: '', note: '', righe: [] }, 1);
 }
 
 export function registerPortalOrderForm(app: FastifyInstance, ctx: WebContext): void {
@@ -34,7 +28,8 @@ export function registerPortalOrderForm(app: FastifyInstance, ctx: WebContext): 
   async function show(req: FastifyRequest, reply: FastifyReply, form: OrderForm, extra: Record<string, unknown> = {}) {
     const [articles, units] = await Promise.all([articlesFor(req, '', SUGGESTIONS), ctx.store.listUnits()]);
     return portalPage(ctx, req, reply, 'portal/form.eta', {
-      title: 'Nuovo ordine', nav: 'form', form, articles, units, code: customerOf(req).code, script: 'portale.js', ...extra,
+      title: 'Nuovo ordine', nav: 'form', form, articles, units, code: customerOf(req).code, script: 'modulo.js',
+      maxLines: MAX_FORM_LINES, maxNote: MAX_NOTE_CHARS, ...extra,
     });
   }
 
@@ -43,13 +38,17 @@ export function registerPortalOrderForm(app: FastifyInstance, ctx: WebContext): 
   app.post('/ordine', async (req, reply) => {
     const principal = principalOf(req);
     const form = postedForm(req.body);
+    if (wantsLine(req.body)) {
+      // "Aggiungi riga" without the script: nothing is sent, the form comes back as typed with one more line.
+      return show(req, reply, withLines(form, 1), { focusLine: form.righe.length });
+    }
     const order = orderFromForm(form, principal.customerCode);
     const { outcome } = await ctx.intake.submit({
       principal, channel: 'portal', mediaType: 'application/json', raw: Buffer.from(JSON.stringify(order), 'utf8'),
       meta: { remote: sourceOf(req), modulo: 'ordine' }, singleOrder: true,
     });
     if (outcome.esito === 'ok') return portalPage(ctx, req, reply, 'portal/result.eta', { title: 'Ordine inviato', nav: 'form', results: [{ fileName: 'Modulo d\'ordine', outcome }] });
-    return show(req, reply.code(422), padded(form), { outcome });
+    return show(req, reply.code(422), withLines(form, 0), { outcome });
   });
 
   app.get('/articoli', async (req) => {
