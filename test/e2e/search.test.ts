@@ -30,8 +30,9 @@ void describe('search by a part of a value, in any case', () => {
   let refusedId: string;
 
   async function send(apiKey: string, code: string, ref: string): Promise<void> {
+    const note = ref === 'po-77' ? { note: 'Piano terra;\n"retro"' } : {};
     const res = await fetch(`${t.url}/api/v1/ordini`, {
-      method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': apiKey }, body: JSON.stringify(order(code, ref)),
+      method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': apiKey }, body: JSON.stringify(order(code, ref, note)),
     });
     assert.equal(res.status, 201, ref);
   }
@@ -98,9 +99,13 @@ void describe('search by a part of a value, in any case', () => {
       assert.deepEqual(await listed(page, 2), ['PO-1219']);
       await filter('tipografia', 'zz');
       assert.deepEqual(await listed(page, 2), []);
-      // The CSV export takes the same filters.
+      // The CSV export takes the same filters, and ends each row with the order's note.
       const csv = await page.evaluate(async () => (await fetch('/console/ordini.csv?cliente=FERRI&rif=po-')).text());
-      assert.deepEqual(csv.trim().split('\r\n').slice(1).map((l) => l.split(';')[2]), ['"po-77"', '"PO-1213"']);
+      const rows = csv.trim().split('\r\n');
+      assert.match(rows[0]!, /;id_ordine;note$/);
+      assert.deepEqual(rows.slice(1).map((l) => l.split(';')[2]), ['"po-77"', '"PO-1213"']);
+      assert.ok(rows[1]!.endsWith(';"Piano terra;\n""retro"""'), rows[1]);
+      assert.ok(rows[2]!.endsWith(';""'), rows[2]);
 
       await page.goto(`${t.url}/console/invii`);
       await filter('Ferri', '55');

@@ -169,13 +169,14 @@ export function webContract(makeStore: StoreFactory): void {
       const sf = await addSubmission(store, ferri, { receivedAt: at(1) });
       const so = await addSubmission(store, other, { receivedAt: at(2) });
       await store.registerOrders([
-        item(ferri, sf, 'PO-1213', { registeredAt: at(1) }), item(ferri, sf, 'po_77', { registeredAt: at(2) }),
+        item(ferri, sf, 'PO-1213', { registeredAt: at(1), order: { note: 'Piano terra' } }), item(ferri, sf, 'po_77', { registeredAt: at(2) }),
         item(other, so, 'X%1', { registeredAt: at(3) }), item(other, so, 'PO-9', { registeredAt: at(4) }),
       ]);
       await store.completeSubmission(sf, 'processed', outcome(sf, 'ok', 'PO-1213'), at(5));
       await store.completeSubmission(so, 'processed', outcome(so, 'ok', 'X%1'), at(6));
       const refs = async (q: Omit<OrderSearch, 'limit'>) => (await store.searchOrders({ limit: 10, ...q })).map((o) => o.riferimento_ordine);
       assert.deepEqual(await refs({ riferimento: '121' }), ['PO-1213'], 'a part of the reference');
+      assert.equal((await store.searchOrders({ limit: 10, riferimento: '121' }))[0]?.note, 'Piano terra', 'the list carries the note (the CSV export)');
       assert.deepEqual(await refs({ riferimento: 'po' }), ['PO-9', 'po_77', 'PO-1213'], 'in any case');
       assert.deepEqual(await refs({ riferimento: 'o_' }), ['po_77'], '_ is a character');
       assert.deepEqual(await refs({ riferimento: '%' }), ['X%1'], '% is a character');

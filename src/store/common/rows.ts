@@ -316,7 +316,7 @@ export interface OrderRow {
   registered_at: unknown;
   /** Migration 007; absent from rows read by code that does not select it. */
   production_state?: string | null;
-  /** Migration 031; absent from rows read by code that does not select it (the lists). */
+  /** Migration 031; absent from rows read by code that does not select it. */
   note?: string | null;
 }
 

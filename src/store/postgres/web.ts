@@ -17,7 +17,7 @@ export const PG_ESITO = `(outcome->>'esito')`;
 export const COUNT_REFUSED_SQL = `SELECT count(*) AS n FROM submissions WHERE ${refused(PG_ESITO)} AND received_at >= $1`;
 const ORDER_COLUMNS = `id, customer_id, codice_cliente, riferimento_ordine, numero_ordine,
   to_char(data_ordine, 'YYYY-MM-DD') AS data_ordine, to_char(data_consegna, 'YYYY-MM-DD') AS data_consegna,
-  submission_id, channel, site, registered_at`;
+  submission_id, channel, site, registered_at, note`;
 
 /** ILIKE ignores the case of every letter. */
 const ILIKE: Contains = (column, p) => `${column} ILIKE ${p} ESCAPE '\\'`;

@@ -16,7 +16,7 @@ export const SQLITE_ESITO = `json_extract(outcome, '$.esito')`;
 /** Refusals since a time (the console's first page): a range on the partial esito index (migration 027). */
 export const COUNT_REFUSED_SQL = `SELECT count(*) AS n FROM submissions WHERE ${refused(SQLITE_ESITO)} AND received_at >= ?`;
 const ORDER_COLUMNS = `id, customer_id, codice_cliente, riferimento_ordine, numero_ordine, data_ordine, data_consegna,
-  submission_id, channel, site, registered_at`;
+  submission_id, channel, site, registered_at, note`;
 
 /** LIKE ignores the case of ASCII letters in SQLite (case_sensitive_like is never turned on). */
 const LIKE: Contains = (column, p) => `${column} LIKE ${p} ESCAPE '\\'`;

@@ -38,14 +38,15 @@ export function registerOrderRoutes(app: FastifyInstance, ctx: WebContext): void
     // Exporting is an action (docs/operators/console.md): a viewer looks at the list, he does not take it away.
     actor(req);
     const { search } = listFilters(ctx, req.query);
-    const lines = ['numero_ordine;codice_cliente;riferimento_ordine;data_ordine;data_consegna;canale;registrato_il;id_ordine'];
+    // The note last: the columns before it keep the places a spreadsheet built on this export expects.
+    const lines = ['numero_ordine;codice_cliente;riferimento_ordine;data_ordine;data_consegna;canale;registrato_il;id_ordine;note'];
     let after = search.after;
     let n = 0;
     // Keyset pages of the same query the list shows, so the export costs the same per row at any depth.
     while (n < MAX_EXPORT_ROWS) {
       const rows: OrderSummary[] = await ctx.store.searchOrders({ ...search, after, limit: 1000 });
       for (const o of rows) {
-        lines.push([o.numero_ordine, o.codice_cliente, o.riferimento_ordine, o.data_ordine, o.data_consegna ?? '', o.channel, o.registeredAt, o.id_ordine].map(csvCell).join(';'));
+        lines.push([o.numero_ordine, o.codice_cliente, o.riferimento_ordine, o.data_ordine, o.data_consegna ?? '', o.channel, o.registeredAt, o.id_ordine, o.note ?? ''].map(csvCell).join(';'));
       }
       n += rows.length;
       const last = rows[rows.length - 1];
