@@ -107,6 +107,17 @@ void describe('search by a part of a value, in any case', () => {
       assert.ok(rows[1]!.endsWith(';"Piano terra;\n""retro"""'), rows[1]);
       assert.ok(rows[2]!.endsWith(';""'), rows[2]);
 
+      // The catalog page: a part of the description, the demo article listed too, marked as such.
+      await page.goto(`${t.url}/console/articoli`);
+      await page.getByLabel('Codice o descrizione contiene').fill('VISITA');
+      await Promise.all([page.waitForURL(/\?q=/), page.getByRole('button', { name: 'Cerca' }).click()]);
+      // BV-PLAST is of the demo catalog the service seeded on its empty database; BV-STD was imported over its code.
+      assert.deepEqual(await page.locator('main table').first().locator('tbody tr td:first-child').allInnerTexts(), ['BV-DEMO', 'BV-PLAST', 'BV-STD']);
+      assert.match(await page.locator('tr', { hasText: 'BV-DEMO' }).innerText(), /dimostrativo/);
+      assert.match(await page.locator('tr', { hasText: 'BV-PLAST' }).innerText(), /dimostrativo/);
+      assert.doesNotMatch(await page.locator('tr', { hasText: 'BV-STD' }).innerText(), /dimostrativo/);
+      await shot(page, 'console-articles-search');
+
       await page.goto(`${t.url}/console/invii`);
       await filter('Ferri', '55');
       assert.equal(await page.locator('main table tbody tr').count(), 1, 'the refused file that held PO-5555');
