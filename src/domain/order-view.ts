@@ -20,6 +20,7 @@ export interface OrderStatus {
   riferimento_ordine?: string;
   data_ordine?: string;
   data_consegna?: string;
+  note?: string;
   righe?: OrderLine[];
   sito_produzione?: string;
   canale: string;
@@ -35,7 +36,7 @@ export interface OrderStatus {
 
 /** The keys in the order a view shows them; a view read back from a store that does not keep key order is put back in it. */
 export const VIEW_KEYS: readonly (keyof OrderStatus)[] = [
-  'stato', 'id_ordine', 'numero_ordine', 'codice_cliente', 'riferimento_ordine', 'data_ordine', 'data_consegna', 'righe',
+  'stato', 'id_ordine', 'numero_ordine', 'codice_cliente', 'riferimento_ordine', 'data_ordine', 'data_consegna', 'note', 'righe',
   'sito_produzione', 'canale', 'ricevuto_il', 'registrato_il', 'stato_produzione', 'storico_produzione', 'message', 'errori',
 ];
 
@@ -55,6 +56,7 @@ export function registeredView(o: RegisteredOrder): OrderStatus {
     codice_cliente: o.codice_cliente, riferimento_ordine: o.riferimento_ordine, data_ordine: o.data_ordine,
   };
   if (o.data_consegna !== undefined) v.data_consegna = o.data_consegna;
+  if (o.note !== undefined) v.note = o.note;
   v.righe = o.righe.map((r) => ({ codice_articolo: r.codice_articolo, quantita: r.quantita, unita_misura: r.unita_misura }));
   if (o.sito_produzione !== undefined) v.sito_produzione = o.sito_produzione;
   v.canale = o.channel;

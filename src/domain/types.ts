@@ -124,12 +124,17 @@ export interface OrderLine {
   unita_misura: string;
 }
 
+/** Longest note an order may carry (in characters): a few lines for production, not a document. */
+export const MAX_NOTE_CHARS = 1000;
+
 /** An order after stage A: types are right, dates are real dates. */
 export interface Order {
   codice_cliente: string;
   riferimento_ordine: string;
   data_ordine: string;
   data_consegna?: string;
+  /** The customer's note for the order: free text, line breaks and tabs kept, no other control character. */
+  note?: string;
   righe: OrderLine[];
 }
 

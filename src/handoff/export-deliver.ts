@@ -34,6 +34,7 @@ function xjdfOrder(data: Record<string, unknown>): XjdfOrder {
     id_ordine: text('id_ordine'), numero_ordine: text('numero_ordine'), codice_cliente: text('codice_cliente'),
     riferimento_ordine: text('riferimento_ordine'),
     ...(typeof data.data_consegna === 'string' ? { data_consegna: data.data_consegna } : {}),
+    ...(typeof data.note === 'string' ? { note: data.note } : {}),
     ...(typeof data.sito_produzione === 'string' ? { sito_produzione: data.sito_produzione } : {}),
     righe: righe.map((r) => ({ codice_articolo: String(r.codice_articolo), quantita: Number(r.quantita), unita_misura: String(r.unita_misura) })),
   };

@@ -4,6 +4,7 @@
  * xmllint on it) and reads back through our own XJDF connector decoder (src/intake/connectors/xjdf.ts):
  * - JobID = numero_ordine; GeneralID OrderID = id_ordine; GeneralID ProductionSite = sito_produzione, if any;
  * - ResourceSet CustomerInfo: CustomerID = codice_cliente, CustomerOrderID = riferimento_ordine;
+ * - the order's note, if any: a root Comment of Type "Instruction", in Italian (Language="it");
  * - ResourceSet NodeInfo: End = data_consegna (at 12:00 UTC, so the calendar date is the same in every time zone
  *   within ±12 h);
  * - one root Product per order line: Amount = quantita (XJDF counts whole pieces: a fractional quantity, e.g. 2.5 RS
@@ -20,6 +21,7 @@ export interface XjdfOrder {
   codice_cliente: string;
   riferimento_ordine: string;
   data_consegna?: string;
+  note?: string;
   sito_produzione?: string;
   righe: { codice_articolo: string; quantita: number; unita_misura: string }[];
 }
@@ -59,6 +61,7 @@ export function renderXjdf(o: XjdfOrder, createdAt: string, productNames: Readon
     `      <Header AgentName="order-intake" AgentVersion="${xmlAttr(agentVersion)}" DeviceID="order-intake" Time="${xmlAttr(createdAt)}"/>`,
     '    </AuditCreated>',
     '  </AuditPool>',
+    ...(o.note ? [`  <Comment Type="Instruction" Language="it">${xmlText(o.note)}</Comment>`] : []),
     `  <GeneralID IDUsage="OrderID" IDValue="${xmlAttr(o.id_ordine)}"/>`,
     ...(o.sito_produzione ? [`  <GeneralID IDUsage="ProductionSite" IDValue="${xmlAttr(o.sito_produzione)}"/>`] : []),
     '  <ProductList>',

@@ -18,6 +18,8 @@ export function contentHash(order: Order): string {
     order.data_consegna ?? null,
     order.righe.map((r) => [r.codice_articolo, r.quantita, r.unita_misura]),
   ];
+  // Added only when there is one, so the hash of every order without a note stays what it was.
+  if (order.note !== undefined) canonical.push(order.note);
   return createHash('sha256').update(JSON.stringify(canonical)).digest('hex');
 }
 

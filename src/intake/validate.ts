@@ -9,7 +9,7 @@
  * Unknown extra fields are ignored, as OCA's sale_order_import and most EDI intakes do: ERPs add their own fields
  * and refusing them would break working exports for no gain.
  */
-import type { FieldError, Order, OrderLine, Principal } from '../domain/types.ts';
+import { MAX_NOTE_CHARS, type FieldError, type Order, type OrderLine, type Principal } from '../domain/types.ts';
 import { hasLoneSurrogate } from '../domain/text.ts';
 import { unreadReason } from './formats/people-values.ts';
 
@@ -87,6 +87,38 @@ function date(obj: Record<string, unknown>, key: string, optional: boolean, foun
   return t;
 }
 
+/**
+ * The optional note: free text for people, so line breaks and tabs are kept; other control characters (NUL above
+ * all, which PostgreSQL cannot store) are refused, as in codes. Surrounding blanks are dropped; a blank note is none.
+ */
+function note(obj: Record<string, unknown>, out: string[]): string | undefined {
+  const v = obj.note;
+  if (v === undefined || v === null) return undefined;
+  if (typeof v !== 'string') {
+    out.push('note must be a string');
+    return undefined;
+  }
+  const t = v.trim();
+  if (t === '') return undefined;
+  // eslint-disable-next-line no-control-regex
+  if (/[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/.test(t)) {
+    out.push('note must not contain control characters other than line breaks and tabs');
+    return undefined;
+  }
+  if (hasLoneSurrogate(t)) {
+    out.push('note must not contain half of a UTF-16 surrogate pair');
+    return undefined;
+  }
+  // Characters as a person counts them: an emoji is one, though it takes two UTF-16 units.
+  let chars = 0;
+  for (const _ of t) if (++chars > MAX_NOTE_CHARS) break;
+  if (chars > MAX_NOTE_CHARS) {
+    out.push(`note must be shorter than or equal to ${MAX_NOTE_CHARS} characters`);
+    return undefined;
+  }
+  return t;
+}
+
 function explain(obj: Record<string, unknown>, key: string, campo: string, found: Found): void {
   const reason = unreadReason(obj, key);
   if (reason !== undefined) found.details.push({ campo, messaggio: reason });
@@ -114,7 +146,7 @@ function line(v: unknown, i: number, found: Found): OrderLine | undefined {
   return { codice_articolo: codice!, quantita: q as number, unita_misura: unita!.toUpperCase() };
 }
 
-/** Stage A: types, required fields, real dates, at least one line. */
+/** Stage A: types, required fields, real dates, a note within its bounds, at least one line. */
 export function validateStructure(candidate: unknown): StageA {
   if (!isRecord(candidate)) return { ok: false, messages: ['ordine must be an object'] };
   const found: Found = { messages: [], details: [] };
@@ -123,6 +155,7 @@ export function validateStructure(candidate: unknown): StageA {
   const riferimento_ordine = requiredString(candidate, 'riferimento_ordine', 'riferimento_ordine', out);
   const data_ordine = date(candidate, 'data_ordine', false, found);
   const data_consegna = date(candidate, 'data_consegna', true, found);
+  const nota = note(candidate, out);
   const righe = candidate.righe;
   const lines: OrderLine[] = [];
   if (!Array.isArray(righe)) {
@@ -143,6 +176,7 @@ export function validateStructure(candidate: unknown): StageA {
   }
   const order: Order = { codice_cliente: codice_cliente!, riferimento_ordine: riferimento_ordine!, data_ordine: data_ordine!, righe: lines };
   if (data_consegna !== undefined) order.data_consegna = data_consegna;
+  if (nota !== undefined) order.note = nota;
   return { ok: true, order };
 }
 

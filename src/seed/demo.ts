@@ -10,19 +10,28 @@ import { provisionCustomer, type ProvisionedCustomer } from '../customers/provis
 
 export const DEMO_CUSTOMER = { code: 'DEMO', name: 'Cliente dimostrativo' } as const;
 
+/**
+ * The demo catalog, marked `demo` (Article.demo): suggested to the DEMO customer only, never to a real one. The
+ * codes and descriptions are also in migration 032, which marks them in a database seeded before it.
+ */
 export const DEMO_ARTICLES: readonly Article[] = [
-  { codice_articolo: 'BV-STD', descrizione: 'Biglietti da visita 85x55 mm, 350 g, stampa 4+4', unita_misura: 'PZ' },
-  { codice_articolo: 'BV-PLAST', descrizione: 'Biglietti da visita plastificati opachi 85x55 mm', unita_misura: 'PZ' },
-  { codice_articolo: 'VOL-A5', descrizione: 'Volantini A5, carta patinata 135 g, 4+0', unita_misura: 'PZ' },
-  { codice_articolo: 'VOL-A4', descrizione: 'Volantini A4, carta patinata 135 g, 4+4', unita_misura: 'PZ' },
-  { codice_articolo: 'BRO-A4-16', descrizione: 'Brochure A4, 16 pagine, punto metallico', unita_misura: 'PZ' },
-  { codice_articolo: 'CAT-A4-32', descrizione: 'Catalogo A4, 32 pagine, brossura fresata', unita_misura: 'PZ' },
-  { codice_articolo: 'MAN-70x100', descrizione: 'Manifesti 70x100 cm, carta blue back 115 g', unita_misura: 'FG' },
-  { codice_articolo: 'CAR-A4-80', descrizione: 'Carta A4 80 g/m², risma da 500 fogli', unita_misura: 'RS' },
-  { codice_articolo: 'CAR-A3-100', descrizione: 'Carta A3 100 g/m², risma da 250 fogli', unita_misura: 'RS' },
-  { codice_articolo: 'BUS-DL', descrizione: 'Buste DL 110x220 mm con finestra, confezione da 500', unita_misura: 'CF' },
-  { codice_articolo: 'ETI-ROT-50', descrizione: 'Etichette adesive 50x30 mm, rotolo da 1.000', unita_misura: 'RT' },
+  { codice_articolo: 'BV-STD', descrizione: 'Biglietti da visita 85x55 mm, 350 g, stampa 4+4', unita_misura: 'PZ', demo: true },
+  { codice_articolo: 'BV-PLAST', descrizione: 'Biglietti da visita plastificati opachi 85x55 mm', unita_misura: 'PZ', demo: true },
+  { codice_articolo: 'VOL-A5', descrizione: 'Volantini A5, carta patinata 135 g, 4+0', unita_misura: 'PZ', demo: true },
+  { codice_articolo: 'VOL-A4', descrizione: 'Volantini A4, carta patinata 135 g, 4+4', unita_misura: 'PZ', demo: true },
+  { codice_articolo: 'BRO-A4-16', descrizione: 'Brochure A4, 16 pagine, punto metallico', unita_misura: 'PZ', demo: true },
+  { codice_articolo: 'CAT-A4-32', descrizione: 'Catalogo A4, 32 pagine, brossura fresata', unita_misura: 'PZ', demo: true },
+  { codice_articolo: 'MAN-70x100', descrizione: 'Manifesti 70x100 cm, carta blue back 115 g', unita_misura: 'FG', demo: true },
+  { codice_articolo: 'CAR-A4-80', descrizione: 'Carta A4 80 g/m², risma da 500 fogli', unita_misura: 'RS', demo: true },
+  { codice_articolo: 'CAR-A3-100', descrizione: 'Carta A3 100 g/m², risma da 250 fogli', unita_misura: 'RS', demo: true },
+  { codice_articolo: 'BUS-DL', descrizione: 'Buste DL 110x220 mm con finestra, confezione da 500', unita_misura: 'CF', demo: true },
+  { codice_articolo: 'ETI-ROT-50', descrizione: 'Etichette adesive 50x30 mm, rotolo da 1.000', unita_misura: 'RT', demo: true },
 ];
+
+/** The DEMO customer the first start creates: the one customer whose suggestions include the demo articles. */
+export function isDemoCustomer(code: string): boolean {
+  return code === DEMO_CUSTOMER.code;
+}
 
 /**
  * On an empty database (no customer at all): units, demo catalog and the DEMO customer, whose credentials are

@@ -33,6 +33,9 @@ void describe('seedDemoIfEmpty on an empty store', () => {
 
     assert.equal((await t.store.listUnits()).length, DEFAULT_UNITS.length);
     assert.equal(await t.store.countArticles(), DEMO_ARTICLES.length);
+    // Marked as the demo's: offered to the DEMO customer (demo: true), never to a real one.
+    assert.deepEqual(await t.store.searchArticles({ text: '', limit: 100 }), []);
+    assert.equal((await t.store.searchArticles({ text: '', limit: 100, demo: true })).filter((a) => a.demo).length, DEMO_ARTICLES.length);
     const auth = createAuthenticator(t.store);
     assert.equal((await auth.apiKey(seeded.apiKey))?.customerCode, 'DEMO');
     assert.equal((await auth.password('demo', seeded.ftpPassword))?.customerCode, 'DEMO');

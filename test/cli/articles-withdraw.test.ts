@@ -59,7 +59,7 @@ void describe('articles deactivate/activate/remove CLI', () => {
     const unknown = await send('W-3', 'NOPE-9');
     assert.deepEqual(unknown.outcome.orders[0]!.errori, [{ campo: 'righe[0].codice_articolo', messaggio: 'Articolo sconosciuto: "NOPE-9"' }], 'unknown stays unknown');
     assert.deepEqual(await store.getOrder(principal.customerId, id), registered, 'the registered order is untouched');
-    assert.deepEqual((await store.searchArticles('DEMO', 10)).map((a) => a.codice_articolo), ['DEMO-3'], 'not suggested');
+    assert.deepEqual((await store.searchArticles({ text: 'DEMO', limit: 10 })).map((a) => a.codice_articolo), ['DEMO-3'], 'not suggested');
 
     const again = JSON.parse(ok(await runCli(dir, ['articles', 'deactivate', 'DEMO-1', '--json'])).stdout) as Record<string, unknown>;
     assert.deepEqual(again.changed, []);

@@ -59,7 +59,7 @@ for (const [name, open] of STORES) {
       const events = memoryEvents();
       const dispatcher = startDispatcher({ store, events, log: createLogger('silent'), holder: 'test', agentVersion: '0.1.0', options: OPTIONS });
       try {
-        const order = registeredOrder(7, { sito_produzione: 'VR', riferimento_ordine: 'ODA <&> "7"' });
+        const order = registeredOrder(7, { sito_produzione: 'VR', riferimento_ordine: 'ODA <&> "7"', note: 'Retro <bianco> & opaco\nGrazie' });
         const e = events.add('ordine.registrato', order);
         events.add('ordine.rifiutato', { stato: 'rifiutato', codice_cliente: 'C001', riferimento_ordine: 'X' });
         await waitFor(() => (Object.values(dirs).every((d) => visible(d).length === 1) ? true : undefined), 10_000, 'three files');
@@ -70,6 +70,7 @@ for (const [name, open] of STORES) {
         const xml = readFileSync(path.join(dirs.xml, `${base}.xml`), 'utf8');
         assert.match(xml, /<riferimento_ordine>ODA &lt;&amp;&gt; "7"<\/riferimento_ordine>/);
         assert.match(xml, /<righe>\s*<riga>\s*<codice_articolo>BV-STD<\/codice_articolo>/);
+        assert.match(xml, /<note>Retro &lt;bianco&gt; &amp; opaco\nGrazie<\/note>/, 'the order\'s note');
         execFileSync('xmllint', ['--noout', path.join(dirs.xml, `${base}.xml`)], { stdio: 'pipe' });
 
         const ticket = path.join(dirs.xjdf, `${base}.xjdf`);
@@ -78,6 +79,7 @@ for (const [name, open] of STORES) {
         const text = readFileSync(ticket, 'utf8');
         assert.match(text, /DescriptiveName="bv standard"/, 'the product name from the lookup table');
         assert.match(text, /<Comment>quantita 2.5 RS<\/Comment>/, 'a fractional quantity kept in the comment');
+        assert.match(text, /<Comment Type="Instruction" Language="it">Retro &lt;bianco&gt; &amp; opaco\nGrazie<\/Comment>/, 'the order\'s note');
         const lookup = new Map([['bv standard', { codice_articolo: 'BV-STD', unita_misura: 'PZ' }], ['car-a4-80', { codice_articolo: 'CAR-A4-80', unita_misura: 'RS' }]]);
         const decoded = await decodeConnectorPayload({ raw: Buffer.from(text), contentType: 'application/vnd.cip4-xjdf+xml', profile: { format: 'xjdf', lookup }, receivedAt: e.time });
         const back = decoded.candidates[0] as Record<string, unknown>;

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { createIntake, type Intake } from '../../src/intake/intake.ts';
@@ -175,5 +176,13 @@ describe('registration helpers', () => {
     const o = { codice_cliente: 'C001', riferimento_ordine: 'R', data_ordine: '2026-01-01', righe: [{ codice_articolo: 'A', quantita: 1.5, unita_misura: 'PZ' }] };
     assert.equal(contentHash(o), contentHash(structuredClone(o)));
     assert.notEqual(contentHash(o), contentHash({ ...o, righe: [{ codice_articolo: 'A', quantita: 2, unita_misura: 'PZ' }] }));
+  });
+
+  it('the note is part of the content; an order without one hashes as it did before orders had notes', () => {
+    const o = { codice_cliente: 'C001', riferimento_ordine: 'R', data_ordine: '2026-01-01', righe: [{ codice_articolo: 'A', quantita: 1.5, unita_misura: 'PZ' }] };
+    const before = createHash('sha256').update(JSON.stringify(['C001', 'R', '2026-01-01', null, [['A', 1.5, 'PZ']]])).digest('hex');
+    assert.equal(contentHash(o), before);
+    assert.notEqual(contentHash({ ...o, note: 'x' }), before);
+    assert.notEqual(contentHash({ ...o, note: 'x' }), contentHash({ ...o, note: 'y' }));
   });
 });

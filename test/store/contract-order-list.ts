@@ -91,7 +91,7 @@ export function orderListContract(makeStore: StoreFactory): void {
       assert.deepEqual(await store.knownArticles(['DEMO-1', 'DEMO-2', 'KEEP']), new Set(['DEMO-2', 'KEEP']));
       assert.deepEqual(await store.inactiveArticles(['DEMO-1', 'DEMO-2', 'NOPE']), new Set(['DEMO-1']));
       assert.equal(await store.countArticles(), 2, 'the count is of articles in service');
-      assert.deepEqual((await store.searchArticles('DEMO', 10)).map((x) => x.codice_articolo), ['DEMO-2'], 'never suggested');
+      assert.deepEqual((await store.searchArticles({ text: 'DEMO', limit: 10 })).map((x) => x.codice_articolo), ['DEMO-2'], 'never suggested');
       const [inactive] = await store.listInactiveArticles(10);
       assert.deepEqual({ ...inactive, deactivatedAt: undefined }, { ...catalog[0], deactivatedAt: undefined });
       assert.match(inactive!.deactivatedAt, /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);
@@ -102,7 +102,7 @@ export function orderListContract(makeStore: StoreFactory): void {
       assert.equal((await store.listInactiveArticles(10))[0]?.descrizione, 'Demo uno, nuova');
 
       assert.deepEqual(await store.activateArticles(['DEMO-1', 'KEEP']), ['DEMO-1']);
-      assert.deepEqual(await store.searchArticles('DEMO-1', 10), [{ codice_articolo: 'DEMO-1', descrizione: 'Demo uno, nuova', unita_misura: 'CF' }]);
+      assert.deepEqual(await store.searchArticles({ text: 'DEMO-1', limit: 10 }), [{ codice_articolo: 'DEMO-1', descrizione: 'Demo uno, nuova', unita_misura: 'CF' }]);
       assert.deepEqual(await store.listInactiveArticles(10), []);
 
       await store.deactivateArticles(['DEMO-2']);

@@ -6,6 +6,7 @@ import { IntakeError } from '../../src/domain/errors.ts';
 import type { Outcome } from '../../src/domain/types.ts';
 import type { RegisterResult, Store } from '../../src/domain/store/store.ts';
 import { addCustomer, addSubmission, at, item, newSubmission, withStore, type StoreFactory } from './fixtures.ts';
+import { settled } from './contract-retention.ts';
 
 const isValidation = (e: unknown): boolean => e instanceof IntakeError && e.code === 'VALIDATION';
 
@@ -177,6 +178,28 @@ export function ordersContract(makeStore: StoreFactory): void {
         assert.deepEqual(o?.righe.map((l) => l.codice_articolo), Array.from({ length: 1 + (k % 3) }, (_, i) => `A${k}-${i}`));
       }
       assert.equal((await store.listOrders({ limit: 500 })).length, 121);
+    }));
+
+    void it('keeps an order\'s note on every way an order is written, in the order and in its event', () => withStore(makeStore, async (store) => {
+      const c = await addCustomer(store, 'C001');
+      const sub = await addSubmission(store, c);
+      const note = 'Consegna al magazzino B,\n\tpiano terra: «urgente» 😀';
+      // Several in one call (one transaction), one alone (one statement on PostgreSQL), one lazy (grouped with others
+      // on PostgreSQL), one saved with its submission (the REST path): each engine writes these differently.
+      await store.registerOrders([item(c, sub, 'N1', { order: { note } }), item(c, sub, 'N0')]);
+      await store.registerOrders([item(c, sub, 'N2', { order: { note } })]);
+      await store.registerOrders([item(c, sub, 'N3', { order: { note } })], { durable: false });
+      const single = newSubmission(c, { singleOrder: true });
+      await store.saveSingleOrder(single, { item: item(c, single.id, 'N4', { order: { note } }) }, at(20));
+      for (const ref of ['N1', 'N2', 'N3', 'N4']) assert.equal((await store.getOrderByRef(c.id, ref))?.note, note, ref);
+      const without = await store.getOrderByRef(c.id, 'N0');
+      assert.ok(without && !('note' in without), 'no note: no note key');
+      const events = await settled(store, 5);
+      assert.deepEqual(events.map((e) => [e.data.riferimento_ordine, e.data.note]).sort(),
+        [['N0', undefined], ['N1', note], ['N2', note], ['N3', note], ['N4', note]]);
+      assert.deepEqual(Object.keys(events.find((e) => e.data.riferimento_ordine === 'N1')!.data).slice(0, 8),
+        ['stato', 'id_ordine', 'numero_ordine', 'codice_cliente', 'riferimento_ordine', 'data_ordine', 'data_consegna', 'note'], 'the view\'s key order');
+      await assert.rejects(store.registerOrders([item(c, sub, 'N5', { order: { note: 'a\0b' } })]), (e: unknown) => isValidation(e) && /note/.test((e as Error).message));
     }));
 
     void it('refuses items the engines would store differently, with a clear error', () => withStore(makeStore, async (store) => {

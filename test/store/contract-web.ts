@@ -7,6 +7,7 @@ import { v7 as uuidv7 } from 'uuid';
 import { IntakeError } from '../../src/domain/errors.ts';
 import type { Outcome } from '../../src/domain/types.ts';
 import type { Store } from '../../src/domain/store/store.ts';
+import type { OrderSearch, SubmissionSearch } from '../../src/domain/store/web.ts';
 import { addCustomer, addSubmission, at, item, withStore, type StoreFactory } from './fixtures.ts';
 
 const isCode = (code: IntakeError['code']) => (e: unknown) => e instanceof IntakeError && e.code === code;
@@ -137,16 +138,66 @@ export function webContract(makeStore: StoreFactory): void {
       assert.deepEqual(counts.map((c) => [c.channel, c.codice_cliente, c.count]).sort(), [['portal', 'C002', 1], ['rest', 'C001', 1]]);
     }));
 
-    void it('finds articles by code prefix, taking % and _ literally', () => withStore(makeStore, async (store) => {
+    void it('finds articles by a part of the code or the description, in any case, % and _ literally, demo ones only when asked', () => withStore(makeStore, async (store) => {
       await store.upsertArticles([
-        { codice_articolo: 'BV-STD', descrizione: 'Biglietti', unita_misura: 'PZ' },
-        { codice_articolo: 'BV_X', descrizione: 'x', unita_misura: 'PZ' },
-        { codice_articolo: 'VOL-A4', descrizione: 'Volantini', unita_misura: 'PZ' },
+        { codice_articolo: 'BV-STD', descrizione: 'Biglietti da visita', unita_misura: 'PZ' },
+        { codice_articolo: 'BV_X', descrizione: 'Busta 100% riciclata', unita_misura: 'PZ' },
+        { codice_articolo: 'VOL-A4', descrizione: 'Volantini A4', unita_misura: 'PZ' },
+        { codice_articolo: 'XBVX', descrizione: 'Cartellina', unita_misura: 'PZ' },
+        { codice_articolo: 'DEMO-1', descrizione: 'Biglietti dimostrativi', unita_misura: 'PZ', demo: true },
       ]);
-      assert.deepEqual((await store.searchArticles('BV', 10)).map((a) => a.codice_articolo), ['BV-STD', 'BV_X']);
-      assert.deepEqual((await store.searchArticles('BV_', 10)).map((a) => a.codice_articolo), ['BV_X']);
-      assert.deepEqual((await store.searchArticles('%', 10)), []);
-      assert.equal((await store.searchArticles('', 2)).length, 2);
+      const codes = async (text: string, demo?: boolean) => (await store.searchArticles({ text, limit: 10, ...(demo ? { demo } : {}) })).map((a) => a.codice_articolo);
+      assert.deepEqual(await codes('bv'), ['BV-STD', 'BV_X', 'XBVX'], 'anywhere in the code, any case');
+      assert.deepEqual(await codes('VISITA'), ['BV-STD'], 'anywhere in the description');
+      assert.deepEqual(await codes('biglietti'), ['BV-STD'], 'a demo article is not offered by default');
+      assert.deepEqual(await codes('biglietti', true), ['BV-STD', 'DEMO-1']);
+      assert.deepEqual(await codes('V_'), ['BV_X'], '_ is a character, not any character');
+      assert.deepEqual(await codes('0%'), ['BV_X'], '% is a character, not any text');
+      assert.deepEqual(await codes('%'), ['BV_X']);
+      assert.deepEqual(await codes('\\'), []);
+      assert.equal((await store.searchArticles({ text: '', limit: 2 })).length, 2);
+      assert.deepEqual((await store.searchArticles({ text: 'dimostrativi', limit: 10, demo: true }))[0],
+        { codice_articolo: 'DEMO-1', descrizione: 'Biglietti dimostrativi', unita_misura: 'PZ', demo: true });
+      // An import under a demo code makes it a real article.
+      await store.upsertArticles([{ codice_articolo: 'DEMO-1', descrizione: 'Biglietti veri', unita_misura: 'PZ' }]);
+      assert.deepEqual(await codes('biglietti'), ['BV-STD', 'DEMO-1']);
+    }));
+
+    void it('finds orders and submissions by a part of the reference and of the customer\'s code or name, in any case', () => withStore(makeStore, async (store) => {
+      const ferri = await store.createCustomer({ id: 'cust-ferri', code: 'C101', name: 'Tipografia Ferri', mailbox: 'ferri@ordini.test' });
+      const other = await store.createCustomer({ id: 'cust-rossi', code: 'C202', name: 'Studio Rossi 100%', mailbox: 'rossi@ordini.test' });
+      const sf = await addSubmission(store, ferri, { receivedAt: at(1) });
+      const so = await addSubmission(store, other, { receivedAt: at(2) });
+      await store.registerOrders([
+        item(ferri, sf, 'PO-1213', { registeredAt: at(1), order: { note: 'Piano terra' } }), item(ferri, sf, 'po_77', { registeredAt: at(2) }),
+        item(other, so, 'X%1', { registeredAt: at(3) }), item(other, so, 'PO-9', { registeredAt: at(4) }),
+      ]);
+      await store.completeSubmission(sf, 'processed', outcome(sf, 'ok', 'PO-1213'), at(5));
+      await store.completeSubmission(so, 'processed', outcome(so, 'ok', 'X%1'), at(6));
+      const refs = async (q: Omit<OrderSearch, 'limit'>) => (await store.searchOrders({ limit: 10, ...q })).map((o) => o.riferimento_ordine);
+      assert.deepEqual(await refs({ riferimento: '121' }), ['PO-1213'], 'a part of the reference');
+      assert.equal((await store.searchOrders({ limit: 10, riferimento: '121' }))[0]?.note, 'Piano terra', 'the list carries the note (the CSV export)');
+      assert.deepEqual(await refs({ riferimento: 'po' }), ['PO-9', 'po_77', 'PO-1213'], 'in any case');
+      assert.deepEqual(await refs({ riferimento: 'o_' }), ['po_77'], '_ is a character');
+      assert.deepEqual(await refs({ riferimento: '%' }), ['X%1'], '% is a character');
+      assert.deepEqual(await refs({ customer: 'ferri' }), ['po_77', 'PO-1213'], 'a part of the customer\'s name');
+      assert.deepEqual(await refs({ customer: 'c2' }), ['PO-9', 'X%1'], 'a part of the customer\'s code');
+      assert.deepEqual(await refs({ customer: '0%' }), ['PO-9', 'X%1']);
+      assert.deepEqual(await refs({ customer: 'nessuno' }), []);
+      // A customer's own code names that customer alone (the console links to its lists so), not others containing it.
+      const c10 = await store.createCustomer({ id: 'cust-c10', code: 'C10', name: 'Legatoria', mailbox: 'c10@ordini.test' });
+      const s10 = await addSubmission(store, c10, { receivedAt: at(3) });
+      await store.registerOrders([item(c10, s10, 'L-1', { registeredAt: at(5) })]);
+      assert.deepEqual(await refs({ customer: 'C10' }), ['L-1']);
+      assert.deepEqual(await refs({ customer: 'C1' }), ['L-1', 'po_77', 'PO-1213'], 'a part of two codes: both customers');
+      assert.deepEqual(await refs({ customerId: ferri.id, riferimento: 'PO' }), ['po_77', 'PO-1213'], 'within one customer');
+      assert.deepEqual(await refs({ customerId: ferri.id, riferimento: '9' }), [], 'another customer\'s reference is not found');
+      const subs = async (q: Omit<SubmissionSearch, 'limit'>) => (await store.searchSubmissions({ limit: 10, ...q })).map((x) => x.id);
+      assert.deepEqual(await subs({ riferimento: '121' }), [sf]);
+      assert.deepEqual(await subs({ riferimento: 'x%' }), [so]);
+      assert.deepEqual(await subs({ riferimento: '_' }), []);
+      assert.deepEqual(await subs({ customer: 'FERRI' }), [sf]);
+      assert.deepEqual(await subs({ customer: 'rossi', riferimento: '121' }), []);
     }));
 
     void it('tells a partly accepted file from a refused one, in the list and in the week\'s count', () => withStore(makeStore, async (store) => {

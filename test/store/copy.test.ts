@@ -57,7 +57,7 @@ async function installation(): Promise<Installation> {
   await store.upsertUnits(DEFAULT_UNITS);
   await store.upsertArticles([
     { codice_articolo: 'BV-STD', descrizione: 'Biglietti da visita', unita_misura: 'PZ' },
-    { codice_articolo: 'VOL-A4', descrizione: 'Volantini A4 — àèì €', unita_misura: 'PZ' },
+    { codice_articolo: 'VOL-A4', descrizione: 'Volantini A4 — àèì €', unita_misura: 'PZ', demo: true },
   ]);
   const c1 = await provisionCustomer(store, { code: 'C001', name: 'Tipografia Rossi' }, 'ordini.test');
   await provisionCustomer(store, { code: 'C002', name: 'Cartoleria Bianchi' }, 'ordini.test');
@@ -65,7 +65,7 @@ async function installation(): Promise<Installation> {
   const intake = createIntake({ store, timeZone: 'Europe/Rome', log });
   const principal = { customerId: c1.customer.id, customerCode: 'C001' };
   await intake.submit({ principal, channel: 'rest', mediaType: 'application/json', raw: Buffer.from(JSON.stringify(orderJson('R-1'))), singleOrder: true });
-  await intake.submit({ principal, channel: 'sftp', fileName: 'due.json', raw: Buffer.from(JSON.stringify([orderJson('R-2'), orderJson('R-3', 7)])) });
+  await intake.submit({ principal, channel: 'sftp', fileName: 'due.json', raw: Buffer.from(JSON.stringify([{ ...orderJson('R-2'), note: 'Consegna al piano terra.\nGrazie.' }, orderJson('R-3', 7)])) });
   await intake.submit({ principal, channel: 'ftp', fileName: 'rotto.csv', raw: Buffer.from([0xff, 0xfe, 0x00, 0x41, 0xc3, 0x28]) });
   await intake.submit({ principal, channel: 'email', fileName: 'dup.json', raw: Buffer.from(JSON.stringify(orderJson('R-1'))) });
   const pending = await intake.receive({ principal, channel: 'ftp', fileName: 'dopo.json', raw: Buffer.from(JSON.stringify(orderJson('R-4'))) });
@@ -84,6 +84,7 @@ async function snapshot(store: Store) {
     articles: await store.countArticles(),
     known: await store.knownArticles(['BV-STD', 'VOL-A4', 'NOPE']),
     inactive: await store.listInactiveArticles(100),
+    catalog: await store.searchArticles({ text: '', limit: 10, demo: true }),
     units: await store.listUnits(),
     submissions,
     orders: await store.listOrders({ limit: 1000 }),

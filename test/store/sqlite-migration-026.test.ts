@@ -41,6 +41,11 @@ void describe('sqlite migration 026 (reference indexes)', () => {
     const file = path.join(dir, 'intake.sqlite');
     try {
       await migrateBefore(file, 26);
+      // This release's store writes the order's note (migration 033): the column is added here so that it can fill
+      // the old shape. 026 rebuilds orders without it, and 031 adds it again.
+      const raw = new Database(file);
+      raw.exec('ALTER TABLE orders ADD COLUMN note TEXT');
+      raw.close();
       const old = await openSqliteStore(file);
       const [a, b] = [await addCustomer(old, 'C001'), await addCustomer(old, 'C002')];
       const sub = await addSubmission(old, a, { channel: 'ftp', singleOrder: false });

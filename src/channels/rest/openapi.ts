@@ -6,6 +6,7 @@
  * It is OpenAPI 3.0, the version every code generator reads, so schemas use 3.0 forms (boolean exclusiveMinimum
  * beside minimum, `nullable` rather than type arrays); test/channels/rest/openapi.test.ts validates what is served.
  */
+import { MAX_NOTE_CHARS } from '../../domain/types.ts';
 import { connectorPaths, connectorSecuritySchemes } from '../../http/connector-openapi.ts';
 import { FORMATS, formatList, type ExampleOrder } from '../../intake/formats/index.ts';
 import { integrationPaths, productionProperties } from './openapi-integrations.ts';
@@ -42,6 +43,7 @@ const order = {
     riferimento_ordine: { type: 'string', maxLength: 64, example: 'PO-2026-0042' },
     data_ordine: { type: 'string', format: 'date', example: '2026-11-20' },
     data_consegna: { type: 'string', format: 'date', example: '2026-12-01' },
+    note: { type: 'string', maxLength: MAX_NOTE_CHARS, description: 'Note per la produzione o la consegna: a capo e tabulazioni ammessi, nessun altro carattere di controllo.', example: 'Consegna al magazzino, piano terra.' },
     righe: { type: 'array', minItems: 1, items: line },
   },
 };
@@ -52,6 +54,7 @@ const status = {
     id_ordine: { type: 'string' }, numero_ordine: { type: 'string', example: '2026-000042' },
     codice_cliente: { type: 'string' }, riferimento_ordine: { type: 'string' },
     data_ordine: { type: 'string', format: 'date' }, data_consegna: { type: 'string', format: 'date' },
+    note: { type: 'string', maxLength: MAX_NOTE_CHARS },
     righe: { type: 'array', items: line }, canale: { type: 'string' },
     ricevuto_il: { type: 'string', format: 'date-time' }, registrato_il: { type: 'string', format: 'date-time' },
     message: { type: 'array', items: { type: 'string' } }, errori: errorB.properties.errori,

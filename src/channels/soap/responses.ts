@@ -62,7 +62,7 @@ export function statoOrdineResponse(ns: string, v: OrderStatus): string {
   const messaggi = v.message && v.message.length > 0 ? group('messaggi', v.message.map((m) => el('messaggio', m)).join('')) : '';
   const inner = el('stato', v.stato) + el('id_ordine', v.id_ordine) + el('numero_ordine', v.numero_ordine)
     + el('codice_cliente', v.codice_cliente) + el('riferimento_ordine', v.riferimento_ordine)
-    + el('data_ordine', v.data_ordine) + el('data_consegna', v.data_consegna) + righe(v.righe)
+    + el('data_ordine', v.data_ordine) + el('data_consegna', v.data_consegna) + el('note', v.note) + righe(v.righe)
     + el('sito_produzione', v.sito_produzione) + el('canale', v.canale)
     + el('ricevuto_il', v.ricevuto_il) + el('registrato_il', v.registrato_il)
     + el('stato_produzione', v.stato_produzione) + storico(v.storico_produzione)

@@ -8,6 +8,7 @@
  * the service itself is more lenient (unqualified children, any prefix), see envelope.ts.
  */
 import { escapeXml } from './xml-text.ts';
+import { MAX_NOTE_CHARS } from '../../domain/types.ts';
 
 export const SERVICE_PATH = '/ws/ordini';
 
@@ -26,6 +27,10 @@ function schema(ns: string): string {
       <xsd:simpleType name="Data">
         <xsd:annotation><xsd:documentation>Data YYYY-MM-DD, senza fuso orario.</xsd:documentation></xsd:annotation>
         <xsd:restriction base="xsd:date"><xsd:pattern value="\\d{4}-\\d{2}-\\d{2}"/></xsd:restriction>
+      </xsd:simpleType>
+      <xsd:simpleType name="Note">
+        <xsd:annotation><xsd:documentation>Note dell'ordine: testo libero, a capo e tabulazioni ammessi.</xsd:documentation></xsd:annotation>
+        <xsd:restriction base="xsd:string"><xsd:maxLength value="${MAX_NOTE_CHARS}"/></xsd:restriction>
       </xsd:simpleType>
       <xsd:simpleType name="Quantita">
         <xsd:restriction base="xsd:decimal"><xsd:minExclusive value="0"/></xsd:restriction>
@@ -85,6 +90,7 @@ function schema(ns: string): string {
             <xsd:element name="riferimento_ordine" type="ord:Codice"/>
             <xsd:element name="data_ordine" type="ord:Data"/>
             <xsd:element name="data_consegna" type="ord:Data" ${OPTIONAL}/>
+            <xsd:element name="note" type="ord:Note" ${OPTIONAL}/>
             <xsd:element name="righe" type="ord:Righe"/>
           </xsd:sequence>
         </xsd:complexType>
@@ -119,6 +125,7 @@ function schema(ns: string): string {
             <xsd:element name="riferimento_ordine" type="xsd:string" ${OPTIONAL}/>
             <xsd:element name="data_ordine" type="ord:Data" ${OPTIONAL}/>
             <xsd:element name="data_consegna" type="ord:Data" ${OPTIONAL}/>
+            <xsd:element name="note" type="ord:Note" ${OPTIONAL}/>
             <xsd:element name="righe" type="ord:Righe" ${OPTIONAL}/>
             <xsd:element name="sito_produzione" type="xsd:string" ${OPTIONAL}/>
             <xsd:element name="canale" type="xsd:string"/>

@@ -2,6 +2,7 @@
  * An order typed into a form (the console's correction, the portal's order form): the posted fields and the order
  * object handed to the intake core. The form decides nothing about validity; the core judges the order.
  */
+import { MAX_NOTE_CHARS } from '../../domain/types.ts';
 import { str } from './render.ts';
 import { contextOf, readDate, readNumber } from '../../intake/formats/people-values.ts';
 
@@ -15,6 +16,8 @@ export interface OrderForm {
   riferimento_ordine: string;
   data_ordine: string;
   data_consegna: string;
+  /** The order's note, line breaks as \n. */
+  note: string;
   righe: FormLine[];
 }
 
@@ -24,6 +27,27 @@ export const MAX_FORM_LINES = 200;
 export const text = (v: unknown): string => (typeof v === 'string' ? v : typeof v === 'number' ? String(v) : '');
 
 const list = (v: unknown): string[] => (Array.isArray(v) ? v.map(text) : v === undefined ? [] : [text(v)]);
+
+/**
+ * A textarea's text with its line breaks as \n (browsers send \r\n). Cut well above the note's limit, so that stage A,
+ * not the form, says when it is too long.
+ */
+function noteOf(v: unknown): string {
+  return typeof v === 'string' ? v.replace(/\r\n?/g, '\n').trim().slice(0, 4 * MAX_NOTE_CHARS) : '';
+}
+
+/** The button that asks for one more line without any script (form-lines.eta): the form comes back with it. */
+export function wantsLine(body: unknown): boolean {
+  return typeof body === 'object' && body !== null && (body as Record<string, unknown>).aggiungi_riga !== undefined;
+}
+
+/** The form as typed with `extra` empty lines more, within the lines a form may carry, and never without a line. */
+export function withLines(form: OrderForm, extra: number): OrderForm {
+  const righe = [...form.righe];
+  for (let i = 0; i < extra && righe.length < MAX_FORM_LINES; i++) righe.push({ codice_articolo: '', quantita: '', unita_misura: '' });
+  if (righe.length === 0) righe.push({ codice_articolo: '', quantita: '', unita_misura: '' });
+  return { ...form, righe };
+}
 
 /** The form as posted (repeated fields are the lines); blank lines are dropped. */
 export function postedForm(body: unknown): OrderForm {
@@ -38,7 +62,7 @@ export function postedForm(body: unknown): OrderForm {
   }
   return {
     riferimento_ordine: str(b.riferimento_ordine, 200) ?? '', data_ordine: str(b.data_ordine, 20) ?? '',
-    data_consegna: str(b.data_consegna, 20) ?? '', righe,
+    data_consegna: str(b.data_consegna, 20) ?? '', note: noteOf(b.note), righe,
   };
 }
 
@@ -82,5 +106,6 @@ export function readOrderForm(form: OrderForm, codiceCliente: string, opts: { ma
   };
   const consegna = date(form.data_consegna, 'Data di consegna');
   if (consegna) order.data_consegna = consegna;
+  if (form.note) order.note = form.note;
   return problems.length ? { ok: false, problems } : { ok: true, order };
 }

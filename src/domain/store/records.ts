@@ -9,6 +9,11 @@ export interface Article {
   codice_articolo: string;
   descrizione: string;
   unita_misura: string;
+  /**
+   * Seeded for the DEMO customer (src/seed/demo.ts), never suggested to a real customer. Written by every upsert:
+   * an imported article is a real one, also when it takes the code of a demo article.
+   */
+  demo?: boolean;
 }
 
 /** An article taken out of service (Store.deactivateArticles). */

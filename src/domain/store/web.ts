@@ -8,6 +8,10 @@
  * - the lists are newest first and paged by the (time, id) of the last row shown (keyset), so a page costs the same
  *   at row 50 and at row 1,000,000; each filter has an index that serves it (test/store/query-plans.test.ts).
  * - every query that takes a customerId returns only that customer's rows.
+ * - the text filters (`customer`, `riferimento`, an article search's `text`) match a part of the value, in any case
+ *   (ASCII letters on SQLite, every letter on PostgreSQL), and take `%`, `_` and `\` literally. No b-tree serves a
+ *   match in the middle of a value: those statements walk the index of the list's order (time, or the article code)
+ *   and stop at the page's limit, so a page costs what it reads until it is full; the date filters bound a rare term.
  */
 import type { Channel, ProductionState, RegisteredOrder } from '../types.ts';
 import type { Article, SubmissionSummary } from './records.ts';
@@ -60,13 +64,15 @@ export interface Keyset {
 
 export interface SubmissionSearch {
   customerId?: string;
+  /** Part of the customer's code or name (the console's filter). */
+  customer?: string;
   channel?: Channel;
   outcome?: SubmissionOutcomeFilter;
   /** Received at or after (ISO). */
   from?: string;
   /** Received before (ISO). */
   to?: string;
-  /** Submissions that held an order with exactly this riferimento_ordine. */
+  /** Submissions that held an order whose riferimento_ordine contains this. */
   riferimento?: string;
   after?: Keyset;
   limit: number;
@@ -74,9 +80,12 @@ export interface SubmissionSearch {
 
 export interface OrderSearch {
   customerId?: string;
+  /** Part of the customer's code or name (the console's filter). */
+  customer?: string;
   channel?: Channel;
   from?: string;
   to?: string;
+  /** Part of the riferimento_ordine. */
   riferimento?: string;
   after?: Keyset;
   limit: number;
@@ -96,6 +105,17 @@ export interface OrderExportLine {
   unita_misura: string;
   /** What production last reported; undefined: nothing yet. */
   productionState?: ProductionState;
+}
+
+export interface ArticleSearch {
+  /** Part of the code or of the description; '' lists the catalog from its first code. */
+  text: string;
+  limit: number;
+  /**
+   * The seeded demo articles too (Article.demo): for the DEMO customer and the operator's catalog page. Left out
+   * otherwise, so a real customer is never offered an article of the demo.
+   */
+  demo?: boolean;
 }
 
 /** Counts for the dashboard: registered orders per channel and customer since a time. */
@@ -138,8 +158,8 @@ export interface WebStore {
    * state and its article's description from the catalog (deactivated articles too; none for an article removed).
    */
   orderExportLines(orderIds: readonly string[]): Promise<OrderExportLine[]>;
-  /** Articles whose code starts with `prefix` (case as stored), by code. */
-  searchArticles(prefix: string, limit: number): Promise<Article[]>;
+  /** Articles whose code or description contains the text, by code. */
+  searchArticles(q: ArticleSearch): Promise<Article[]>;
   orderCounts(since: string): Promise<OrderCount[]>;
   /** Submissions processed with esito errore since a time (the refused ones an operator should look at). */
   countRefused(since: string): Promise<number>;

@@ -23,6 +23,7 @@ export function registeredEvent(item: RegisterItem, numero: string, at: string):
   const o = item.order;
   const view = registeredView({
     codice_cliente: o.codice_cliente, riferimento_ordine: o.riferimento_ordine, data_ordine: o.data_ordine, data_consegna: o.data_consegna,
+    note: o.note,
     righe: o.righe, id_ordine: item.id, numero_ordine: numero, customerId: item.customerId, submissionId: item.submissionId,
     channel: item.channel, sito_produzione: item.site, registeredAt: at,
   });

@@ -145,6 +145,7 @@ export function checkItem(item: RegisterItem, position: number): void {
   if (o.data_consegna !== undefined && (typeof o.data_consegna !== 'string' || !realDate(o.data_consegna))) {
     problems.push('data_consegna must be a date (YYYY-MM-DD)');
   }
+  text(o.note, 'note', false);
   if (!Array.isArray(o.righe) || o.righe.length === 0) problems.push('righe must contain at least 1 elements');
   else {
     o.righe.forEach((r, i) => {
@@ -318,6 +319,8 @@ export interface OrderRow {
   registered_at: unknown;
   /** Migration 007; absent from rows read by code that does not select it. */
   production_state?: string | null;
+  /** Migration 031; absent from rows read by code that does not select it. */
+  note?: string | null;
 }
 
 export interface LineRow { order_id: string; idx: number; codice_articolo: string; quantita: number; unita_misura: string }
@@ -333,6 +336,7 @@ export function toOrder(r: OrderRow, lines: readonly LineRow[]): RegisteredOrder
     righe,
   };
   if (r.data_consegna !== null) order.data_consegna = r.data_consegna;
+  if (r.note !== null && r.note !== undefined) order.note = r.note;
   const registered: RegisteredOrder = {
     ...order,
     id_ordine: r.id,

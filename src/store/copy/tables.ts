@@ -84,18 +84,26 @@ export async function copyCredentials(ctx: CopyContext): Promise<number> {
     'credential (an active one with the same kind and user name or key id)');
 }
 
+/** Whether the source has a column that a later migration added (a source not yet migrated lacks it). */
+function hasColumn(src: Database.Database, table: string, column: string): boolean {
+  return src.prepare(`SELECT 1 FROM pragma_table_info(?) WHERE name = ?`).get(table, column) !== undefined;
+}
+
 /** The catalog: the source is the installation being moved, so its descriptions win. */
 export async function copyCatalog(ctx: CopyContext, table: 'articles' | 'units'): Promise<number> {
-  const [key, columns] = table === 'articles'
-    ? ['codice_articolo', ['codice_articolo', 'descrizione', 'unita_misura']] as const
-    : ['code', ['code', 'description']] as const;
+  // The demo mark (migration 032) is 0/1 in SQLite, a boolean in PostgreSQL; a source older than 032 has none.
+  const demo = table === 'articles' && hasColumn(ctx.src, 'articles', 'demo');
+  const [key, columns]: [string, readonly string[]] = table === 'articles'
+    ? ['codice_articolo', ['codice_articolo', 'descrizione', 'unita_misura', ...(demo ? ['demo'] : [])]]
+    : ['code', ['code', 'description']];
   const set = columns.filter((col) => col !== key).map((col) => `${col} = excluded.${col}`).join(', ');
+  const value = (r: Row, col: string) => (col === 'demo' ? r[col] === 1 || r[col] === 1n : r[col]);
   let after: unknown;
   let written = 0;
   for (;;) {
     const rows = page(ctx.src, { select: `SELECT ${columns.join(', ')} FROM ${table}`, key }, after, ctx.pageSize);
     if (rows.length === 0) return written;
-    written += (await insertRows(ctx.c, table, columns, rows.map((r) => columns.map((col) => r[col])),
+    written += (await insertRows(ctx.c, table, columns, rows.map((r) => columns.map((col) => value(r, col))),
       `ON CONFLICT (${key}) DO UPDATE SET ${set} WHERE (${columns.map((col) => `${table}.${col}`).join(', ')}) IS DISTINCT FROM (${columns.map((col) => `excluded.${col}`).join(', ')}) RETURNING ${key}`)).length;
     after = rows[rows.length - 1]![key];
     ctx.tick(rows.length);
@@ -200,12 +208,14 @@ export async function copyOrders(ctx: CopyContext): Promise<number> {
   let written = 0;
   // Production state (migration 007) is the one thing of an order that changes: it follows the source.
   const production = hasProductionState(ctx.src);
+  // The note (migration 033): a source older than it has none.
+  const columns: readonly string[] = hasColumn(ctx.src, 'orders', 'note') ? [...ORDER_COLUMNS, 'note'] : ORDER_COLUMNS;
   for (;;) {
-    const rows = page(ctx.src, { select: `SELECT ${ORDER_COLUMNS.join(', ')}${production ? ', production_state' : ''} FROM orders`, key: 'id' }, after, ctx.pageSize);
+    const rows = page(ctx.src, { select: `SELECT ${columns.join(', ')}${production ? ', production_state' : ''} FROM orders`, key: 'id' }, after, ctx.pageSize);
     if (rows.length === 0) return written;
     written += await inTransaction(ctx.c, async () => {
       const changed = production ? await copyProductionStates(ctx, rows) : 0;
-      const done = ids(await insertRows(ctx.c, 'orders', ORDER_COLUMNS, rows.map((r) => ORDER_COLUMNS.map((col) => r[col])),
+      const done = ids(await insertRows(ctx.c, 'orders', columns, rows.map((r) => columns.map((col) => r[col])),
         'ON CONFLICT DO NOTHING RETURNING id'));
       await verify(ctx.c, 'orders', 'id', ids(rows), 'order (same codice_cliente and riferimento_ordine, or same numero_ordine)');
       // A few orders at a time: one order may have thousands of lines, and they are held in memory.

@@ -102,16 +102,17 @@ export function postgresCustomers(pool: pg.Pool): CustomerMethods {
       checkCatalog('article', rows.map((r) => [r.codice_articolo, r.descrizione, r.unita_misura]));
       const list = lastWins(rows, (r) => r.codice_articolo);
       if (list.length === 0) return;
-      // One statement is one transaction; arrays keep it at three parameters whatever the batch size.
+      // One statement is one transaction; arrays keep it at four parameters whatever the batch size.
       // A deactivated article stays deactivated (only `articles activate` brings it back); its description follows.
       await pool.query(
-        `WITH input AS (SELECT * FROM unnest($1::text[], $2::text[], $3::text[]) AS t (codice_articolo, descrizione, unita_misura)),
+        `WITH input AS (SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::boolean[]) AS t (codice_articolo, descrizione, unita_misura, demo)),
          kept AS (UPDATE inactive_articles i SET descrizione = input.descrizione, unita_misura = input.unita_misura
            FROM input WHERE i.codice_articolo = input.codice_articolo RETURNING i.codice_articolo)
-         INSERT INTO articles (codice_articolo, descrizione, unita_misura)
+         INSERT INTO articles (codice_articolo, descrizione, unita_misura, demo)
          SELECT * FROM input WHERE codice_articolo NOT IN (SELECT codice_articolo FROM kept)
-         ON CONFLICT (codice_articolo) DO UPDATE SET descrizione = excluded.descrizione, unita_misura = excluded.unita_misura`,
-        [list.map((r) => r.codice_articolo), list.map((r) => r.descrizione), list.map((r) => r.unita_misura)],
+         ON CONFLICT (codice_articolo) DO UPDATE SET descrizione = excluded.descrizione, unita_misura = excluded.unita_misura,
+           demo = excluded.demo`,
+        [list.map((r) => r.codice_articolo), list.map((r) => r.descrizione), list.map((r) => r.unita_misura), list.map((r) => r.demo === true)],
       );
     },
 

@@ -51,9 +51,9 @@ export function registerGroupSql(outbox: boolean): string {
   return `WITH lazy_commit AS MATERIALIZED (SELECT set_config('synchronous_commit', 'off', true)),
     input AS (
       SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::date[], $6::int[], $7::date[], $8::text[],
-        $9::text[], $10::text[], $11::text[], $12::timestamptz[], $13::text[], $14::text[], $15::jsonb[], $21::text[])
+        $9::text[], $10::text[], $11::text[], $12::timestamptz[], $13::text[], $14::text[], $15::jsonb[], $21::text[], $22::text[])
         WITH ORDINALITY AS t(id, customer_id, codice, ref, data_ordine, year, data_consegna, hash, submission_id, channel,
-          site, registered_at, seq_name, event_id, event_data, holder, k)
+          site, registered_at, seq_name, event_id, event_data, holder, note, k)
     ), held AS MATERIALIZED (
       -- The fence (RegisterOptions.heldBy): an order under a claim is registered only while its submission is received
       -- and claimed by no other holder. FOR SHARE orders this statement with a takeover's claim (an UPDATE of the row):
@@ -80,9 +80,9 @@ export function registerGroupSql(outbox: boolean): string {
       ORDER BY i.k
     ), ins AS (
       INSERT INTO orders (id, customer_id, codice_cliente, riferimento_ordine, numero_ordine, year, seq, data_ordine,
-        data_consegna, content_hash, submission_id, channel, site, registered_at)
+        data_consegna, content_hash, submission_id, channel, site, registered_at, note)
       SELECT n.id, n.customer_id, n.codice, n.ref, ${numeroOrdineSql('n.year', 'n.last')}, n.year, n.last,
-        n.data_ordine, n.data_consegna, n.hash, n.submission_id, n.channel, n.site, n.registered_at
+        n.data_ordine, n.data_consegna, n.hash, n.submission_id, n.channel, n.site, n.registered_at, n.note
       FROM numbered n ORDER BY n.k
       ON CONFLICT ON CONSTRAINT orders_identity DO NOTHING RETURNING id, numero_ordine
     ), lines AS (
@@ -165,6 +165,6 @@ function values(group: readonly Waiting[]): unknown[] {
     col((w) => w.item.order.data_consegna ?? null), col((w) => w.item.contentHash), col((w) => w.item.submissionId),
     col((w) => w.item.channel), col((w) => w.item.site ?? null), col((w) => isoIn(w.item.registeredAt, 'registeredAt')),
     col((w) => w.seqName), col((w) => w.event?.id ?? null), col((w) => (w.event ? JSON.stringify(w.event.data) : null)),
-    ...lineColumns(group.map((w) => w.item)), col((w) => w.holder ?? null),
+    ...lineColumns(group.map((w) => w.item)), col((w) => w.holder ?? null), col((w) => w.item.order.note ?? null),
   ];
 }

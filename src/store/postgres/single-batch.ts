@@ -79,11 +79,11 @@ export function singleGroupSql(): string {
       SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::bytea[],
         $9::json[], $10::boolean[], $11::text[], $12::json[], $13::text[], $14::text[], $15::text[], $16::timestamptz[],
         $17::timestamptz[], $18::text[], $19::text[], $20::text[], $21::text[], $22::date[], $23::int[], $24::date[],
-        $25::text[], $26::text[], $27::text[], $28::timestamptz[], $29::text[])
+        $25::text[], $26::text[], $27::text[], $28::timestamptz[], $29::text[], $38::text[])
         WITH ORDINALITY AS t(id, customer_id, customer_code, channel, file_name, media_type, charset, raw, meta,
           single_order, site, sites, connector_id, reserved_order_id, sha256, received_at, processed_at, order_id,
           order_customer_id, codice, ref, data_ordine, year, data_consegna, hash, order_channel, order_site,
-          registered_at, seq_name, k)
+          registered_at, seq_name, note, k)
     ), found AS (
       -- One index lookup per order, whatever the table's size when the plan was made (register-batch.ts, PLANS).
       SELECT i.k, o.id, o.numero_ordine, o.content_hash
@@ -97,9 +97,9 @@ export function singleGroupSql(): string {
       WHERE i.order_id IS NOT NULL AND NOT EXISTS (SELECT 1 FROM found f WHERE f.k = i.k) ORDER BY i.k
     ), ins AS (
       INSERT INTO orders (id, customer_id, codice_cliente, riferimento_ordine, numero_ordine, year, seq, data_ordine,
-        data_consegna, content_hash, submission_id, channel, site, registered_at)
+        data_consegna, content_hash, submission_id, channel, site, registered_at, note)
       SELECT i.order_id, i.order_customer_id, i.codice, i.ref, ${numeroOrdineSql('i.year', 'n.last')}, i.year,
-        n.last, i.data_ordine, i.data_consegna, i.hash, i.id, i.order_channel, i.order_site, i.registered_at
+        n.last, i.data_ordine, i.data_consegna, i.hash, i.id, i.order_channel, i.order_site, i.registered_at, i.note
       FROM numbered n JOIN input i ON i.k = n.k ORDER BY n.k
       ON CONFLICT ON CONSTRAINT orders_identity DO NOTHING RETURNING id, numero_ordine
     ), lines AS (
@@ -275,5 +275,6 @@ function values(calls: readonly Prepared[]): unknown[] {
     col((c) => { const it = item(c); return it ? isoIn(it.registeredAt, 'registeredAt') : null; }), col((c) => c.seqName ?? null),
     ...lineColumns(calls.flatMap((c) => item(c) ?? [])),
     JSON.stringify(cases), JSON.stringify(atts), JSON.stringify(evs),
+    col((c) => item(c)?.order.note ?? null),
   ];
 }

@@ -113,7 +113,7 @@ export function findBySha(byChannel: boolean): string {
 
 const ORDER_COLUMNS = `id, customer_id, codice_cliente, riferimento_ordine, numero_ordine,
   to_char(data_ordine, 'YYYY-MM-DD') AS data_ordine, to_char(data_consegna, 'YYYY-MM-DD') AS data_consegna,
-  submission_id, channel, site, registered_at, production_state`;
+  submission_id, channel, site, registered_at, production_state, note`;
 
 /** The order with this identity, if registered: a seek on orders_identity (reference first, migration 026). */
 const IDENTITY_SQL = 'SELECT id, numero_ordine, submission_id, content_hash FROM orders WHERE codice_cliente = $1 AND riferimento_ordine = $2';
@@ -257,12 +257,12 @@ export async function openPostgresStore(url: string, opts: PostgresStoreOptions 
     const o = item.order;
     const ins = await c.query(
       `INSERT INTO orders (id, customer_id, codice_cliente, riferimento_ordine, numero_ordine, year, seq, data_ordine,
-         data_consegna, content_hash, submission_id, channel, site, registered_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)
+         data_consegna, content_hash, submission_id, channel, site, registered_at, note)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)
        ON CONFLICT ON CONSTRAINT orders_identity DO NOTHING RETURNING id`,
       [item.id, item.customerId, o.codice_cliente, o.riferimento_ordine, numero, item.year, last, o.data_ordine,
         o.data_consegna ?? null, item.contentHash, item.submissionId, item.channel, item.site ?? null,
-        isoIn(item.registeredAt, 'registeredAt')],
+        isoIn(item.registeredAt, 'registeredAt'), o.note ?? null],
     );
     if (ins.rowCount === 0) {
       // Another instance committed the same identity since we looked; its number stays, ours becomes a gap.
@@ -326,9 +326,9 @@ export async function openPostgresStore(url: string, opts: PostgresStoreOptions 
          SELECT nextval($${outbox ? 18 : 16}::regclass)::int AS last WHERE NOT EXISTS (SELECT 1 FROM found)
        ), ins AS (
          INSERT INTO orders (id, customer_id, codice_cliente, riferimento_ordine, numero_ordine, year, seq, data_ordine,
-           data_consegna, content_hash, submission_id, channel, site, registered_at)
+           data_consegna, content_hash, submission_id, channel, site, registered_at, note)
          SELECT $1, $2, $3, $4, ${numeroOrdineSql('$6::int', 'seq.last')}, $6::int, seq.last, $5::date, $7::date,
-           $8, $9, $10, $11, $12::timestamptz FROM seq
+           $8, $9, $10, $11, $12::timestamptz, $${outbox ? 19 : 17}::text FROM seq
          ON CONFLICT ON CONSTRAINT orders_identity DO NOTHING RETURNING id, numero_ordine
        ), lines AS (
          INSERT INTO order_lines (order_id, idx, codice_articolo, quantita, unita_misura)
@@ -345,7 +345,7 @@ export async function openPostgresStore(url: string, opts: PostgresStoreOptions 
       values: [item.id, item.customerId, o.codice_cliente, o.riferimento_ordine, o.data_ordine, item.year, o.data_consegna ?? null,
         item.contentHash, item.submissionId, item.channel, item.site ?? null, isoIn(item.registeredAt, 'registeredAt'),
         o.righe.map((r) => r.codice_articolo), o.righe.map((r) => r.quantita), o.righe.map((r) => r.unita_misura),
-        ...(outbox ? [event.id, JSON.stringify(event.data)] : []), numberSequence(item.year)],
+        ...(outbox ? [event.id, JSON.stringify(event.data)] : []), numberSequence(item.year), o.note ?? null],
     });
     // Always one row (the LEFT JOIN), empty when the insert did nothing.
     return rows[0]?.id ? rows[0] : undefined;

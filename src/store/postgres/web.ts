@@ -5,9 +5,10 @@ import type pg from 'pg';
 import { IntakeError } from '../../domain/errors.ts';
 import { pgCode, withTransaction } from './tx.ts';
 import { isoIn, nowIso, SUBMISSION_COLUMNS, toOrder, toSummary, type OrderRow, type SubmissionRow } from '../common/rows.ts';
-import type { Article } from '../../domain/store/store.ts';
 import { type OrderCount, type OrderSummary, type WebStore } from '../../domain/store/web.ts';
-import { orderSearchSql, pageLimit, submissionSearchSql, toAudit, toOperator, toWebSession, type OperatorRow } from '../common/web-rows.ts';
+import {
+  articleSearchSql, customersNamedSql, narrowCustomer, orderSearchSql, pageLimit, submissionSearchSql, toArticle, toAudit, toOperator, toWebSession, type Contains, type OperatorRow,
+} from '../common/web-rows.ts';
 import { refused } from '../common/partial-terms.ts';
 import { pgProductionHistory } from './events.ts';
 import { chunks } from '../common/rows.ts';
@@ -23,7 +24,10 @@ const PG_PARTIAL = `(${PG_ESITO} = 'errore' AND EXISTS (SELECT 1 FROM json_array
 export const COUNT_PARTIAL_SQL = `${COUNT_REFUSED_SQL} AND ${PG_PARTIAL}`;
 const ORDER_COLUMNS = `id, customer_id, codice_cliente, riferimento_ordine, numero_ordine,
   to_char(data_ordine, 'YYYY-MM-DD') AS data_ordine, to_char(data_consegna, 'YYYY-MM-DD') AS data_consegna,
-  submission_id, channel, site, registered_at, production_state`;
+  submission_id, channel, site, registered_at, production_state, note`;
+
+/** ILIKE ignores the case of every letter. */
+const ILIKE: Contains = (column, p) => `${column} ILIKE ${p} ESCAPE '\\'`;
 
 function placeholders(): { values: unknown[]; param: (v: unknown) => string } {
   const values: unknown[] = [];
@@ -32,16 +36,25 @@ function placeholders(): { values: unknown[]; param: (v: unknown) => string } {
 
 export function pgSubmissionSearch(q: Parameters<WebStore['searchSubmissions']>[0]): { sql: string; values: unknown[] } {
   const { values, param } = placeholders();
-  const sql = submissionSearchSql({ ...q, limit: pageLimit(q.limit) }, `${SUBMISSION_COLUMNS}, ${PG_ESITO} AS esito, ${PG_PARTIAL} AS partial`, PG_ESITO, param);
+  const sql = submissionSearchSql({ ...q, limit: pageLimit(q.limit) }, `${SUBMISSION_COLUMNS}, ${PG_ESITO} AS esito, ${PG_PARTIAL} AS partial`, PG_ESITO, param, ILIKE);
   return { sql, values };
 }
 
 export function pgOrderSearch(q: Parameters<WebStore['searchOrders']>[0]): { sql: string; values: unknown[] } {
   const { values, param } = placeholders();
-  return { sql: orderSearchSql({ ...q, limit: pageLimit(q.limit) }, ORDER_COLUMNS, param), values };
+  return { sql: orderSearchSql({ ...q, limit: pageLimit(q.limit) }, ORDER_COLUMNS, param, ILIKE), values };
+}
+
+export function pgArticleSearch(q: Parameters<WebStore['searchArticles']>[0]): { sql: string; values: unknown[] } {
+  const { values, param } = placeholders();
+  return { sql: articleSearchSql(q, param, ILIKE, 'NOT demo'), values };
 }
 
 export function postgresWeb(pool: pg.Pool): WebStore {
+  const findCustomers = async (text: string) => {
+    const { values, param } = placeholders();
+    return (await pool.query(customersNamedSql(text, param, ILIKE), values)).rows as { id: string; code: string }[];
+  };
   return {
     async createOperator(o) {
       const email = o.email.trim().toLowerCase();
@@ -117,11 +130,15 @@ export function postgresWeb(pool: pg.Pool): WebStore {
       return ((await pool.query('SELECT value FROM web_keys WHERE name = $1', [name])).rows[0] as { value: string }).value;
     },
 
-    async searchSubmissions(search) {
+    async searchSubmissions(asked) {
+      const search = await narrowCustomer(asked, findCustomers);
+      if (!search) return [];
       const { sql, values } = pgSubmissionSearch(search);
       return (await pool.query(sql, values)).rows.map((r) => toSummary(r as SubmissionRow));
     },
-    async searchOrders(search) {
+    async searchOrders(asked) {
+      const search = await narrowCustomer(asked, findCustomers);
+      if (!search) return [];
       const { sql, values } = pgOrderSearch(search);
       const rows = (await pool.query(sql, values)).rows as OrderRow[];
       const history = await pgProductionHistory(pool, rows.filter((r) => r.production_state).map((r) => r.id));
@@ -138,12 +155,9 @@ export function postgresWeb(pool: pg.Pool): WebStore {
       }
       return toExportLines(orderIds, rows);
     },
-    async searchArticles(prefix, limit) {
-      // starts_with, not LIKE: LIKE would treat % and _ in the prefix as wildcards; the >= bound lets the primary
-      // key's btree start at the prefix.
-      const { rows } = await pool.query(`SELECT codice_articolo, descrizione, unita_misura FROM articles
-        WHERE codice_articolo >= $1 AND starts_with(codice_articolo, $1) ORDER BY codice_articolo LIMIT $2`, [prefix, pageLimit(limit)]);
-      return rows as Article[];
+    async searchArticles(search) {
+      const { sql, values } = pgArticleSearch(search);
+      return (await pool.query(sql, values)).rows.map((r) => toArticle(r as Parameters<typeof toArticle>[0]));
     },
     async orderCounts(since) {
       const { rows } = await pool.query(`SELECT channel, codice_cliente, count(*) AS n FROM orders WHERE registered_at >= $1

@@ -45,7 +45,7 @@ import {
 } from '../../domain/store/store.ts';
 
 const ORDER_COLUMNS = `id, customer_id, codice_cliente, riferimento_ordine, numero_ordine, data_ordine, data_consegna,
-  submission_id, channel, site, registered_at, production_state`;
+  submission_id, channel, site, registered_at, production_state, note`;
 
 /**
  * An earlier file with the same bytes (findSubmissionBySha): single-order submissions (REST, SOAP, the portal's form)
@@ -207,12 +207,12 @@ function sqliteStoreOn(
   }
 
   const upsertArticleBatch = db.transaction((rows: readonly Article[]) => {
-    const s = q(`INSERT INTO articles (codice_articolo, descrizione, unita_misura) VALUES (?, ?, ?)
-      ON CONFLICT (codice_articolo) DO UPDATE SET descrizione = excluded.descrizione, unita_misura = excluded.unita_misura`);
+    const s = q(`INSERT INTO articles (codice_articolo, descrizione, unita_misura, demo) VALUES (?, ?, ?, ?)
+      ON CONFLICT (codice_articolo) DO UPDATE SET descrizione = excluded.descrizione, unita_misura = excluded.unita_misura, demo = excluded.demo`);
     // A deactivated article stays deactivated (only `articles activate` brings it back); its description follows.
     const inactive = q('UPDATE inactive_articles SET descrizione = ?, unita_misura = ? WHERE codice_articolo = ?');
     for (const r of rows) {
-      if (inactive.run(r.descrizione, r.unita_misura, r.codice_articolo).changes === 0) s.run(r.codice_articolo, r.descrizione, r.unita_misura);
+      if (inactive.run(r.descrizione, r.unita_misura, r.codice_articolo).changes === 0) s.run(r.codice_articolo, r.descrizione, r.unita_misura, r.demo === true ? 1 : 0);
     }
   });
 

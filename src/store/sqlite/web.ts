@@ -5,9 +5,10 @@ import type Database from 'better-sqlite3';
 import { IntakeError } from '../../domain/errors.ts';
 import { isoIn, nowIso, SUBMISSION_COLUMNS, toOrder, toSummary, type OrderRow, type SubmissionRow } from '../common/rows.ts';
 import { statementCache } from './statements.ts';
-import type { Article } from '../../domain/store/store.ts';
 import { type OrderCount, type OrderSummary, type WebStore } from '../../domain/store/web.ts';
-import { orderSearchSql, pageLimit, submissionSearchSql, toAudit, toOperator, toWebSession, type OperatorRow } from '../common/web-rows.ts';
+import {
+  articleSearchSql, customersNamedSql, narrowCustomer, orderSearchSql, pageLimit, submissionSearchSql, toArticle, toAudit, toOperator, toWebSession, type Contains, type OperatorRow,
+} from '../common/web-rows.ts';
 import { refused } from '../common/partial-terms.ts';
 import { sqliteProductionHistory } from './events.ts';
 import { chunks } from '../common/rows.ts';
@@ -22,7 +23,10 @@ const SQLITE_PARTIAL = `(${SQLITE_ESITO} = 'errore' AND EXISTS (SELECT 1 FROM js
 /** The refusals of COUNT_REFUSED_SQL of which some order was accepted: the same index range, each outcome read. */
 export const COUNT_PARTIAL_SQL = `${COUNT_REFUSED_SQL} AND ${SQLITE_PARTIAL}`;
 const ORDER_COLUMNS = `id, customer_id, codice_cliente, riferimento_ordine, numero_ordine, data_ordine, data_consegna,
-  submission_id, channel, site, registered_at, production_state`;
+  submission_id, channel, site, registered_at, production_state, note`;
+
+/** LIKE ignores the case of ASCII letters in SQLite (case_sensitive_like is never turned on). */
+const LIKE: Contains = (column, p) => `${column} LIKE ${p} ESCAPE '\\'`;
 
 /** The statement text and values of a submissions search (exported for the query-plan test). */
 export function sqliteSubmissionSearch(q: Parameters<WebStore['searchSubmissions']>[0]): { sql: string; values: unknown[] } {
@@ -30,7 +34,7 @@ export function sqliteSubmissionSearch(q: Parameters<WebStore['searchSubmissions
   const sql = submissionSearchSql({ ...q, limit: pageLimit(q.limit) }, `${SUBMISSION_COLUMNS}, ${SQLITE_ESITO} AS esito, ${SQLITE_PARTIAL} AS partial`, SQLITE_ESITO, (v) => {
     values.push(v);
     return '?';
-  });
+  }, LIKE, '+customer_id');
   return { sql, values };
 }
 
@@ -39,7 +43,16 @@ export function sqliteOrderSearch(q: Parameters<WebStore['searchOrders']>[0]): {
   const sql = orderSearchSql({ ...q, limit: pageLimit(q.limit) }, ORDER_COLUMNS, (v) => {
     values.push(v);
     return '?';
-  });
+  }, LIKE, '+customer_id');
+  return { sql, values };
+}
+
+export function sqliteArticleSearch(q: Parameters<WebStore['searchArticles']>[0]): { sql: string; values: unknown[] } {
+  const values: unknown[] = [];
+  const sql = articleSearchSql(q, (v) => {
+    values.push(v);
+    return '?';
+  }, LIKE, 'demo = 0');
   return { sql, values };
 }
 
@@ -57,6 +70,12 @@ export function sqliteWeb(db: Database.Database): WebStore {
     if (changes > 0 && disabled) endSessions('operator', id);
     return changes > 0;
   });
+
+  const findCustomers = (text: string) => {
+    const values: unknown[] = [];
+    const sql = customersNamedSql(text, (v) => (values.push(v), '?'), LIKE);
+    return q(sql).all(...values) as { id: string; code: string }[];
+  };
 
   return {
     async createOperator(o) {
@@ -133,11 +152,15 @@ export function sqliteWeb(db: Database.Database): WebStore {
       return (q('SELECT value FROM web_keys WHERE name = ?').get(name) as { value: string }).value;
     },
 
-    async searchSubmissions(search) {
+    async searchSubmissions(asked) {
+      const search = await narrowCustomer(asked, findCustomers);
+      if (!search) return [];
       const { sql, values } = sqliteSubmissionSearch(search);
       return (q(sql).all(...values) as SubmissionRow[]).map(toSummary);
     },
-    async searchOrders(search) {
+    async searchOrders(asked) {
+      const search = await narrowCustomer(asked, findCustomers);
+      if (!search) return [];
       const { sql, values } = sqliteOrderSearch(search);
       const rows = q(sql).all(...values) as OrderRow[];
       const history = sqliteProductionHistory(q, rows.filter((r) => r.production_state).map((r) => r.id));
@@ -153,11 +176,9 @@ export function sqliteWeb(db: Database.Database): WebStore {
       for (const part of chunks([...orderIds])) for (const r of s.all(JSON.stringify(part)) as OrderExportRow[]) rows.push(r);
       return toExportLines(orderIds, rows);
     },
-    async searchArticles(prefix, limit) {
-      // A range on the primary key, not LIKE: LIKE would treat % and _ in the prefix as wildcards.
-      return q(`SELECT codice_articolo, descrizione, unita_misura FROM articles
-        WHERE codice_articolo >= ? AND codice_articolo < ? ORDER BY codice_articolo LIMIT ?`)
-        .all(prefix, `${prefix}\u{10FFFF}`, pageLimit(limit)) as Article[];
+    async searchArticles(search) {
+      const { sql, values } = sqliteArticleSearch(search);
+      return (q(sql).all(...values) as Parameters<typeof toArticle>[0][]).map(toArticle);
     },
     async orderCounts(since) {
       const rows = q(`SELECT channel, codice_cliente, count(*) AS n FROM orders WHERE registered_at >= ?

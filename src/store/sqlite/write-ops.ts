@@ -96,10 +96,10 @@ function insertOrder(c: OpContext, item: RegisterItem, numero: string, seq: numb
   const o = item.order;
   const at = isoIn(item.registeredAt, 'registeredAt');
   q(`INSERT INTO orders (id, customer_id, codice_cliente, riferimento_ordine, numero_ordine, year, seq, data_ordine,
-    data_consegna, content_hash, submission_id, channel, site, registered_at)
-    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`).run(
+    data_consegna, content_hash, submission_id, channel, site, registered_at, note)
+    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`).run(
     item.id, item.customerId, o.codice_cliente, o.riferimento_ordine, numero, item.year, seq, o.data_ordine,
-    o.data_consegna ?? null, item.contentHash, item.submissionId, item.channel, item.site ?? null, at,
+    o.data_consegna ?? null, item.contentHash, item.submissionId, item.channel, item.site ?? null, at, o.note ?? null,
   );
   insertLines(q, item.id, o.righe);
   // The outbox: in the same transaction, so the event exists exactly when the order does.

@@ -162,6 +162,18 @@ void describe('the embedded schema validates requests and real responses', () =>
     await validateAgainst(xsd, 'stato-produzione', bodyElement(v.text));
   });
 
+  void it('an order with a note: the request and StatoOrdineResponse validate, the note comes back (issue 43)', async () => {
+    const fields = `<ord:codice_cliente>C001</ord:codice_cliente><ord:riferimento_ordine>XSD-NOTE</ord:riferimento_ordine>`
+      + '<ord:data_ordine>2026-11-20</ord:data_ordine><ord:note>Piano terra &amp; retro\nGrazie</ord:note>'
+      + '<ord:righe><ord:riga><ord:codice_articolo>BV-STD</ord:codice_articolo><ord:quantita>5</ord:quantita><ord:unita_misura>PZ</ord:unita_misura></ord:riga></ord:righe>';
+    await validateAgainst(xsd, 'invia-note', `<ord:InviaOrdine xmlns:ord="${ns}">${fields}</ord:InviaOrdine>`);
+    const ok = await post(t.url, envelope(ns, c1.apiKey, `<ord:InviaOrdine>${fields}</ord:InviaOrdine>`));
+    assert.match(ok.text, /<ord:esito>ok<\/ord:esito>/);
+    const v = await post(t.url, statoOrdine(ns, c1.apiKey, '<ord:riferimento_ordine>XSD-NOTE</ord:riferimento_ordine>'));
+    assert.match(v.text, /<ord:data_ordine>2026-11-20<\/ord:data_ordine><ord:note>Piano terra &amp; retro\nGrazie<\/ord:note><ord:righe>/);
+    await validateAgainst(xsd, 'stato-note', bodyElement(v.text));
+  });
+
   void it('the fault detail element', async () => {
     const f = await post(t.url, envelope(ns, c1.apiKey, '<ord:StatoOrdine/>'));
     const detail = /<detail>([\s\S]*)<\/detail>/.exec(f.text)?.[1];

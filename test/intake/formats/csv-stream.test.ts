@@ -55,6 +55,7 @@ void describe('CSV read in pieces', () => {
     assert.deepEqual(sameInEveryChunking({ raw }), [
       {
         codice_cliente: 'C001', riferimento_ordine: 'PO "A"; 1', data_ordine: '2024-05-02',
+        note: `${';'.repeat(300)}\r\nsecond line "quoted"`,
         righe: [{ codice_articolo: 'A', quantita: 1.5, unita_misura: 'PZ' }, { codice_articolo: 'B', quantita: 2, unita_misura: 'PZ' }],
       },
       { codice_cliente: 'C001', riferimento_ordine: 'PO 12" x 18"', data_ordine: '2024-05-02', righe: [{ codice_articolo: 'C', quantita: 3, unita_misura: 'PZ' }] },

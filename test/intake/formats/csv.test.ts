@@ -77,13 +77,13 @@ void describe('CSV decoder', () => {
     assert.equal(orders.length, 2);
   });
 
-  void it('takes columns in any order and case, trimmed, ignores extra columns, data_consegna optional', () => {
+  void it('takes columns in any order and case, trimmed, ignores extra columns, data_consegna optional, reads the note', () => {
     const orders = decodeCsv(csv(
       ' Quantita ;DESCRIZIONE;Unita_Misura;codice_articolo;Data_Ordine;RIFERIMENTO_ORDINE;Codice_Cliente;note',
       '500;Biglietti da visita;PZ;BIGL-100;2024-05-02;PO-1;C001;urgente',
     ));
     assert.deepEqual(orders, [{
-      codice_cliente: 'C001', riferimento_ordine: 'PO-1', data_ordine: '2024-05-02',
+      codice_cliente: 'C001', riferimento_ordine: 'PO-1', data_ordine: '2024-05-02', note: 'urgente',
       righe: [{ codice_articolo: 'BIGL-100', quantita: 500, unita_misura: 'PZ' }],
     }]);
   });
@@ -166,7 +166,7 @@ void describe('CSV decoder', () => {
     throwsIntake(
       () => decodeCsv(csv('codice_cliente;riferimento_ordine;data_ordine;codice_articolo;unita_misura', 'C;P;D;A;PZ')),
       'NOT_PARSEABLE',
-      /^CSV header must name the columns codice_cliente, riferimento_ordine, data_ordine, codice_articolo, quantita, unita_misura \(data_consegna optional\); missing: quantita$/,
+      /^CSV header must name the columns codice_cliente, riferimento_ordine, data_ordine, codice_articolo, quantita, unita_misura \(data_consegna and note optional\); missing: quantita$/,
     );
     throwsIntake(() => decodeCsv(csv('C001;PO-1;2024-05-02;A;1;PZ')), 'NOT_PARSEABLE', /missing: codice_cliente, riferimento_ordine/);
   });
@@ -224,6 +224,7 @@ void describe('CSV decoder', () => {
     ));
     assert.deepEqual(orders, [{
       codice_cliente: 'C001', riferimento_ordine: 'PO "A"; 1', data_ordine: '2024-05-02',
+      note: `${';'.repeat(300)}\r\nsecond line, still the note`,
       righe: [{ codice_articolo: 'A', quantita: 1, unita_misura: 'PZ' }, { codice_articolo: 'B', quantita: 2, unita_misura: 'PZ' }],
     }]);
     throwsIntake(

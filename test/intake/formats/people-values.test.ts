@@ -141,7 +141,7 @@ void describe('numbers written by people', () => {
       const texts = values.map((v) => (rnd() < 0.7 ? italian(v, rnd) : machine(v)));
       const rows = texts.map((t, i) => `C;P${n};2026-11-28;;A${i};${t};PZ`);
       const [order] = decodeCsv({ raw: Buffer.from(['codice_cliente;riferimento_ordine;data_ordine;data_consegna;codice_articolo;quantita;unita_misura', ...rows].join('\n')) }) as { righe: { quantita: unknown }[] }[];
-      const form = readOrderForm({ riferimento_ordine: 'P', data_ordine: '28/11/2026', data_consegna: '', righe: texts.map((t) => ({ codice_articolo: 'A', quantita: t, unita_misura: 'PZ' })) }, 'C');
+      const form = readOrderForm({ riferimento_ordine: 'P', data_ordine: '28/11/2026', data_consegna: '', note: '', righe: texts.map((t) => ({ codice_articolo: 'A', quantita: t, unita_misura: 'PZ' })) }, 'C');
       const fromCsv = order!.righe.map((l) => l.quantita);
       const ctx = contextOf(texts);
       const expected = texts.map((t) => {

@@ -82,7 +82,7 @@ export function registerCatalogRoutes(app: FastifyInstance, ctx: WebContext): vo
 
   async function articlesPage(req: FastifyRequest, reply: FastifyReply, q: string, extra: Record<string, unknown> = {}) {
     const [articles, units, total, inactive] = await Promise.all([
-      ctx.store.searchArticles(q, 100), ctx.store.listUnits(), ctx.store.countArticles(), ctx.store.listInactiveArticles(INACTIVE_SHOWN),
+      ctx.store.searchArticles({ text: q.trim(), limit: 100, demo: true }), ctx.store.listUnits(), ctx.store.countArticles(), ctx.store.listInactiveArticles(INACTIVE_SHOWN),
     ]);
     return consolePage(ctx, req, reply, 'console/articles.eta', { title: 'Articoli e unità', nav: 'articles', q, articles, units, total, inactive, ...extra });
   }

@@ -10,14 +10,18 @@ import { IntakeError } from '../../../domain/errors.ts';
 import { openOrders } from '../../../intake/formats/index.ts';
 import type { StoredSubmission } from '../../../domain/types.ts';
 import type { WebContext } from '../context.ts';
-import { idParam } from '../render.ts';
-import { MAX_FORM_LINES, postedForm, readOrderForm, text, type OrderForm } from '../order-form.ts';
+import { idParam, str } from '../render.ts';
+import { MAX_FORM_LINES, postedForm, readOrderForm, text, wantsLine, withLines, type OrderForm } from '../order-form.ts';
 import { writeNumber } from '../../../intake/formats/people-values.ts';
+import { MAX_NOTE_CHARS } from '../../../domain/types.ts';
+import { isDemoCustomer } from '../../../seed/demo.ts';
 import { actor, consolePage, record } from './page.ts';
 import { outcomeRecap, registeredSince } from '../recap.ts';
 
-/** Empty lines offered below the decoded ones, so a line can be added without any script. */
+/** Empty lines offered below the decoded ones; "Aggiungi riga" adds more. */
 export const SPARE_LINES = 2;
+/** Catalog suggestions rendered with the page (the script asks for more as the operator types). */
+const SUGGESTIONS = 200;
 
 /**
  * The order candidate at `index` of the submission's file as form values ('' where the file had nothing usable),
@@ -26,7 +30,7 @@ export const SPARE_LINES = 2;
  * could not read stay as the file had them, to be corrected.
  */
 export function decodedForm(s: StoredSubmission, index: number): { form: OrderForm; machine: boolean } {
-  const empty: OrderForm = { riferimento_ordine: '', data_ordine: '', data_consegna: '', righe: [] };
+  const empty: OrderForm = { riferimento_ordine: '', data_ordine: '', data_consegna: '', note: '', righe: [] };
   let candidate: unknown;
   let machine = false;
   try {
@@ -47,17 +51,13 @@ export function decodedForm(s: StoredSubmission, index: number): { form: OrderFo
   const righe = Array.isArray(o.righe) ? o.righe.slice(0, MAX_FORM_LINES) : [];
   const form = {
     riferimento_ordine: text(o.riferimento_ordine), data_ordine: text(o.data_ordine), data_consegna: text(o.data_consegna),
-    righe: righe.map((r) => {
+    note: text(o.note), righe: righe.map((r) => {
       const l = (r && typeof r === 'object' ? r : {}) as Record<string, unknown>;
       const quantita = typeof l.quantita === 'number' ? writeNumber(l.quantita) : text(l.quantita);
       return { codice_articolo: text(l.codice_articolo), quantita, unita_misura: text(l.unita_misura) };
     }),
   };
   return { form, machine };
-}
-
-function withSpare(form: OrderForm): OrderForm {
-  return { ...form, righe: [...form.righe, ...Array.from({ length: SPARE_LINES }, () => ({ codice_articolo: '', quantita: '', unita_misura: '' }))] };
 }
 
 export function registerCorrectRoutes(app: FastifyInstance, ctx: WebContext): void {
@@ -71,10 +71,16 @@ export function registerCorrectRoutes(app: FastifyInstance, ctx: WebContext): vo
     return s;
   }
 
-  function show(req: FastifyRequest, reply: FastifyReply, s: StoredSubmission, index: number, form: OrderForm, extra: Record<string, unknown> = {}) {
+  /** The customer's suggestions: the demo catalog only for the DEMO customer (Article.demo). */
+  const articlesFor = (s: StoredSubmission, q: string, limit: number) =>
+    ctx.store.searchArticles({ text: q, limit, demo: isDemoCustomer(s.customerCode) });
+
+  async function show(req: FastifyRequest, reply: FastifyReply, s: StoredSubmission, index: number, form: OrderForm, extra: Record<string, unknown> = {}) {
     const failed = s.outcome?.orders.find((o) => o.index === index);
+    const [articles, units] = await Promise.all([articlesFor(s, '', SUGGESTIONS), ctx.store.listUnits()]);
     return consolePage(ctx, req, reply, 'console/correct.eta', {
-      title: 'Correggi e registra', nav: 'submissions', s, index, form: withSpare(form), failed, orders: s.outcome?.orders ?? [], ...extra,
+      title: 'Correggi e registra', nav: 'submissions', s, index, form, failed, orders: s.outcome?.orders ?? [],
+      articles, units, maxLines: MAX_FORM_LINES, maxNote: MAX_NOTE_CHARS, script: 'modulo.js', ...extra,
     });
   }
 
@@ -87,7 +93,13 @@ export function registerCorrectRoutes(app: FastifyInstance, ctx: WebContext): vo
     const firstRefused = (refusedOrders.find((o) => !since.has(o.index)) ?? refusedOrders[0])?.index ?? 0;
     const index = Number.isInteger(wanted) && wanted >= 0 ? wanted : firstRefused;
     const { form, machine } = decodedForm(s, index);
-    return show(req, reply, s, index, form, { machine });
+    return show(req, reply, s, index, withLines(form, SPARE_LINES), { machine });
+  });
+
+  app.get('/invii/:id/articoli', async (req) => {
+    const s = await refused(req);
+    const q = str((req.query as Record<string, unknown>).q, 64) ?? '';
+    return (await articlesFor(s, q, 50)).map((a) => ({ codice: a.codice_articolo, descrizione: a.descrizione, unita: a.unita_misura }));
   });
 
   app.post('/invii/:id/correggi', async (req, reply) => {
@@ -96,8 +108,9 @@ export function registerCorrectRoutes(app: FastifyInstance, ctx: WebContext): vo
     const index = Number((req.body as Record<string, unknown>).ordine ?? 0) || 0;
     const form = postedForm(req.body);
     const machine = (req.body as Record<string, unknown>).numeri === 'macchina';
+    if (wantsLine(req.body)) return show(req, reply, s, index, withLines(form, 1), { machine, focusLine: form.righe.length });
     const read = readOrderForm(form, s.customerCode, { machine });
-    if (!read.ok) return show(req, reply.code(422), s, index, form, { machine, problems: read.problems });
+    if (!read.ok) return show(req, reply.code(422), s, index, withLines(form, SPARE_LINES), { machine, problems: read.problems });
     const order = read.order;
     const { submission, outcome } = await ctx.intake.submit({
       principal: { customerId: s.customerId, customerCode: s.customerCode },
@@ -117,6 +130,6 @@ export function registerCorrectRoutes(app: FastifyInstance, ctx: WebContext): vo
       const recap = await outcomeRecap(ctx.store, s.customerId, outcome);
       return consolePage(ctx, req, reply, 'console/corrected.eta', { title: 'Ordine registrato', nav: 'submissions', s, submission, outcome, recap });
     }
-    return show(req, reply.code(422), s, index, form, { machine, outcome });
+    return show(req, reply.code(422), s, index, withLines(form, SPARE_LINES), { machine, outcome });
   });
 }

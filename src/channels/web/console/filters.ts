@@ -11,20 +11,16 @@ import { dayStart } from './dashboard.ts';
 /** Rows per page of a list: what a person scans before refining the filters. */
 export const PAGE_SIZE = 50;
 
-export async function listFilters(ctx: WebContext, query: unknown) {
+export function listFilters(ctx: WebContext, query: unknown) {
   const q = (query ?? {}) as Record<string, unknown>;
   const form = { cliente: str(q.cliente, 40) ?? '', canale: str(q.canale, 20) ?? '', dal: str(q.dal, 10) ?? '', al: str(q.al, 10) ?? '', rif: str(q.rif, 100) ?? '' };
   const search: OrderSearch = { limit: PAGE_SIZE };
-  let unknownCustomer = false;
-  if (form.cliente) {
-    const c = await ctx.store.getCustomerByCode(form.cliente);
-    if (c) search.customerId = c.id;
-    else unknownCustomer = true;
-  }
+  // Customer and reference find a part of the value, in any case (`ferri` finds "Tipografia Ferri" by its name).
+  if (form.cliente.trim()) search.customer = form.cliente.trim();
   if ((CHANNELS as readonly string[]).includes(form.canale)) search.channel = form.canale as Channel;
   search.from = dayStart(form.dal, ctx.timeZone);
   search.to = dayStart(form.al, ctx.timeZone, 1);
-  if (form.rif) search.riferimento = form.rif;
+  if (form.rif.trim()) search.riferimento = form.rif.trim();
   search.after = parseCursor(q.dopo);
-  return { q, form, search, unknownCustomer };
+  return { q, form, search };
 }

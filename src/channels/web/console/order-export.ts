@@ -17,6 +17,8 @@ export function csvCell(v: unknown): string {
 export const EXPORT_HEADER = [
   'numero_ordine', 'codice_cliente', 'cliente', 'riferimento_ordine', 'data_ordine', 'data_consegna', 'riga',
   'codice_articolo', 'descrizione_articolo', 'quantita', 'unita_misura', 'stato_produzione', 'canale', 'registrato_il', 'id_ordine',
+  // The note last: the columns before it keep the places a spreadsheet built on this export expects.
+  'note',
 ].join(';');
 
 const localFormats = new Map<string, Intl.DateTimeFormat>();
@@ -48,7 +50,7 @@ export function exportRows(
       rows.push([
         o.numero_ordine, o.codice_cliente, customerNames.get(o.customerId), o.riferimento_ordine, o.data_ordine, o.data_consegna,
         l.index + 1, l.codice_articolo, l.descrizione, String(l.quantita).replace('.', ','), l.unita_misura,
-        l.productionState, o.channel, registered, o.id_ordine,
+        l.productionState, o.channel, registered, o.id_ordine, o.note,
       ].map(csvCell).join(';'));
     }
   }

@@ -19,14 +19,14 @@ export { csvCell } from './order-export.ts';
 
 export function registerOrderRoutes(app: FastifyInstance, ctx: WebContext): void {
   app.get('/ordini', async (req, reply) => {
-    const { form, search, unknownCustomer } = await listFilters(ctx, req.query);
-    const rows = unknownCustomer ? [] : await ctx.store.searchOrders(search);
+    const { form, search } = listFilters(ctx, req.query);
+    const rows = await ctx.store.searchOrders(search);
     const last = rows.length === PAGE_SIZE ? rows[rows.length - 1] : undefined;
     const params = new URLSearchParams(Object.entries(form).filter(([, v]) => v !== ''));
     const exportUrl = `/console/ordini.csv?${params.toString()}`;
     if (last) params.set('dopo', cursorOf(last.registeredAt, last.id_ordine));
     return consolePage(ctx, req, reply, 'console/orders.eta', {
-      title: 'Ordini', nav: 'orders', rows, form, unknownCustomer, channels: CHANNELS, exportUrl,
+      title: 'Ordini', nav: 'orders', rows, form, channels: CHANNELS, exportUrl,
       next: last ? `/console/ordini?${params.toString()}` : undefined, paged: search.after !== undefined,
     });
   });
@@ -34,13 +34,13 @@ export function registerOrderRoutes(app: FastifyInstance, ctx: WebContext): void
   app.get('/ordini.csv', async (req, reply) => {
     // Exporting is an action (docs/operators/console.md): a viewer looks at the list, he does not take it away.
     actor(req);
-    const { search, unknownCustomer } = await listFilters(ctx, req.query);
+    const { search } = listFilters(ctx, req.query);
     const lines = [EXPORT_HEADER];
     const customerNames = new Map((await ctx.store.listCustomers()).map((c) => [c.id, c.name]));
     let after = search.after;
     let n = 0;
     // Keyset pages of the same query the list shows, so the export costs the same per row at any depth.
-    while (!unknownCustomer && n < MAX_EXPORT_ROWS) {
+    while (n < MAX_EXPORT_ROWS) {
       const rows: OrderSummary[] = await ctx.store.searchOrders({ ...search, after, limit: 1000 });
       const orderLines = await ctx.store.orderExportLines(rows.map((o) => o.id_ordine));
       for (const row of exportRows(rows, orderLines, customerNames, ctx.timeZone)) lines.push(row);

@@ -15,23 +15,23 @@ import { registerCorrectRoutes } from './correct.ts';
 import { outcomeExtras } from '../recap.ts';
 
 /** The list's filters from the query string, as given (for the form) and as a store search. */
-export async function submissionFilters(ctx: WebContext, query: unknown) {
-  const { q, form: common, search: base, unknownCustomer } = await listFilters(ctx, query);
+export function submissionFilters(ctx: WebContext, query: unknown) {
+  const { q, form: common, search: base } = listFilters(ctx, query);
   const form = { ...common, esito: str(q.esito, 20) ?? '' };
   const search: SubmissionSearch = { ...base };
   if ((SUBMISSION_OUTCOMES as readonly string[]).includes(form.esito)) search.outcome = form.esito as SubmissionOutcomeFilter;
-  return { form, search, unknownCustomer };
+  return { form, search };
 }
 
 export function registerSubmissionRoutes(app: FastifyInstance, ctx: WebContext): void {
   app.get('/invii', async (req, reply) => {
-    const { form, search, unknownCustomer } = await submissionFilters(ctx, req.query);
-    const rows = unknownCustomer ? [] : await ctx.store.searchSubmissions(search);
+    const { form, search } = submissionFilters(ctx, req.query);
+    const rows = await ctx.store.searchSubmissions(search);
     const last = rows.length === PAGE_SIZE ? rows[rows.length - 1] : undefined;
     const params = new URLSearchParams(Object.entries(form).filter(([, v]) => v !== ''));
     if (last) params.set('dopo', cursorOf(last.receivedAt, last.id));
     return consolePage(ctx, req, reply, 'console/submissions.eta', {
-      title: 'Invii', nav: 'submissions', rows, form, unknownCustomer, channels: CHANNELS,
+      title: 'Invii', nav: 'submissions', rows, form, channels: CHANNELS,
       next: last ? `/console/invii?${params.toString()}` : undefined, paged: search.after !== undefined,
     });
   });

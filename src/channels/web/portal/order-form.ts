@@ -1,36 +1,36 @@
 /**
  * The portal's order form, for customers with no file at all: the customer code is fixed to the logged-in
  * customer, article codes are suggested from the catalog (a datalist, refreshed by a small script as the customer
- * types), and the order goes through the intake core as a one-order JSON submission of channel `portal`.
+ * types: a part of the code or of the description finds it), lines are added as needed ("Aggiungi riga": in place
+ * with the script, by sending the form back without it), a note goes with the order, and the order goes through the
+ * intake core as a one-order JSON submission of channel `portal`.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { postedForm, readOrderForm, type OrderForm } from '../order-form.ts';
+import { MAX_FORM_LINES, postedForm, readOrderForm, wantsLine, withLines, type OrderForm } from '../order-form.ts';
 import type { WebContext } from '../context.ts';
 import { sourceOf, str } from '../render.ts';
+import { isDemoCustomer } from '../../../seed/demo.ts';
+import { MAX_NOTE_CHARS } from '../../../domain/types.ts';
 import { customerOf, portalPage, principalOf } from './page.ts';
 import { outcomeRecap } from '../recap.ts';
 
 /** Suggestions sent at once: enough to browse a small catalog, few enough to keep the page light. */
 const SUGGESTIONS = 200;
-const FORM_LINES = 5;
 
 function blank(): OrderForm {
-  return {
-    riferimento_ordine: '', data_ordine: new Date().toISOString().slice(0, 10), data_consegna: '',
-    righe: Array.from({ length: FORM_LINES }, () => ({ codice_articolo: '', quantita: '', unita_misura: '' })),
-  };
-}
-
-function padded(form: OrderForm): OrderForm {
-  const missing = Math.max(0, FORM_LINES - form.righe.length);
-  return { ...form, righe: [...form.righe, ...Array.from({ length: missing }, () => ({ codice_articolo: '', quantita: '', unita_misura: '' }))] };
+  return withLines({ riferimento_ordine: '', data_ordine: new Date().toISOString().slice(0, 10), data_consegna: '', note: '', righe: [] }, 1);
 }
 
 export function registerPortalOrderForm(app: FastifyInstance, ctx: WebContext): void {
+  /** The demo catalog is the DEMO customer's alone (Article.demo). */
+  const articlesFor = (req: FastifyRequest, text: string, limit: number) =>
+    ctx.store.searchArticles({ text, limit, demo: isDemoCustomer(customerOf(req).code) });
+
   async function show(req: FastifyRequest, reply: FastifyReply, form: OrderForm, extra: Record<string, unknown> = {}) {
-    const [articles, units] = await Promise.all([ctx.store.searchArticles('', SUGGESTIONS), ctx.store.listUnits()]);
+    const [articles, units] = await Promise.all([articlesFor(req, '', SUGGESTIONS), ctx.store.listUnits()]);
     return portalPage(ctx, req, reply, 'portal/form.eta', {
-      title: 'Nuovo ordine', nav: 'form', form, articles, units, code: customerOf(req).code, script: 'portale.js', ...extra,
+      title: 'Nuovo ordine', nav: 'form', form, articles, units, code: customerOf(req).code, script: 'modulo.js',
+      maxLines: MAX_FORM_LINES, maxNote: MAX_NOTE_CHARS, ...extra,
     });
   }
 
@@ -39,8 +39,12 @@ export function registerPortalOrderForm(app: FastifyInstance, ctx: WebContext): 
   app.post('/ordine', async (req, reply) => {
     const principal = principalOf(req);
     const form = postedForm(req.body);
+    if (wantsLine(req.body)) {
+      // "Aggiungi riga" without the script: nothing is sent, the form comes back as typed with one more line.
+      return show(req, reply, withLines(form, 1), { focusLine: form.righe.length });
+    }
     const read = readOrderForm(form, principal.customerCode);
-    if (!read.ok) return show(req, reply.code(422), padded(form), { problems: read.problems });
+    if (!read.ok) return show(req, reply.code(422), withLines(form, 0), { problems: read.problems });
     const { outcome } = await ctx.intake.submit({
       principal, channel: 'portal', mediaType: 'application/json', raw: Buffer.from(JSON.stringify(read.order), 'utf8'),
       meta: { remote: sourceOf(req), modulo: 'ordine' }, singleOrder: true,
@@ -49,13 +53,13 @@ export function registerPortalOrderForm(app: FastifyInstance, ctx: WebContext): 
       const recap = await outcomeRecap(ctx.store, principal.customerId, outcome);
       return portalPage(ctx, req, reply, 'portal/result.eta', { title: 'Ordine inviato', nav: 'form', results: [{ fileName: 'Modulo d\'ordine', outcome, recap }] });
     }
-    return show(req, reply.code(422), padded(form), { outcome });
+    return show(req, reply.code(422), withLines(form, 0), { outcome });
   });
 
   app.get('/articoli', async (req) => {
     customerOf(req);
     const q = str((req.query as Record<string, unknown>).q, 64) ?? '';
-    const rows = await ctx.store.searchArticles(q, 50);
+    const rows = await articlesFor(req, q, 50);
     return rows.map((a) => ({ codice: a.codice_articolo, descrizione: a.descrizione, unita: a.unita_misura }));
   });
 }

@@ -90,7 +90,8 @@ export function registerPortalRoutes(app: FastifyInstance, ctx: WebContext): voi
   app.get('/ordini', async (req, reply) => {
     const c = customerOf(req);
     const q = req.query as Record<string, unknown>;
-    const rif = str(q.rif, 100);
+    // A part of the reference, in any case: `121` finds PO-1213.
+    const rif = str(q.rif, 100)?.trim() || undefined;
     const rows = await ctx.store.searchOrders({ customerId: c.id, riferimento: rif, after: parseCursor(q.dopo), limit: PAGE });
     const last = rows.length === PAGE ? rows[rows.length - 1] : undefined;
     const next = last ? `/portale/ordini?${new URLSearchParams({ ...(rif ? { rif } : {}), dopo: cursorOf(last.registeredAt, last.id_ordine) }).toString()}` : undefined;

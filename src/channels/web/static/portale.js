@@ -1,7 +1,7 @@
-/* Portal: drag-and-drop onto the upload form, and catalog suggestions as the customer types. Everything works
-   without this script (file picker, server-rendered suggestions); it only makes both nicer. No inline code: the
+/* Portal: drag-and-drop onto the upload form. Everything works without this script (the file picker); it only makes
+   it nicer (the order form's script is modulo.js). No inline code: the
    Content-Security-Policy allows scripts from this service only. */
-/* global document, window, fetch, DataTransfer */
+/* global document, DataTransfer */
 (function () {
   'use strict';
   var drop = document.getElementById('drop');
@@ -33,30 +33,6 @@
       input.files = dt.files;
       showChosen();
       form.requestSubmit();
-    });
-  }
-
-  var list = document.getElementById('catalogo');
-  if (list) {
-    var timer;
-    document.querySelectorAll('input[list="catalogo"]').forEach(function (field) {
-      field.addEventListener('input', function () {
-        window.clearTimeout(timer);
-        var q = field.value.trim();
-        timer = window.setTimeout(function () {
-          fetch('/portale/articoli?q=' + encodeURIComponent(q), { headers: { accept: 'application/json' }, credentials: 'same-origin' })
-            .then(function (r) { return r.ok ? r.json() : []; })
-            .then(function (rows) {
-              list.replaceChildren.apply(list, rows.map(function (a) {
-                var o = document.createElement('option');
-                o.value = a.codice;
-                o.textContent = a.descrizione + ' (' + a.unita + ')';
-                return o;
-              }));
-            })
-            .catch(function () { /* suggestions are a convenience: keep the ones shown */ });
-        }, 200);
-      });
     });
   }
 })();

@@ -76,7 +76,7 @@ function tooManyColumns(line: number): IntakeError {
 function missingColumns(missing: readonly string[]): IntakeError {
   return new IntakeError(
     'NOT_PARSEABLE',
-    `CSV header must name the columns ${REQUIRED_COLUMNS.join(', ')} (data_consegna optional); missing: ${missing.join(', ')}`,
+    `CSV header must name the columns ${REQUIRED_COLUMNS.join(', ')} (data_consegna and note optional); missing: ${missing.join(', ')}`,
   );
 }
 
