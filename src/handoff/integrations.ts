@@ -59,7 +59,7 @@ export function listIntegrations(store: EventStore): Promise<Integration[]> {
  * The integration of a key, or undefined (absent, malformed, unknown, revoked or wrong: one answer for all). Not
  * cached: one indexed lookup per feed request is cheap, and a rotation or revocation then takes effect at once.
  */
-export async function authenticateIntegration(store: EventStore, token: string | undefined): Promise<IntegrationPrincipal | undefined> {
+export async function authenticateIntegration(store: Pick<EventStore, 'findIntegration'>, token: string | undefined): Promise<IntegrationPrincipal | undefined> {
   const parsed = parseIntegrationKey(token);
   if (!parsed || token === undefined) return undefined;
   const found = await store.findIntegration(parsed.keyId);

@@ -13,7 +13,7 @@ import { MAX_NOTE_LENGTH, updateProductionState } from '../../handoff/production
 import type { EventReader } from '../../domain/order-events.ts';
 import type { EventSignal } from '../../handoff/signal.ts';
 import { PRODUCTION_STATES, type ProductionState } from '../../domain/types.ts';
-import type { Store } from '../../domain/store/store.ts';
+import type { IntegrationRoutesStore } from '../../domain/store/ports.ts';
 import type { ApiKeyAuth } from './routes.ts';
 
 /**
@@ -24,7 +24,7 @@ import type { ApiKeyAuth } from './routes.ts';
 const CONTROL_IN_NOTE = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/;
 
 export interface IntegrationRouteDeps {
-  store: Store;
+  store: IntegrationRoutesStore;
   reader: EventReader;
   signal: EventSignal;
   /** A customer's key is told apart from a wrong key: 403, not 401. */

@@ -12,14 +12,14 @@ import { authenticateIntegration } from '../../handoff/integrations.ts';
 import { INTEGRATION_LIST_PARAMS, LIST_PARAMS, listOrderPage, readListQuery } from './order-list.ts';
 import type { Intake } from '../../intake/intake.ts';
 import type { Principal } from '../../domain/types.ts';
-import type { Store } from '../../domain/store/store.ts';
+import type { RestStore } from '../../domain/store/ports.ts';
 import type { ApiKeyAuth } from '../../http/auth.ts';
 
 export type { ApiKeyAuth } from '../../http/auth.ts';
 
 export interface RestDeps {
   intake: Intake;
-  store: Store;
+  store: RestStore;
   auth: ApiKeyAuth;
   /** The service's time zone: the days of `dal` and `al` are lived there. */
   timeZone: string;

@@ -56,6 +56,12 @@ export type ConnectorOrderStore = Pick<Store, 'connectorOrderOwners' | 'getOrder
 /** The connectors' routes (src/channels/connectors/): the key, the JMF messages about orders, the status lookups. */
 export type ConnectorChannelStore = ConnectorAuthStore & ConnectorOrderStore & StatusStore;
 
+/** REST's customer routes (src/channels/rest/routes.ts): status lookups, a customer's list of orders, integration keys. */
+export type RestStore = StatusStore & Pick<Store, 'findIntegration' | 'getCustomerByCode' | 'listCustomerOrders'>;
+
+/** The integrations' routes (src/channels/rest/integration-routes.ts): their keys and production reports. */
+export type IntegrationRoutesStore = Pick<EventStore, 'findIntegration' | 'getOrderAnyCustomer' | 'setProductionState'>;
+
 /** The hand-off (src/handoff/): the event stream, subscribers and deliveries, integrations, production reports. */
 export type HandoffPort = HandoffStore & EventStore & Pick<Store,
   'acquireLease' | 'releaseLease' | 'getCustomerByCode' | 'listConnectors' | 'connectorLookup' | 'notificationTarget' | 'queueNotification'>;
