@@ -4,10 +4,9 @@
  * address the refusal went to, threaded under the customer's message. Composed once into RFC 5322 bytes and queued in
  * the reply outbox, like the production status notifications (status-mail.ts).
  */
-import MailComposer from 'nodemailer/lib/mail-composer';
 import { localTime } from './local-time.ts';
 import { omittedText, recapTextLines, type Recap } from './recap.ts';
-import { oneLine } from './status-mail.ts';
+import { composeNotice, oneLine } from './status-mail.ts';
 
 export interface CorrectionMailInput {
   /** Unique per notice: its Message-ID is built from it. */
@@ -51,19 +50,6 @@ export function correctionMailText(i: CorrectionMailInput): string {
   return `${lines.join('\n')}\n`;
 }
 
-export async function composeCorrectionMail(i: CorrectionMailInput): Promise<{ subject: string; raw: Buffer }> {
-  const subject = correctionMailSubject(i);
-  const inReplyTo = i.inReplyTo ? oneLine(i.inReplyTo, 998) : undefined;
-  const mail = new MailComposer({
-    from: { name: 'Servizio ordini', address: i.mailbox },
-    to: i.to,
-    subject,
-    date: i.now,
-    messageId: `<${i.id}@${i.mailDomain}>`,
-    ...(inReplyTo ? { inReplyTo, references: [inReplyTo] } : {}),
-    // A notice, not a reply to a message just received (RFC 3834 3.1.7): robots must not answer it.
-    headers: { 'Auto-Submitted': 'auto-generated', 'X-Auto-Response-Suppress': 'All' },
-    text: correctionMailText(i),
-  });
-  return { subject, raw: await mail.compile().build() };
+export function composeCorrectionMail(i: CorrectionMailInput): Promise<{ subject: string; raw: Buffer }> {
+  return composeNotice(i, correctionMailSubject(i), correctionMailText(i));
 }

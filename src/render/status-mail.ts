@@ -74,19 +74,34 @@ export function statusMailText(i: StatusMailInput): string {
   return `${lines.join('\n')}\n`;
 }
 
-export async function composeStatusMail(i: StatusMailInput): Promise<{ subject: string; raw: Buffer }> {
-  const subject = statusMailSubject(i);
-  const inReplyTo = i.inReplyTo ? oneLine(i.inReplyTo, 998) : undefined;
+/** What every notice the service sends on its own carries: who from and to, its id, the thread it belongs to. */
+export interface NoticeEnvelope {
+  id: string;
+  to: string;
+  /** The customer's order mailbox: the sender, as for the acknowledgements. */
+  mailbox: string;
+  mailDomain: string;
+  inReplyTo?: string;
+  now: Date;
+}
+
+/** A notice (a status e-mail, a correction's), not a reply to a message just received: RFC 3834 3.1.7. */
+export async function composeNotice(e: NoticeEnvelope, subject: string, text: string): Promise<{ subject: string; raw: Buffer }> {
+  const inReplyTo = e.inReplyTo ? oneLine(e.inReplyTo, 998) : undefined;
   const mail = new MailComposer({
-    from: { name: 'Servizio ordini', address: i.mailbox },
-    to: i.to,
+    from: { name: 'Servizio ordini', address: e.mailbox },
+    to: e.to,
     subject,
-    date: i.now,
-    messageId: `<${i.id}@${i.mailDomain}>`,
+    date: e.now,
+    messageId: `<${e.id}@${e.mailDomain}>`,
     ...(inReplyTo ? { inReplyTo, references: [inReplyTo] } : {}),
-    // A notification, not a reply (RFC 3834 3.1.7): robots must not answer it.
+    // Robots must not answer it.
     headers: { 'Auto-Submitted': 'auto-generated', 'X-Auto-Response-Suppress': 'All' },
-    text: statusMailText(i),
+    text,
   });
   return { subject, raw: await mail.compile().build() };
+}
+
+export function composeStatusMail(i: StatusMailInput): Promise<{ subject: string; raw: Buffer }> {
+  return composeNotice(i, statusMailSubject(i), statusMailText(i));
 }

@@ -72,7 +72,7 @@ void describe('portal order form: lines, note, suggestions', () => {
       await page.getByLabel('Note').fill(NOTE);
       await shot(page, 'portal-order-form-lines');
       await page.getByRole('button', { name: "Invia l'ordine" }).click();
-      const numero = (await page.locator('.numero').innerText()).trim();
+      const numero = (await page.locator('.numero').first().innerText()).trim();
       assert.match(numero, /^\d{4}-\d{6}$/);
       const o = await restOrder(t, c, 'FORM-JS');
       assert.equal(o.numero_ordine, numero);
@@ -113,7 +113,7 @@ void describe('portal order form: lines, note, suggestions', () => {
       await page.locator('#u1').fill('PZ');
       await shot(page, 'portal-order-form-noscript-phone');
       await page.getByRole('button', { name: "Invia l'ordine" }).click();
-      assert.match((await page.locator('.numero').innerText()).trim(), /^\d{4}-\d{6}$/);
+      assert.match((await page.locator('.numero').first().innerText()).trim(), /^\d{4}-\d{6}$/);
       const o = await restOrder(t, c, 'FORM-NOJS');
       assert.equal(o.note, NOTE);
       assert.deepEqual((o.righe as { codice_articolo: string }[]).map((r) => r.codice_articolo), ['VOL-A4', 'BV-STD']);

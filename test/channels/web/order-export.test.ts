@@ -66,16 +66,16 @@ void describe('console: orders exported as CSV', () => {
     const rows = bytes.subarray(3).toString('utf8').split('\r\n');
     assert.equal(rows.pop(), '', 'CRLF after every row');
     assert.equal(rows[0], 'numero_ordine;codice_cliente;cliente;riferimento_ordine;data_ordine;data_consegna;riga;codice_articolo;'
-      + 'descrizione_articolo;quantita;unita_misura;stato_produzione;canale;registrato_il;id_ordine');
+      + 'descrizione_articolo;quantita;unita_misura;stato_produzione;canale;registrato_il;id_ordine;note');
     const data = rows.slice(1).map(cells);
     assert.equal(data.length, 3, 'one row per line, C001 only');
-    assert.ok(data.every((r) => r.length === 15));
+    assert.ok(data.every((r) => r.length === 16));
     const local = (iso: string) => spreadsheetTime(iso, 'Europe/Rome');
     // Newest first, as the list: the second order, then the first one's two lines.
     assert.deepEqual(data[0], [second.numero_ordine, 'C001', 'Tipografia "Rossi"; & figli', "'=SOMMA(1;2)", '2026-11-20', '2026-12-01', '1',
-      'CAR-A4-80', '', '3', 'RS', '', 'rest', local(second.registrato_il), second.id_ordine]);
+      'CAR-A4-80', '', '3', 'RS', '', 'rest', local(second.registrato_il), second.id_ordine, '']);
     assert.deepEqual(data[1], [first.numero_ordine, 'C001', 'Tipografia "Rossi"; & figli', 'PO-1', '2026-11-20', '2026-12-01', '1',
-      'BV-STD', 'Biglietti da visita', '500', 'PZ', 'spedito', 'rest', local(first.registrato_il), first.id_ordine]);
+      'BV-STD', 'Biglietti da visita', '500', 'PZ', 'spedito', 'rest', local(first.registrato_il), first.id_ordine, '']);
     assert.deepEqual(data[2]!.slice(6, 12), ['2', 'VOL-A4', 'Volantini A4', '2,5', 'PZ', 'spedito']);
     assert.match(data[1]![13]!, /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/, 'a time Excel reads as a date: no T, no Z');
     const utc = new Date(first.registrato_il);
