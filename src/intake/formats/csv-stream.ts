@@ -26,6 +26,7 @@ import { columnsOf, detectDelimiter, findHeaderLine, MAX_COLUMNS, MAX_RECORD_CHA
 import { ShapeScanner } from './csv-shape.ts';
 import { bufferBytes, firstInvalidUtf8, type Bytes } from './bytes.ts';
 import { QUOTE_BYTE, unquotedRecords } from './csv-unquoted.ts';
+import { RECORD_LINE, withRows, type LinedRecord } from './file-rows.ts';
 import { byteOrderMark, decodeText, invalidUtf8Message, normalizeCharset } from './text.ts';
 
 /** Bytes handed to the parser at a time: large enough that per-chunk costs vanish, small next to any limit. */
@@ -99,6 +100,11 @@ export function parserOptions(delimiter: string): Options {
     skip_records_with_empty_values: true,
     // Backstop for one huge unquoted cell, which the shape scanner does not measure.
     max_record_size: MAX_RECORD_CHARS,
+    // People are told the row of the file (file-rows.ts); `lines` is where the record ends.
+    on_record: (record: LinedRecord, context) => {
+      record[RECORD_LINE] = context.lines;
+      return record;
+    },
   };
 }
 
@@ -222,6 +228,7 @@ interface Building {
   index: number;
   left: number;
   order: { righe: unknown[] };
+  rows: number[];
 }
 
 /** One string per (customer, reference), unambiguous (the length says where the customer ends); cheaper than JSON. */
@@ -387,7 +394,8 @@ export class CsvOrderReader {
             const value = cellAt(record, at);
             if (!(value === '' && OPTIONAL_ORDER_FIELDS.has(field))) fields[field] = value;
           }
-          b = { index: planned.index, left: planned.rows, order: { ...fields, righe: [] } };
+          b = { index: planned.index, left: planned.rows, order: { ...fields, righe: [] }, rows: [] };
+          withRows(b.order, b.rows);
           building.set(key, b);
         }
         const quantita = cellAt(record, l.quantita);
@@ -396,6 +404,7 @@ export class CsvOrderReader {
           quantita: spreadsheetNumber(quantita) ?? quantita,
           unita_misura: cellAt(record, l.unita),
         });
+        b.rows.push((record as LinedRecord)[RECORD_LINE] ?? 0);
         if (--b.left > 0) continue;
         building.delete(key);
         // Every row of it is read: its entry is needed no more, and the plan shrinks as the file is read.

@@ -8,3 +8,4 @@ export { bufferBytes, fileBytes, type Bytes } from './bytes.ts';
 export { arraySource, openOrders, openOrdersYielding, YIELD_EVERY_BYTES, type OrderSource } from './orders.ts';
 export { decodeJson, MAX_JSON_DEPTH } from './json.ts';
 export { decodeXml, MAX_XML_DEPTH, parseXml, readXmlText } from './xml.ts';
+export { fileRowsOf } from './file-rows.ts';
