@@ -4,8 +4,10 @@
  *
  * JSON field names are the spec's words, as in the REST answers: `esito`, `id_ordine`, `numero_ordine`, `errori`
  * ({campo, messaggio}, shape B) and `message` (shape A strings), so a program parsing both reads one vocabulary.
+ * The text file is for people: every error in Italian (people-errors.ts), lines placed by their row in a CSV file.
  */
 import { localTime } from './local-time.ts';
+import { errorLine, fileErrorItalian, orderErrorsItalian, orderRows } from './people-errors.ts';
 import type { OrderOutcome, Outcome } from '../domain/types.ts';
 
 export interface OutcomeFileInput {
@@ -57,15 +59,15 @@ function plural(n: number, one: string, many: string): string {
 
 function orderLines(o: OrderOutcome): string[] {
   const ref = o.riferimento_ordine ? `riferimento ${o.riferimento_ordine}` : 'senza riferimento leggibile';
-  const head = `Ordine ${o.index + 1} (${ref})`;
+  const rows = o.esito === 'errore' ? orderRows(o.righe_file) : undefined;
+  const head = `Ordine ${o.index + 1} (${ref}${rows ? `, ${rows}` : ''})`;
   if (o.esito === 'ok') {
     return o.duplicate
       ? [`${head}: già registrato con lo stesso contenuto, numero ${o.numero_ordine} (nessuna nuova registrazione)`]
       : [`${head}: registrato con numero ${o.numero_ordine} (id ${o.id_ordine})`];
   }
   const lines = [`${head}: NON registrato`];
-  for (const m of o.message ?? []) lines.push(`  - ${m}`);
-  for (const e of o.errori ?? []) lines.push(`  - ${e.campo}: ${e.messaggio}`);
+  for (const e of orderErrorsItalian(o)) lines.push(`  - ${errorLine(e)}`);
   return lines;
 }
 
@@ -77,7 +79,7 @@ export function renderOutcomeText(f: OutcomeFileInput): Buffer {
   const lines = [`Esito del file ${f.name}`, `Ricevuto il ${localTime(f.receivedAt, f.timeZone, true)}${f.processedAt ? `, elaborato il ${localTime(f.processedAt, f.timeZone, true)}` : ''}`];
   if (outcome.fileError) {
     lines.push('Esito: ERRORE - il file non è stato elaborato, nessun ordine registrato');
-    for (const m of outcome.fileError.message) lines.push(`  - ${m}`);
+    for (const m of fileErrorItalian(outcome.fileError.code, outcome.fileError.message)) lines.push(`  - ${m}`);
   } else if (outcome.esito === 'ok') {
     lines.push(`Esito: OK - ${plural(ok, 'ordine accettato', 'ordini accettati')}`);
   } else {

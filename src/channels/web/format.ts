@@ -1,9 +1,10 @@
 /**
  * How the pages word what the store holds: Italian labels for channels and states, dates in the service's time
- * zone, field paths as a person reads them ("riga 2, codice articolo"), and raw files as text safe to show.
+ * zone, errors as a person reads them (Italian, "riga 5 del file"), and raw files as text safe to show.
  * Everything returned here is plain text; the templates escape it.
  */
-import type { Channel, OrderOutcome } from '../../domain/types.ts';
+import type { Channel, OrderOutcome, Outcome } from '../../domain/types.ts';
+import { fileErrorItalian, orderErrorsItalian, type PeopleError } from '../../render/people-errors.ts';
 import type { SubmissionSummary } from '../../domain/store/store.ts';
 
 const CHANNEL_LABELS: Record<Channel, string> = {
@@ -26,54 +27,14 @@ export function dateTimeFormatter(timeZone: string): (iso: string | undefined) =
   return (iso) => (iso ? f.format(new Date(iso)).replace(',', '') : '');
 }
 
-const FIELD_NAMES: Record<string, string> = {
-  codice_cliente: 'codice cliente', riferimento_ordine: 'riferimento ordine', data_ordine: 'data ordine',
-  data_consegna: 'data di consegna', codice_articolo: 'codice articolo', quantita: 'quantità', unita_misura: 'unità di misura',
-  righe: 'righe', ordine: 'ordine',
-};
-
-/** `righe[1].codice_articolo` or `righe.1.codice_articolo` → `riga 2, codice articolo`. */
-export function fieldLabel(path: string): string {
-  const m = /^righe(?:\[(\d+)\]|\.(\d+))(?:\.(\w+))?$/.exec(path);
-  if (m) {
-    const n = Number(m[1] ?? m[2]) + 1;
-    return m[3] ? `riga ${n}, ${FIELD_NAMES[m[3]] ?? m[3]}` : `riga ${n}`;
-  }
-  return FIELD_NAMES[path] ?? path;
+/** Every error of one order as `{ where, text }` lines for the outcome lists, in Italian (render/people-errors.ts). */
+export function orderErrors(o: OrderOutcome): PeopleError[] {
+  return orderErrorsItalian(o).map((e) => ({ where: e.where.charAt(0).toUpperCase() + e.where.slice(1), text: e.text }));
 }
 
-/** Stage A messages are English (class-validator wording, for API clients); people read them in Italian. */
-const STAGE_A: [RegExp, (f: string, x?: string) => string][] = [
-  [/^(\S+) should not be empty$/, (f) => `${f}: campo obbligatorio`],
-  [/^(\S+) must be a string$/, (f) => `${f}: deve essere un testo`],
-  [/^(\S+) must not contain control characters$/, (f) => `${f}: contiene caratteri non ammessi`],
-  [/^(\S+) must be shorter than or equal to (\d+) characters$/, (f, x) => `${f}: al massimo ${x} caratteri`],
-  [/^(\S+) must be a valid ISO 8601 date string.*$/, (f) => `${f}: data non valida (formato AAAA-MM-GG)`],
-  [/^(\S+) must be an object$/, (f) => `${f}: struttura non valida`],
-  [/^(\S+) must be a number.*$/, (f) => `${f}: deve essere un numero`],
-  [/^(\S+) must be a positive number$/, (f) => `${f}: deve essere maggiore di zero`],
-  [/^(\S+) must be an array$/, (f) => `${f}: deve essere un elenco`],
-  [/^(\S+) must contain at least 1 elements$/, (f) => `${f}: serve almeno una riga`],
-  [/^(\S+) must contain no more than (\d+) elements$/, (f, x) => `${f}: al massimo ${x} righe`],
-];
-
-export function italianMessage(message: string): string {
-  for (const [re, say] of STAGE_A) {
-    const m = re.exec(message);
-    if (m) return say(capitalise(fieldLabel(m[1] ?? '')), m[2]);
-  }
-  return message;
-}
-
-function capitalise(s: string): string {
-  return s.charAt(0).toUpperCase() + s.slice(1);
-}
-
-/** Every error of one order as `{ where, text }` lines for the outcome lists. */
-export function orderErrors(o: OrderOutcome): { where: string; text: string }[] {
-  const out = (o.message ?? []).map((m) => ({ where: '', text: italianMessage(m) }));
-  for (const e of o.errori ?? []) out.push({ where: capitalise(fieldLabel(e.campo)), text: e.messaggio });
-  return out;
+/** A file's own error (it could not be read), in Italian. */
+export function fileErrors(fileError: NonNullable<Outcome['fileError']>): string[] {
+  return fileErrorItalian(fileError.code, fileError.message);
 }
 
 const ACTIONS: Record<string, string> = {

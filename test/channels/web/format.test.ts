@@ -1,22 +1,15 @@
-// How the pages word field paths, stage A messages, file names and CSV cells.
+// How the pages word order errors, file names and CSV cells.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { csvCell } from '../../../src/channels/web/console/orders.ts';
 import { dayStart } from '../../../src/channels/web/console/dashboard.ts';
-import { fieldLabel, italianMessage, rawPreview, safeFileName } from '../../../src/channels/web/format.ts';
+import { orderErrors, rawPreview, safeFileName } from '../../../src/channels/web/format.ts';
 
 void describe('web formatting', () => {
-  void it('names fields as a person reads them, with the line counted from 1', () => {
-    assert.equal(fieldLabel('righe[0].codice_articolo'), 'riga 1, codice articolo');
-    assert.equal(fieldLabel('righe.2.quantita'), 'riga 3, quantità');
-    assert.equal(fieldLabel('data_consegna'), 'data di consegna');
-  });
-
-  void it('puts stage A messages in Italian and leaves unknown ones as they are', () => {
-    assert.equal(italianMessage('righe.1.quantita must be a positive number'), 'Riga 2, quantità: deve essere maggiore di zero');
-    assert.equal(italianMessage('data_ordine must be a valid ISO 8601 date string (YYYY-MM-DD)'), 'Data ordine: data non valida (formato AAAA-MM-GG)');
-    assert.equal(italianMessage('righe must contain at least 1 elements'), 'Righe: serve almeno una riga');
-    assert.equal(italianMessage('something else'), 'something else');
+  void it('words an order\'s errors in Italian, placed by the CSV row when the outcome has one', () => {
+    const o = { index: 0, esito: 'errore' as const, code: 'VALIDATION' as const, righe_file: [2, 5], message: ['righe.1.quantita must be a positive number'] };
+    assert.deepEqual(orderErrors(o), [{ where: 'Riga 5 del file', text: 'La quantità deve essere maggiore di zero' }]);
+    assert.deepEqual(orderErrors({ ...o, index: 2, righe_file: undefined }), [{ where: 'Ordine 3, riga 2', text: 'La quantità deve essere maggiore di zero' }]);
   });
 
   void it('makes download names safe: no directories, quotes, spaces or leading dots', () => {
