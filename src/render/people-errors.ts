@@ -43,10 +43,16 @@ function fieldWords(field: string): string {
   return FIELDS[field] ?? `il campo ${field}`;
 }
 
+/** How lines are placed: `oneOrder` for a page that shows one order alone (the order form), where "riga 2" is enough. */
+export interface PlaceOptions {
+  oneOrder?: boolean;
+}
+
 /** Where line `line` (from 0) of the order is: its row in a CSV file, or its place in the order. */
-export function linePlace(o: Pick<OrderOutcome, 'index' | 'righe_file'>, line: number): string {
+export function linePlace(o: Pick<OrderOutcome, 'index' | 'righe_file'>, line: number, opts: PlaceOptions = {}): string {
   const row = o.righe_file?.[line];
-  return row !== undefined ? `riga ${row} del file` : `ordine ${o.index + 1}, riga ${line + 1}`;
+  if (row !== undefined) return `riga ${row} del file`;
+  return opts.oneOrder ? `riga ${line + 1}` : `ordine ${o.index + 1}, riga ${line + 1}`;
 }
 
 /** The rows of a CSV file an order came from, compressed: "riga 2 del file", "righe 2-4 e 9 del file". */
@@ -91,18 +97,18 @@ function capitalise(s: string): string {
  * One stage A message as a person reads it, or undefined for a message this table does not know (the caller then
  * shows it as it is rather than lose it).
  */
-export function stageAItalian(message: string, o: Pick<OrderOutcome, 'index' | 'righe_file'> = { index: 0 }): PeopleError | undefined {
+export function stageAItalian(message: string, o: Pick<OrderOutcome, 'index' | 'righe_file'> = { index: 0 }, opts: PlaceOptions = {}): PeopleError | undefined {
   for (const [re, say] of STAGE_A) {
     const m = re.exec(message);
     if (!m) continue;
     const { line, field } = splitPath(m[1] ?? 'ordine');
-    return { where: line === undefined ? '' : linePlace(o, line), text: capitalise(say(fieldWords(field), m[2])) };
+    return { where: line === undefined ? '' : linePlace(o, line, opts), text: capitalise(say(fieldWords(field), m[2])) };
   }
   return undefined;
 }
 
 /** Every error of one refused order, in Italian, each once. */
-export function orderErrorsItalian(o: OrderOutcome): PeopleError[] {
+export function orderErrorsItalian(o: OrderOutcome, opts: PlaceOptions = {}): PeopleError[] {
   const out: PeopleError[] = [];
   // A refused customer code is told in both shapes (English for programs, Italian for people): people read the latter.
   if (!o.errori?.length) {
@@ -111,12 +117,12 @@ export function orderErrorsItalian(o: OrderOutcome): PeopleError[] {
       // "x should not be empty" is followed by "x must be a string" for a missing field: one sentence is enough.
       const missing = /^(\S+) must be a string$/.exec(m);
       if (missing && messages.includes(`${missing[1]} should not be empty`)) continue;
-      out.push(stageAItalian(m, o) ?? { where: '', text: m });
+      out.push(stageAItalian(m, o, opts) ?? { where: '', text: m });
     }
   }
   for (const e of o.errori ?? []) {
     const { line } = splitPath(e.campo);
-    out.push({ where: line === undefined ? '' : linePlace(o, line), text: e.messaggio });
+    out.push({ where: line === undefined ? '' : linePlace(o, line, opts), text: e.messaggio });
   }
   return out;
 }

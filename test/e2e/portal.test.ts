@@ -61,7 +61,7 @@ void describe('portal in the browser', () => {
       const ok = page.locator('tr', { hasText: 'WEB-1' });
       const numero = (await ok.locator('.numero').innerText()).trim();
       assert.match(numero, /^\d{4}-\d{6}$/);
-      assert.match(await page.locator('tr', { hasText: 'WEB-2' }).innerText(), /Riga 2, codice articolo:\s*Articolo sconosciuto: "NON-ESISTE"/);
+      assert.match(await page.locator('tr', { hasText: 'WEB-2' }).innerText(), /Riga 5 del file:\s*Articolo sconosciuto: "NON-ESISTE"/);
       await shot(page, 'portal-upload-result');
       const customer = (await t.service.store.getCustomerByCode('C001'))!;
       const stored = await t.service.store.getOrderByRef(customer.id, 'WEB-1');
@@ -122,6 +122,25 @@ void describe('portal in the browser', () => {
       const customer = (await t.service.store.getCustomerByCode('C001'))!;
       const o = await t.service.store.getOrderByRef(customer.id, 'MODULO-1');
       assert.deepEqual(o?.righe, [{ codice_articolo: 'CAR-A4-80', quantita: 12.5, unita_misura: 'RS' }]);
+    } finally {
+      await context.close();
+    }
+  });
+
+  void it('the order form tells what is wrong in Italian, by the form\'s own line numbers', async () => {
+    const { context, page } = await newPage(browser);
+    try {
+      await login(page, t.url, 'portale', a.ftpUser, a.ftpPassword);
+      await page.getByRole('link', { name: 'Nuovo ordine' }).click();
+      await page.getByLabel('Riferimento ordine').fill('MODULO-ERR');
+      await page.getByLabel('Riga 1: codice articolo').fill('BV-STD');
+      await page.getByLabel('Quantità').first().fill('molti');
+      await page.getByLabel('Unità').first().fill('PZ');
+      await page.getByRole('button', { name: "Invia l'ordine" }).click();
+      const alert = await page.getByRole('alert').innerText();
+      assert.match(alert, /Riga 1:\s*La quantità deve essere un numero/);
+      assert.doesNotMatch(alert, /must be|righe\.0|conforming/);
+      await shot(page, 'portal-form-error');
     } finally {
       await context.close();
     }

@@ -4,7 +4,8 @@
  * Everything returned here is plain text; the templates escape it.
  */
 import type { Channel, OrderOutcome, Outcome } from '../../domain/types.ts';
-import { fileErrorItalian, orderErrorsItalian, type PeopleError } from '../../render/people-errors.ts';
+import { decodeText } from '../../intake/formats/text.ts';
+import { fileErrorItalian, orderErrorsItalian, type PeopleError, type PlaceOptions } from '../../render/people-errors.ts';
 import type { SubmissionSummary } from '../../domain/store/store.ts';
 
 const CHANNEL_LABELS: Record<Channel, string> = {
@@ -28,8 +29,13 @@ export function dateTimeFormatter(timeZone: string): (iso: string | undefined) =
 }
 
 /** Every error of one order as `{ where, text }` lines for the outcome lists, in Italian (render/people-errors.ts). */
-export function orderErrors(o: OrderOutcome): PeopleError[] {
-  return orderErrorsItalian(o).map((e) => ({ where: e.where.charAt(0).toUpperCase() + e.where.slice(1), text: e.text }));
+export function orderErrors(o: OrderOutcome, opts: PlaceOptions = {}): PeopleError[] {
+  return orderErrorsItalian(o, opts).map((e) => ({ where: e.where.charAt(0).toUpperCase() + e.where.slice(1), text: e.text }));
+}
+
+/** The errors of the order typed in the form: its lines are the form's "Riga N". */
+export function formErrors(o: OrderOutcome): PeopleError[] {
+  return orderErrors(o, { oneOrder: true });
 }
 
 /** A file's own error (it could not be read), in Italian. */
@@ -64,13 +70,36 @@ export function detailLabel(key: string): string {
 /** Largest part of a raw file shown on a page; the whole file is a download away. */
 export const RAW_PREVIEW_BYTES = 256 * 1024;
 
-/** The raw file as text to show: UTF-8 (invalid bytes replaced), control characters made visible. */
-export function rawPreview(raw: Buffer): { text: string; cut: boolean; binary: boolean } {
+/**
+ * The raw file as text to show, decoded as the intake decodes it (text.ts decodeText: a BOM, the declared charset,
+ * UTF-8, else Windows-1252 as Italian Excel writes), so that "PERÒ" shows as such, not as U+FFFD; bytes no rule
+ * decodes are replaced. Control characters are made visible.
+ */
+export function rawPreview(raw: Buffer, charset?: string): { text: string; cut: boolean; binary: boolean } {
+  const cut = raw.length > RAW_PREVIEW_BYTES;
   const head = raw.subarray(0, RAW_PREVIEW_BYTES);
   const binary = head.includes(0);
   // eslint-disable-next-line no-control-regex
-  const text = binary ? '' : head.toString('utf8').replace(/[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]/g, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`);
-  return { text, cut: raw.length > RAW_PREVIEW_BYTES, binary };
+  const text = binary ? '' : decoded(cut ? wholeCharacters(head) : head, charset).replace(/[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]/g, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`);
+  return { text, cut, binary };
+}
+
+function decoded(bytes: Buffer, charset: string | undefined): string {
+  try {
+    return decodeText(bytes, { charset, fallback: 'windows-1252', label: 'file' });
+  } catch {
+    return bytes.toString('utf8'); // a charset iconv does not know, or a BOM before bytes that are not UTF-8
+  }
+}
+
+/** A preview cut inside a UTF-8 character would read as Windows-1252: the cut moves back to a whole character. */
+function wholeCharacters(b: Buffer): Buffer {
+  let i = b.length;
+  while (i > 0 && b.length - i < 3 && (b[i - 1]! & 0xc0) === 0x80) i--;
+  const lead = b[i - 1];
+  if (lead === undefined || lead < 0xc0) return b;
+  const need = lead >= 0xf0 ? 4 : lead >= 0xe0 ? 3 : 2;
+  return b.length - (i - 1) < need ? b.subarray(0, i - 1) : b;
 }
 
 /** A file name safe in a Content-Disposition header and on any disk: no paths, no quotes, no control characters. */

@@ -5,7 +5,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { IntakeError } from '../../domain/errors.ts';
 import { csrfUserInfo } from './sessions.ts';
-import { actionLabel, attachment, channelLabel, detailLabel, dateTimeFormatter, fileErrors, orderErrors, stateLabel } from './format.ts';
+import { actionLabel, attachment, channelLabel, detailLabel, dateTimeFormatter, fileErrors, formErrors, orderErrors, stateLabel } from './format.ts';
 
 export interface PageData {
   title: string;
@@ -19,7 +19,7 @@ export interface PageData {
 const formatters = new Map<string, ReturnType<typeof helpers>>();
 
 function helpers(timeZone: string) {
-  return { dateTime: dateTimeFormatter(timeZone), actionLabel, detailLabel, channelLabel, stateLabel, fileErrors, orderErrors };
+  return { dateTime: dateTimeFormatter(timeZone), actionLabel, detailLabel, channelLabel, stateLabel, fileErrors, formErrors, orderErrors };
 }
 
 export function fmtFor(timeZone: string) {

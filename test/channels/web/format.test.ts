@@ -3,7 +3,8 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { csvCell } from '../../../src/channels/web/console/orders.ts';
 import { dayStart } from '../../../src/channels/web/console/dashboard.ts';
-import { orderErrors, rawPreview, safeFileName } from '../../../src/channels/web/format.ts';
+import iconv from 'iconv-lite';
+import { orderErrors, RAW_PREVIEW_BYTES, rawPreview, safeFileName } from '../../../src/channels/web/format.ts';
 
 void describe('web formatting', () => {
   void it('words an order\'s errors in Italian, placed by the CSV row when the outcome has one', () => {
@@ -29,6 +30,16 @@ void describe('web formatting', () => {
   void it('shows raw bytes as text with control characters visible, and says when a file is binary', () => {
     assert.deepEqual(rawPreview(Buffer.from('a\u001b[31mb\n')), { text: 'a\\x1b[31mb\n', cut: false, binary: false });
     assert.equal(rawPreview(Buffer.from([0x50, 0x4b, 0x00, 0x01])).binary, true);
+  });
+
+  void it('shows a raw file decoded as the intake reads it: Windows-1252 with its accents, UTF-8 cut at a whole character', () => {
+    assert.equal(rawPreview(iconv.encode('C001;PERÒ-1;città\r\n', 'windows-1252')).text, 'C001;PERÒ-1;città\r\n');
+    assert.equal(rawPreview(iconv.encode('perché', 'iso-8859-15'), 'ISO-8859-15').text, 'perché');
+    assert.equal(rawPreview(Buffer.from('perché € 😀', 'utf8')).text, 'perché € 😀');
+    const long = Buffer.concat([Buffer.alloc(RAW_PREVIEW_BYTES - 1, 'a'), Buffer.from('è', 'utf8')]);
+    const shown = rawPreview(long);
+    assert.equal(shown.cut, true);
+    assert.equal(shown.text, 'a'.repeat(RAW_PREVIEW_BYTES - 1), 'the half character is left out, the rest still read as UTF-8');
   });
 
   void it('turns a local calendar day into the instant it starts in the service time zone', () => {

@@ -8,6 +8,7 @@ import { CHANNELS } from '../../../domain/types.ts';
 import { SUBMISSION_OUTCOMES, type SubmissionOutcomeFilter, type SubmissionSearch } from '../../../domain/store/web.ts';
 import type { WebContext } from '../context.ts';
 import { rawPreview, safeFileName } from '../format.ts';
+import { replyView } from './reply-view.ts';
 import { cursorOf, download, idParam, str } from '../render.ts';
 import { listFilters, PAGE_SIZE } from './filters.ts';
 import { actor, consolePage, record } from './page.ts';
@@ -44,7 +45,7 @@ export function registerSubmissionRoutes(app: FastifyInstance, ctx: WebContext):
       ctx.store.listAudit({ objectType: 'invio', objectId: id, limit: 50 }),
       replyOf(ctx, s.meta.mail_id),
     ]);
-    const raw = rawPreview(s.raw);
+    const raw = rawPreview(s.raw, s.charset);
     const notice = str((req.query as Record<string, unknown>).fatto, 40);
     return consolePage(ctx, req, reply, 'console/submission.eta', {
       title: `Invio ${s.fileName ?? s.id}`, nav: 'submissions', s, customer, raw, trail, reply: reply_,
@@ -81,5 +82,5 @@ async function replyOf(ctx: WebContext, mailId: string | undefined) {
   const replyId = m?.result?.replyId;
   const r = replyId ? await ctx.store.getReply(replyId) : undefined;
   if (!r) return m?.result?.noReply ? { noReply: m.result.noReply } : undefined;
-  return { recipient: r.recipient, subject: r.subject, state: r.state, sentAt: r.sentAt, lastError: r.lastError, text: rawPreview(r.raw).text };
+  return { recipient: r.recipient, subject: r.subject, state: r.state, sentAt: r.sentAt, lastError: r.lastError, text: await replyView(r.raw) };
 }
