@@ -25,6 +25,12 @@ void describe('CSV file rows', () => {
     }
   });
 
+  void it('are kept for a file of several pieces whose records all end in the last one (one quoted cell across them)', () => {
+    const text = `${CSV.split('\r\n')[0]}\r\nC001;R9;2026-01-01;"${'x'.repeat(40)}";1;PZ\r\n`;
+    assert.equal(text.length, 153);
+    assert.deepEqual(rows(text, 80), [[2]], "the header and the row both end in the second piece");
+  });
+
   void it('stay out of the candidate\'s own fields (JSON and equality see the order only)', () => {
     const [first] = [...CsvOrderReader.open({ raw: Buffer.from(CSV), fileName: 'a.csv' }).orders()];
     assert.deepEqual(Object.keys(first as object), ['codice_cliente', 'riferimento_ordine', 'data_ordine', 'righe']);
