@@ -60,6 +60,7 @@ void describe('console: raw file and reply decoded', () => {
       await page.getByText('Messaggio completo').click();
       const shown = await page.locator('details pre.raw').innerText();
       assert.match(shown, /^Oggetto: Re: Ordine di novembre \[esito: ERRORE, 0 ordini accettati, 1 ordine con errori\]$/m);
+      assert.match(shown, /^Data: \d{2}\/\d{2}\/\d{4} \d{2}:\d{2}:\d{2}$/m);
       assert.match(shown, /abbiamo ricevuto il Suo messaggio "Ordine di novembre"/);
       assert.match(shown, /Ordine 1 \(riferimento PERÒ-1, righe 2-3 del file\): NON registrato/);
       assert.match(shown, /Allegati: esito\.json \(application\/json/);

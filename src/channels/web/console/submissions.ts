@@ -82,5 +82,5 @@ async function replyOf(ctx: WebContext, mailId: string | undefined) {
   const replyId = m?.result?.replyId;
   const r = replyId ? await ctx.store.getReply(replyId) : undefined;
   if (!r) return m?.result?.noReply ? { noReply: m.result.noReply } : undefined;
-  return { recipient: r.recipient, subject: r.subject, state: r.state, sentAt: r.sentAt, lastError: r.lastError, text: await replyView(r.raw) };
+  return { recipient: r.recipient, subject: r.subject, state: r.state, sentAt: r.sentAt, lastError: r.lastError, text: await replyView(r.raw, ctx.timeZone) };
 }
