@@ -164,6 +164,11 @@ export interface OrderOutcome {
   /** Stage B errors (shape B). */
   errori?: FieldError[];
   /**
+   * Refused orders of a CSV file: the file row (from 1, the header counted) of each line, by line position, so that
+   * replies and outcome files can say where to look. Never part of a REST or SOAP body.
+   */
+  righe_file?: number[];
+  /**
    * Internal, never rendered: the customer (id) this order's attempt is filed under when it is not the
    * submission's, i.e. for connectors bound to several customers (see unattributedOwner in src/domain/store/connectors.ts).
    */

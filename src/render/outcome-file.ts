@@ -4,9 +4,11 @@
  *
  * JSON field names are the spec's words, as in the REST answers: `esito`, `id_ordine`, `numero_ordine`, `errori`
  * ({campo, messaggio}, shape B) and `message` (shape A strings), so a program parsing both reads one vocabulary.
+ * The text file is for people: every error in Italian (people-errors.ts), lines placed by their row in a CSV file.
  */
 import { localTime } from './local-time.ts';
 import { omittedText, recapJson, recapTextLines, type Recap } from './recap.ts';
+import { errorLine, fileErrorItalian, orderErrorsItalian, orderRows } from './people-errors.ts';
 import type { OrderOutcome, Outcome } from '../domain/types.ts';
 
 export interface OutcomeFileInput {
@@ -66,7 +68,8 @@ function plural(n: number, one: string, many: string): string {
 
 function orderLines(o: OrderOutcome, recap: Recap | undefined): string[] {
   const ref = o.riferimento_ordine ? `riferimento ${o.riferimento_ordine}` : 'senza riferimento leggibile';
-  const head = `Ordine ${o.index + 1} (${ref})`;
+  const rows = o.esito === 'errore' ? orderRows(o.righe_file) : undefined;
+  const head = `Ordine ${o.index + 1} (${ref}${rows ? `, ${rows}` : ''})`;
   if (o.esito === 'ok') {
     const r = o.id_ordine ? recap?.byOrder.get(o.id_ordine) : undefined;
     const line = o.duplicate
@@ -75,8 +78,7 @@ function orderLines(o: OrderOutcome, recap: Recap | undefined): string[] {
     return r ? [line, '  Righe registrate:', ...recapTextLines(r)] : [line];
   }
   const lines = [`${head}: NON registrato`];
-  for (const m of o.message ?? []) lines.push(`  - ${m}`);
-  for (const e of o.errori ?? []) lines.push(`  - ${e.campo}: ${e.messaggio}`);
+  for (const e of orderErrorsItalian(o)) lines.push(`  - ${errorLine(e)}`);
   return lines;
 }
 
@@ -89,7 +91,7 @@ export function renderOutcomeText(f: OutcomeFileInput): Buffer {
   lines.push(`Esito del file ${f.name}`, `Ricevuto il ${localTime(f.receivedAt, f.timeZone, true)}${f.processedAt ? `, elaborato il ${localTime(f.processedAt, f.timeZone, true)}` : ''}`);
   if (outcome.fileError) {
     lines.push('Esito: ERRORE - il file non è stato elaborato, nessun ordine registrato');
-    for (const m of outcome.fileError.message) lines.push(`  - ${m}`);
+    for (const m of fileErrorItalian(outcome.fileError.code, outcome.fileError.message)) lines.push(`  - ${m}`);
   } else if (outcome.esito === 'ok') {
     lines.push(`Esito: OK - ${plural(ok, 'ordine accettato', 'ordini accettati')}`);
   } else {

@@ -57,7 +57,7 @@ void describe('console in the browser', () => {
 
       await row.getByRole('link').click();
       await page.getByText('Articolo sconosciuto: "BV-XXX"').waitFor();
-      assert.match(await page.locator('.errors').innerText(), /Riga 1, codice articolo:/);
+      assert.match(await page.locator('.errors').innerText(), /Riga 2 del file:\s*Articolo sconosciuto: "BV-XXX"/);
       assert.match(await page.locator('pre.raw').innerText(), /C001;PO-77;2026-11-20;2026-12-01;BV-XXX;500;PZ/);
       await shot(page, 'console-submission-refused');
 

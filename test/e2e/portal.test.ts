@@ -61,7 +61,7 @@ void describe('portal in the browser', () => {
       const ok = page.locator('tr', { hasText: 'WEB-1' });
       const numero = (await ok.locator('.numero').innerText()).trim();
       assert.match(numero, /^\d{4}-\d{6}$/);
-      assert.match(await page.locator('tr', { hasText: 'WEB-2' }).innerText(), /Riga 2, codice articolo:\s*Articolo sconosciuto: "NON-ESISTE"/);
+      assert.match(await page.locator('tr', { hasText: 'WEB-2' }).innerText(), /Riga 5 del file:\s*Articolo sconosciuto: "NON-ESISTE"/);
       // The recap of the registered lines under the accepted order (issue 43).
       const recap = page.locator('table.recap-lines', { hasText: numero });
       assert.deepEqual(await recap.locator('tbody tr').allInnerTexts(), ['BV-STD\tBiglietti da visita\t500\tPZ', 'VOL-A4\tVolantini A4\t1000\tPZ']);
@@ -157,6 +157,26 @@ void describe('portal in the browser', () => {
       assert.deepEqual(await page.locator('table.recap-lines tbody tr').allInnerTexts(), ['BV-STD\tBiglietti da visita\t1500\tPZ']);
       await shot(page, 'portal-submission-corrected');
       assert.deepEqual(incidents, []);
+    } finally {
+      await context.close();
+    }
+  });
+
+  void it('the order form tells what is wrong in Italian, by the form\'s own line numbers', async () => {
+    const { context, page } = await newPage(browser);
+    try {
+      await login(page, t.url, 'portale', a.ftpUser, a.ftpPassword);
+      await page.getByRole('link', { name: 'Nuovo ordine' }).click();
+      await page.getByLabel('Riferimento ordine').fill('MODULO-ERR');
+      await page.getByLabel('Riga 1: codice articolo').fill('BV-STD');
+      // A number, but not a quantity: the core refuses it (a text that is no number is refused by the form itself).
+      await page.getByLabel('Quantità').first().fill('0');
+      await page.getByLabel('Unità').first().fill('PZ');
+      await page.getByRole('button', { name: "Invia l'ordine" }).click();
+      const alert = await page.getByRole('alert').innerText();
+      assert.match(alert, /Riga 1:\s*La quantità deve essere maggiore di zero/);
+      assert.doesNotMatch(alert, /must be|righe\.0|conforming/);
+      await shot(page, 'portal-form-error');
     } finally {
       await context.close();
     }

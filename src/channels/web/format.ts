@@ -1,9 +1,11 @@
 /**
  * How the pages word what the store holds: Italian labels for channels and states, dates in the service's time
- * zone, field paths as a person reads them ("riga 2, codice articolo"), and raw files as text safe to show.
+ * zone, errors as a person reads them (Italian, "riga 5 del file"), and raw files as text safe to show.
  * Everything returned here is plain text; the templates escape it.
  */
 import type { Channel, OrderOutcome, Outcome, ProductionState } from '../../domain/types.ts';
+import { decodeText } from '../../intake/formats/text.ts';
+import { fileErrorItalian, orderErrorsItalian, type PeopleError, type PlaceOptions } from '../../render/people-errors.ts';
 import type { SubmissionSummary } from '../../domain/store/store.ts';
 import type { OperatorRole } from '../../domain/store/web.ts';
 import type { OrderEventType } from '../../domain/order-events.ts';
@@ -75,58 +77,19 @@ export function dateLabel(day: string | undefined): string {
   return m ? `${m[3]}/${m[2]}/${m[1]}` : day;
 }
 
-const FIELD_NAMES: Record<string, string> = {
-  codice_cliente: 'codice cliente', riferimento_ordine: 'riferimento ordine', data_ordine: 'data ordine',
-  data_consegna: 'data di consegna', codice_articolo: 'codice articolo', quantita: 'quantità', unita_misura: 'unità di misura',
-  righe: 'righe', ordine: 'ordine',
-};
-
-/** `righe[1].codice_articolo` or `righe.1.codice_articolo` → `riga 2, codice articolo`. */
-export function fieldLabel(path: string): string {
-  const m = /^righe(?:\[(\d+)\]|\.(\d+))(?:\.(\w+))?$/.exec(path);
-  if (m) {
-    const n = Number(m[1] ?? m[2]) + 1;
-    return m[3] ? `riga ${n}, ${FIELD_NAMES[m[3]] ?? m[3]}` : `riga ${n}`;
-  }
-  return FIELD_NAMES[path] ?? path;
+/** Every error of one order as `{ where, text }` lines for the outcome lists, in Italian (render/people-errors.ts). */
+export function orderErrors(o: OrderOutcome, opts: PlaceOptions = {}): PeopleError[] {
+  return orderErrorsItalian(o, opts).map((e) => ({ where: e.where.charAt(0).toUpperCase() + e.where.slice(1), text: e.text }));
 }
 
-/** Stage A messages are English (class-validator wording, for API clients); people read them in Italian. */
-const STAGE_A: [RegExp, (f: string, x?: string) => string][] = [
-  [/^(\S+) should not be empty$/, (f) => `${f}: campo obbligatorio`],
-  [/^(\S+) must be a string$/, (f) => `${f}: deve essere un testo`],
-  [/^(\S+) must not contain control characters$/, (f) => `${f}: contiene caratteri non ammessi`],
-  [/^(\S+) must be shorter than or equal to (\d+) characters$/, (f, x) => `${f}: al massimo ${x} caratteri`],
-  [/^(\S+) must be a valid ISO 8601 date string.*$/, (f) => `${f}: data non valida (formato AAAA-MM-GG)`],
-  [/^(\S+) must be an object$/, (f) => `${f}: struttura non valida`],
-  [/^(\S+) must be a number.*$/, (f) => `${f}: deve essere un numero`],
-  [/^(\S+) must be a positive number$/, (f) => `${f}: deve essere maggiore di zero`],
-  [/^(\S+) must be an array$/, (f) => `${f}: deve essere un elenco`],
-  [/^(\S+) must contain at least 1 elements$/, (f) => `${f}: serve almeno una riga`],
-  [/^(\S+) must contain no more than (\d+) elements$/, (f, x) => `${f}: al massimo ${x} righe`],
-];
-
-export function italianMessage(message: string): string {
-  for (const [re, say] of STAGE_A) {
-    const m = re.exec(message);
-    if (m) return say(capitalise(fieldLabel(m[1] ?? '')), m[2]);
-  }
-  return message;
+/** The errors of the order typed in the form: its lines are the form's "Riga N". */
+export function formErrors(o: OrderOutcome): PeopleError[] {
+  return orderErrors(o, { oneOrder: true });
 }
 
-function capitalise(s: string): string {
-  return s.charAt(0).toUpperCase() + s.slice(1);
-}
-
-/** Every error of one order as `{ where, text }` lines for the outcome lists. */
-export function orderErrors(o: OrderOutcome): { where: string; text: string }[] {
-  // A field whose text a decoder could not read has its own explanation in `errori`; its generic stage A message
-  // would only repeat it less clearly.
-  const explained = new Set((o.errori ?? []).map((e) => e.campo));
-  const field = (m: string) => (m.split(' ')[0] ?? '').replace(/^righe\.(\d+)/, 'righe[$1]');
-  const out = (o.message ?? []).filter((m) => !explained.has(field(m))).map((m) => ({ where: '', text: italianMessage(m) }));
-  for (const e of o.errori ?? []) out.push({ where: capitalise(fieldLabel(e.campo)), text: e.messaggio });
-  return out;
+/** A file's own error (it could not be read), in Italian. */
+export function fileErrors(fileError: NonNullable<Outcome['fileError']>): string[] {
+  return fileErrorItalian(fileError.code, fileError.message);
 }
 
 const ACTIONS: Record<string, string> = {
@@ -183,13 +146,36 @@ export function detailValue(key: string, v: unknown): string {
 /** Largest part of a raw file shown on a page; the whole file is a download away. */
 export const RAW_PREVIEW_BYTES = 256 * 1024;
 
-/** The raw file as text to show: UTF-8 (invalid bytes replaced), control characters made visible. */
-export function rawPreview(raw: Buffer): { text: string; cut: boolean; binary: boolean } {
+/**
+ * The raw file as text to show, decoded as the intake decodes it (text.ts decodeText: a BOM, the declared charset,
+ * UTF-8, else Windows-1252 as Italian Excel writes), so that "PERÒ" shows as such, not as U+FFFD; bytes no rule
+ * decodes are replaced. Control characters are made visible.
+ */
+export function rawPreview(raw: Buffer, charset?: string): { text: string; cut: boolean; binary: boolean } {
+  const cut = raw.length > RAW_PREVIEW_BYTES;
   const head = raw.subarray(0, RAW_PREVIEW_BYTES);
   const binary = head.includes(0);
   // eslint-disable-next-line no-control-regex
-  const text = binary ? '' : head.toString('utf8').replace(/[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]/g, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`);
-  return { text, cut: raw.length > RAW_PREVIEW_BYTES, binary };
+  const text = binary ? '' : decoded(cut ? wholeCharacters(head) : head, charset).replace(/[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]/g, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`);
+  return { text, cut, binary };
+}
+
+function decoded(bytes: Buffer, charset: string | undefined): string {
+  try {
+    return decodeText(bytes, { charset, fallback: 'windows-1252', label: 'file' });
+  } catch {
+    return bytes.toString('utf8'); // a charset iconv does not know, or a BOM before bytes that are not UTF-8
+  }
+}
+
+/** A preview cut inside a UTF-8 character would read as Windows-1252: the cut moves back to a whole character. */
+function wholeCharacters(b: Buffer): Buffer {
+  let i = b.length;
+  while (i > 0 && b.length - i < 3 && (b[i - 1]! & 0xc0) === 0x80) i--;
+  const lead = b[i - 1];
+  if (lead === undefined || lead < 0xc0) return b;
+  const need = lead >= 0xf0 ? 4 : lead >= 0xe0 ? 3 : 2;
+  return b.length - (i - 1) < need ? b.subarray(0, i - 1) : b;
 }
 
 /** A file name safe in a Content-Disposition header and on any disk: no paths, no quotes, no control characters. */

@@ -7,7 +7,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { IntakeError } from '../../domain/errors.ts';
 import { csrfUserInfo } from './sessions.ts';
 import {
-  actionLabel, actorLabel, attachment, channelLabel, dateLabel, dateTimeFormatter, detailLabel, detailValue, eventLabel, fieldLabel, italianMessage, orderErrors,
+  actionLabel, actorLabel, attachment, channelLabel, dateLabel, dateTimeFormatter, detailLabel, detailValue, eventLabel, fileErrors, formErrors, orderErrors,
   productionLabel, roleLabel, stateLabel, submissionState,
 } from './format.ts';
 
@@ -31,7 +31,7 @@ const ORDER_FILES = {
 function helpers(timeZone: string) {
   return {
     dateTime: dateTimeFormatter(timeZone), date: dateLabel, actionLabel, actorLabel, detailLabel, detailValue, eventLabel, channelLabel, stateLabel, submissionState,
-    productionLabel, roleLabel, fieldLabel, italianMessage, orderErrors, orderFiles: ORDER_FILES,
+    productionLabel, roleLabel, fileErrors, formErrors, orderErrors, orderFiles: ORDER_FILES,
   };
 }
 

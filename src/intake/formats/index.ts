@@ -9,3 +9,4 @@ export { bufferBytes, fileBytes, type Bytes } from './bytes.ts';
 export { arraySource, openOrders, openOrdersYielding, YIELD_EVERY_BYTES, type OrderSource } from './orders.ts';
 export { decodeJson, MAX_JSON_DEPTH } from './json/index.ts';
 export { decodeXml, MAX_XML_DEPTH, parseXml, readXmlText } from './xml/index.ts';
+export { fileRowsOf } from './file-rows.ts';

@@ -76,16 +76,17 @@ test('outcome files list every order with its number or its errors', () => {
   assert.match(text, /Esito: ERRORE - 2 ordini accettati, 2 ordini con errori/);
   assert.match(text, /riferimento A\): registrato con numero 2026-000001/);
   assert.match(text, /riferimento B\): già registrato/);
-  assert.match(text, /righe\[0\]\.codice_articolo: articolo sconosciuto/);
-  assert.match(text, /codice_cliente must be a string/);
+  assert.match(text, /Ordine 3, riga 1: articolo sconosciuto/);
+  assert.match(text, /Il codice cliente deve essere un testo/);
+  assert.doesNotMatch(text, /must be|righe\[0\]/);
   assert.match(text, /file già ricevuto il 21\/11\/2026/);
 });
 
 test('a file that cannot be read says so in both outcome files', () => {
   const input = {
     name: 'x.csv', submissionId: 'S2', receivedAt: '2026-11-22T02:15:00.000Z', timeZone: 'Europe/Rome',
-    outcome: { submissionId: 'S2', esito: 'errore' as const, fileError: { code: 'NOT_PARSEABLE' as const, message: ['line 3: bad quote'] }, orders: [] },
+    outcome: { submissionId: 'S2', esito: 'errore' as const, fileError: { code: 'NOT_PARSEABLE' as const, message: ['CSV has a quote that is never closed, opened on line 3'] }, orders: [] },
   };
-  assert.deepEqual(JSON.parse(renderOutcomeJson(input).toString()).errore_file, { codice: 'NOT_PARSEABLE', message: ['line 3: bad quote'] });
-  assert.match(renderOutcomeText(input).toString(), /il file non è stato elaborato[\s\S]*line 3: bad quote/);
+  assert.deepEqual(JSON.parse(renderOutcomeJson(input).toString()).errore_file, { codice: 'NOT_PARSEABLE', message: ['CSV has a quote that is never closed, opened on line 3'] });
+  assert.match(renderOutcomeText(input).toString(), /il file non è stato elaborato[\s\S]*virgoletta aperta alla riga 3 del file non viene mai chiusa/);
 });

@@ -130,7 +130,7 @@ void describe('e-mail channel over SMTP', () => {
     assert.ok(o2?.message?.includes('codice_cliente must be a string'));
     assert.ok(o2?.message?.includes('righe must contain at least 1 elements'));
     assert.equal(o3?.esito, 'errore');
-    assert.match(r.parsed.text ?? '', /righe\[0\]\.codice_articolo: /);
+    assert.match(r.parsed.text ?? '', /Ordine 1, riga 1: articolo sconosciuto: "NON-ESISTE"/);
     assert.match(r.parsed.text ?? '', /NON registrato/);
     const c2id = (await h.t.service.store.getCustomerByCode('C002'))!.id;
     assert.equal(await h.t.service.store.getOrderByRef(c2id, 'M-OTHER-1'), undefined, 'the other customer\'s order is not registered');

@@ -87,6 +87,17 @@ describe('REST validation errors', () => {
     ]);
   });
 
+  it('a CSV body keeps shapes A and B exactly: the file rows people are told stay out of the answer', async () => {
+    const head = 'codice_cliente;riferimento_ordine;data_ordine;codice_articolo;quantita;unita_misura';
+    const a = await post(`${head}\nC001;V-CSV-1;2026-11-20;BV-STD;1;PZ\nC001;V-CSV-1;2026-11-20;BV-STD;tanti;PZ\n`, 'text/csv');
+    assert.deepEqual(a, {
+      status: 400,
+      body: { statusCode: 400, message: ['righe.1.quantita must be a number conforming to the specified constraints'], error: 'Bad Request' },
+    });
+    const b = await post(`${head}\nC001;V-CSV-2;2026-11-20;XYZ-404;1;PZ\n`, 'text/csv');
+    assert.deepEqual(b, { status: 400, body: { esito: 'errore', errori: [{ campo: 'righe[0].codice_articolo', messaggio: 'Articolo sconosciuto: "XYZ-404"' }] } });
+  });
+
   it('stage B: shape B with the path of the unknown article and unit, in Italian', async () => {
     const r = await post(JSON.stringify(order('C001', 'V-3', {
       righe: [{ codice_articolo: 'BV-STD', quantita: 1, unita_misura: 'PZ' }, { codice_articolo: 'XYZ-404', quantita: 2, unita_misura: 'BOH' }],

@@ -1,25 +1,19 @@
-// How the pages word field paths, stage A messages, file names and CSV cells.
+// How the pages word order errors, file names and CSV cells.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { csvCell } from '../../../src/channels/web/console/orders.ts';
 import { dayStart } from '../../../src/channels/web/console/dashboard.ts';
+import iconv from 'iconv-lite';
 import {
-  actionLabel, actorLabel, dateLabel, dateTimeFormatter, detailValue, eventLabel, fieldLabel, isPartial, italianMessage, productionLabel, rawPreview, roleLabel,
+  actionLabel, actorLabel, dateLabel, dateTimeFormatter, detailValue, eventLabel, isPartial, orderErrors, productionLabel, RAW_PREVIEW_BYTES, rawPreview, roleLabel,
   safeFileName, stateLabel, submissionState,
 } from '../../../src/channels/web/format.ts';
 
 void describe('web formatting', () => {
-  void it('names fields as a person reads them, with the line counted from 1', () => {
-    assert.equal(fieldLabel('righe[0].codice_articolo'), 'riga 1, codice articolo');
-    assert.equal(fieldLabel('righe.2.quantita'), 'riga 3, quantità');
-    assert.equal(fieldLabel('data_consegna'), 'data di consegna');
-  });
-
-  void it('puts stage A messages in Italian and leaves unknown ones as they are', () => {
-    assert.equal(italianMessage('righe.1.quantita must be a positive number'), 'Riga 2, quantità: deve essere maggiore di zero');
-    assert.equal(italianMessage('data_ordine must be a valid ISO 8601 date string (YYYY-MM-DD)'), 'Data ordine: data non valida (formato AAAA-MM-GG)');
-    assert.equal(italianMessage('righe must contain at least 1 elements'), 'Righe: serve almeno una riga');
-    assert.equal(italianMessage('something else'), 'something else');
+  void it('words an order\'s errors in Italian, placed by the CSV row when the outcome has one', () => {
+    const o = { index: 0, esito: 'errore' as const, code: 'VALIDATION' as const, righe_file: [2, 5], message: ['righe.1.quantita must be a positive number'] };
+    assert.deepEqual(orderErrors(o), [{ where: 'Riga 5 del file', text: 'La quantità deve essere maggiore di zero' }]);
+    assert.deepEqual(orderErrors({ ...o, index: 2, righe_file: undefined }), [{ where: 'Ordine 3, riga 2', text: 'La quantità deve essere maggiore di zero' }]);
   });
 
   void it('makes download names safe: no directories, quotes, spaces or leading dots', () => {
@@ -39,6 +33,16 @@ void describe('web formatting', () => {
   void it('shows raw bytes as text with control characters visible, and says when a file is binary', () => {
     assert.deepEqual(rawPreview(Buffer.from('a\u001b[31mb\n')), { text: 'a\\x1b[31mb\n', cut: false, binary: false });
     assert.equal(rawPreview(Buffer.from([0x50, 0x4b, 0x00, 0x01])).binary, true);
+  });
+
+  void it('shows a raw file decoded as the intake reads it: Windows-1252 with its accents, UTF-8 cut at a whole character', () => {
+    assert.equal(rawPreview(iconv.encode('C001;PERÒ-1;città\r\n', 'windows-1252')).text, 'C001;PERÒ-1;città\r\n');
+    assert.equal(rawPreview(iconv.encode('perché', 'iso-8859-15'), 'ISO-8859-15').text, 'perché');
+    assert.equal(rawPreview(Buffer.from('perché € 😀', 'utf8')).text, 'perché € 😀');
+    const long = Buffer.concat([Buffer.alloc(RAW_PREVIEW_BYTES - 1, 'a'), Buffer.from('è', 'utf8')]);
+    const shown = rawPreview(long);
+    assert.equal(shown.cut, true);
+    assert.equal(shown.text, 'a'.repeat(RAW_PREVIEW_BYTES - 1), 'the half character is left out, the rest still read as UTF-8');
   });
 
   void it('turns a local calendar day into the instant it starts in the service time zone', () => {

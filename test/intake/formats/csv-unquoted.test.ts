@@ -3,6 +3,7 @@ import { describe, it } from 'node:test';
 import { parse } from 'csv-parse/sync';
 import { parserOptions } from '../../../src/intake/formats/csv/stream.ts';
 import { unquotedRecords } from '../../../src/intake/formats/csv/unquoted.ts';
+import { RECORD_LINE, type LinedRecord } from '../../../src/intake/formats/file-rows.ts';
 
 /** The records of `text` read by unquotedRecords in pieces of `size` bytes, batches joined. */
 function split(bytes: Buffer, delimiter: string, size: number): string[][] {
@@ -40,6 +41,7 @@ void describe('CSV records without quotes', () => {
       for (const delimiter of [';', ',', '\t']) {
         const expected = parse(raw, parserOptions(delimiter)) as string[][];
         for (const size of [1, 2, 3, 5, 64]) {
+          // Records and their line numbers (RECORD_LINE) alike.
           assert.deepEqual(split(raw, delimiter, size), expected, `seed ${seed}, delimiter ${JSON.stringify(delimiter)}, pieces of ${size}`);
         }
       }
@@ -62,6 +64,14 @@ void describe('CSV records without quotes', () => {
       const expected = parse(raw, parserOptions(';')) as string[][];
       for (const size of [1, 2, 4, 1024]) assert.deepEqual(split(raw, ';', size), expected, `${JSON.stringify(t)} in pieces of ${size}`);
     }
-    assert.deepEqual(split(Buffer.from('h;k\na;b\r\nc;d\re\n'), ';', 3), [['h', 'k'], ['a', 'b\r'], ['c', 'd\re']]);
+    const records = split(Buffer.from('h;k\na;b\r\nc;d\re\n'), ';', 3) as LinedRecord[];
+    assert.deepEqual(records.map((r) => [...r]), [['h', 'k'], ['a', 'b\r'], ['c', 'd\re']]);
+    // Numbered as csv-parse numbers them: each CR that is text counts as a line too.
+    assert.deepEqual(records.map((r) => r[RECORD_LINE]), [1, 3, 5]);
+  });
+
+  void it('number each record by its line in the text, blank lines counted, as csv-parse does', () => {
+    const records = split(Buffer.from('h;k\r\n\r\na;b\r\n;;\r\nc;d\r\n'), ';', 4) as LinedRecord[];
+    assert.deepEqual(records.map((r) => r[RECORD_LINE]), [1, 3, 5]);
   });
 });

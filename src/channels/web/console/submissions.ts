@@ -8,6 +8,7 @@ import { CHANNELS } from '../../../domain/types.ts';
 import { SUBMISSION_OUTCOMES, type SubmissionOutcomeFilter, type SubmissionSearch } from '../../../domain/store/web.ts';
 import type { WebContext } from '../context.ts';
 import { rawPreview, safeFileName } from '../format.ts';
+import { replyView } from './reply-view.ts';
 import { cursorOf, download, idParam, str } from '../render.ts';
 import { listFilters, PAGE_SIZE } from './filters.ts';
 import { actor, consolePage, record } from './page.ts';
@@ -45,7 +46,7 @@ export function registerSubmissionRoutes(app: FastifyInstance, ctx: WebContext):
       ctx.store.listAudit({ objectType: 'invio', objectId: id, limit: 50 }),
       replyOf(ctx, s.meta.mail_id),
     ]);
-    const raw = rawPreview(s.raw);
+    const raw = rawPreview(s.raw, s.charset);
     const extras = await outcomeExtras(ctx.store, s.customerId, s.outcome, s.receivedAt);
     // Nothing left to correct once every refused order's reference is registered (within those looked up).
     const refusedLeft = (s.outcome?.orders ?? []).some((o) => o?.esito === 'errore' && !extras.since.has(o.index)) || !!s.outcome?.fileError;
@@ -85,5 +86,5 @@ async function replyOf(ctx: WebContext, mailId: string | undefined) {
   const replyId = m?.result?.replyId;
   const r = replyId ? await ctx.store.getReply(replyId) : undefined;
   if (!r) return m?.result?.noReply ? { noReply: m.result.noReply } : undefined;
-  return { recipient: r.recipient, subject: r.subject, state: r.state, sentAt: r.sentAt, lastError: r.lastError, text: rawPreview(r.raw).text };
+  return { recipient: r.recipient, subject: r.subject, state: r.state, sentAt: r.sentAt, lastError: r.lastError, text: await replyView(r.raw, ctx.timeZone) };
 }

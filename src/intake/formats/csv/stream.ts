@@ -27,6 +27,7 @@ import { ShapeScanner } from './shape.ts';
 import { bufferBytes, firstInvalidUtf8, type Bytes } from '../bytes.ts';
 import { QUOTE_BYTE, unquotedRecords } from './unquoted.ts';
 import { byteOrderMark, decodeText, invalidUtf8Message, normalizeCharset } from '../text.ts';
+import { RECORD_LINE, withRows, type LinedRecord } from '../file-rows.ts';
 
 /** Bytes handed to the parser at a time: large enough that per-chunk costs vanish, small next to any limit. */
 export const CSV_CHUNK_BYTES = 64 * 1024;
@@ -87,10 +88,16 @@ function utf8Source(input: CsvInput, size: number): Utf8Source {
 /** csv-parse's incremental parser: what its stream and its synchronous API both drive. */
 interface RecordParser {
   parse(buf: Buffer | undefined, end: boolean, push: (record: string[]) => void, close: () => void): Error | undefined;
+  /** csv-parse's counters; `lines` is, when a record is pushed, the line it ends on (what on_record is told). */
+  info: { lines: number };
 }
 
-export function parserOptions(delimiter: string): Options {
-  return {
+/**
+ * `numbered`: each record carries its file line (RECORD_LINE), through on_record. csv-parse builds a context object
+ * per record for it, so the incremental parser (large files) reads the line from the parser's counters instead.
+ */
+export function parserOptions(delimiter: string, numbered = true): Options {
+  const options: Options = {
     delimiter,
     relax_column_count: true,
     relax_quotes: true,
@@ -100,12 +107,21 @@ export function parserOptions(delimiter: string): Options {
     // Backstop for one huge unquoted cell, which the shape scanner does not measure.
     max_record_size: MAX_RECORD_CHARS,
   };
+  if (!numbered) return options;
+  // People are told the row of the file (file-rows.ts); `lines` is where the record ends.
+  options.on_record = (record: LinedRecord, context) => {
+    record[RECORD_LINE] = context.lines;
+    return record;
+  };
+  return options;
 }
 
 function recordParser(delimiter: string): RecordParser {
   // The Parser stream keeps that parser as `api`; driving it directly keeps the whole pass synchronous.
-  const api = (new Parser(parserOptions(delimiter)) as unknown as { api?: RecordParser }).api;
-  if (typeof api?.parse !== 'function') throw new Error('csv-parse no longer exposes its incremental parser (Parser#api)');
+  const api = (new Parser(parserOptions(delimiter, false)) as unknown as { api?: RecordParser }).api;
+  if (typeof api?.parse !== 'function' || typeof api.info?.lines !== 'number') {
+    throw new Error('csv-parse no longer exposes its incremental parser (Parser#api) and its line count');
+  }
   return api;
 }
 
@@ -158,6 +174,7 @@ function* records(source: Utf8Source, checkShape: boolean, seen?: Seen): Generat
     if (following === undefined) {
       // A file of one piece (most files): csv-parse's synchronous API over it, as when every file was read whole.
       shape?.feed(chunk ?? new Uint8Array(0), true);
+      if (seen) seen.whole = true;
       try {
         const all = chunk ? parseSync(asBuffer(chunk), parserOptions(delimiter)) as string[][] : [];
         if (all.length > 0) yield all;
@@ -168,7 +185,13 @@ function* records(source: Utf8Source, checkShape: boolean, seen?: Seen): Generat
     }
     const parser = recordParser(delimiter);
     let out: string[][] = [];
-    const push = (r: string[]) => void out.push(r);
+    // The first pass over a file of several pieces keeps none of its records: they need no line numbers.
+    const push = checkShape
+      ? (r: string[]) => void out.push(r)
+      : (r: LinedRecord) => {
+        r[RECORD_LINE] = parser.info.lines;
+        out.push(r);
+      };
     const close = () => undefined;
     let parseError: Error | undefined;
     while (chunk !== undefined) {
@@ -195,6 +218,8 @@ function* records(source: Utf8Source, checkShape: boolean, seen?: Seen): Generat
 interface Seen {
   delimiter?: string;
   quoted: boolean;
+  /** The file was one piece, parsed at once with its records numbered: the second pass may reuse them. */
+  whole?: boolean;
 }
 
 /**
@@ -222,6 +247,7 @@ interface Building {
   index: number;
   left: number;
   order: { righe: unknown[]; [field: string]: unknown };
+  rows: number[];
 }
 
 const DATE_FIELDS: ReadonlySet<string> = new Set(['data_ordine', 'data_consegna']);
@@ -293,7 +319,7 @@ class Planner {
   }
 
   add(batch: string[][]): void {
-    this.#kept = ++this.#batches === 1 ? batch : undefined;
+    this.#kept = ++this.#batches === 1 && this.#seen.whole ? batch : undefined;
     let k = 0;
     if (this.#header === undefined) {
       this.#header = batch[k++]!;
@@ -415,12 +441,14 @@ export class CsvOrderReader {
             if (value === '' && OPTIONAL_ORDER_FIELDS.has(field)) continue;
             order[field] = DATE_FIELDS.has(field) && value !== '' ? dateCell(order, field, value) : value;
           }
-          b = { index: planned.index, left: planned.rows, order };
+          b = { index: planned.index, left: planned.rows, order, rows: [] };
+          withRows(b.order, b.rows);
           building.set(key, b);
         }
         const line = { codice_articolo: cellAt(record, l.articolo), quantita: '' as unknown, unita_misura: cellAt(record, l.unita) };
         line.quantita = quantityCell(line, cellAt(record, l.quantita), this.numbers);
         b.order.righe.push(line);
+        b.rows.push((record as LinedRecord)[RECORD_LINE] ?? 0);
         if (--b.left > 0) continue;
         building.delete(key);
         // Every row of it is read: its entry is needed no more, and the plan shrinks as the file is read.
