@@ -124,8 +124,11 @@ export function orderErrorsItalian(o: OrderOutcome, opts: PlaceOptions = {}): Pe
     out.push(stageAItalian(m, o, opts) ?? { where: '', text: m });
   }
   for (const e of o.errori ?? []) {
-    const { line } = splitPath(e.campo);
-    out.push({ where: line === undefined ? '' : linePlace(o, line, opts), text: e.messaggio });
+    const { line, field } = splitPath(e.campo);
+    const place = line === undefined ? '' : linePlace(o, line, opts);
+    // A value a decoder of people's writing could not read is quoted (`«1.000» è ambiguo…`): its field is named too.
+    const quoted = e.messaggio.startsWith('«') ? fieldWords(field).replace(/^(il|la|le|l') ?/, '') : '';
+    out.push({ where: [place, quoted].filter(Boolean).join(', '), text: e.messaggio });
   }
   return out;
 }

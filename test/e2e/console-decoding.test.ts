@@ -56,7 +56,7 @@ void describe('console: raw file and reply decoded', () => {
       const raw = await page.locator('pre.raw').first().innerText();
       assert.match(raw, /C001;PERÒ-1;2026-11-20;VOL-A4;tantissimi;PZ/);
       assert.doesNotMatch(raw, /\ufffd/);
-      assert.match(await page.locator('.errors').innerText(), /Riga 3 del file:\s*La quantità deve essere un numero/);
+      assert.match(await page.locator('.errors').innerText(), /Riga 3 del file, quantità:\s*«tantissimi» non è un numero/);
       await page.getByText('Messaggio completo').click();
       const shown = await page.locator('details pre.raw').innerText();
       assert.match(shown, /^Oggetto: Re: Ordine di novembre \[esito: ERRORE, 0 ordini accettati, 1 ordine con errori\]$/m);

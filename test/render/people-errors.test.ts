@@ -93,7 +93,7 @@ void describe('people-errors', () => {
       assert.doesNotMatch(it, ENGLISH, `English left in "${it}" (from ${error.messages[0]})`);
       assert.notEqual(it, 'Il file non è leggibile', `no Italian sentence for: ${error.messages[0]}`);
     }
-    assert.deepEqual(fileErrorItalian('NOT_PARSEABLE', ['CSV header must name the columns codice_cliente, quantita (data_consegna optional); missing: quantita']),
-      ["La riga d'intestazione del CSV deve nominare le colonne codice_cliente, quantita (data_consegna è facoltativa); mancano: quantita"]);
+    assert.deepEqual(fileErrorItalian('NOT_PARSEABLE', ['CSV header must name the columns codice_cliente, quantita (data_consegna and note optional); missing: quantita']),
+      ["La riga d'intestazione del CSV deve nominare le colonne codice_cliente, quantita (data_consegna e note sono facoltative); mancano: quantita"]);
   });
 });

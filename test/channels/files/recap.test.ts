@@ -46,7 +46,7 @@ test('the outcome file recaps the registered lines; a correction adds an outcome
   const text = readFileSync(got, 'utf8');
   assert.match(text, new RegExp(`Ordine 1 \\(riferimento SFTP-R1\\): registrato con numero ${numero}.*\\r\\n  Righe registrate:\\r\\n`
     + ' {4}BV-STD \\(Biglietti da visita\\): 1500 PZ\\r\\n {4}CAR-A4-80 \\(Carta A4 80g\\): 2,5 RS\\r\\n'));
-  assert.match(text, /Ordine 2 \(riferimento SFTP-R2\): NON registrato/);
+  assert.match(text, /Ordine 2 \(riferimento SFTP-R2, riga \d+ del file\): NON registrato/);
   const json = JSON.parse(readFileSync(gotJson, 'utf8')) as { ordini: { righe_registrate?: { quantita: number }[] }[] };
   assert.deepEqual(json.ordini[0]!.righe_registrate!.map((r) => r.quantita), [1500, 2.5]);
 

@@ -41,7 +41,7 @@ void describe('reply e-mail errors in Italian', () => {
       'C001;PERÒ-OK;2026-11-20;BV-STD;500;PZ',
       'C001;PERÒ-1;2026-11-20;BV-STD;500;PZ',
       '',
-      'C001;PERÒ-2;20/11/2026;BV-STD;100;PZ',
+      'C001;PERÒ-2;31/02/2026;BV-STD;100;PZ',
       'C001;PERÒ-1;2026-11-20;VOL-A4;molti;PZ',
       'C001;PERÒ-3;2026-11-20;NON-ESISTE;1;PZ',
       'C002;ALTRUI-1;2026-11-20;BV-STD;1;PZ',
@@ -49,8 +49,9 @@ void describe('reply e-mail errors in Italian', () => {
     await h.send({ to: c1.mailbox, subject: 'Ordini CSV', attachments: [{ filename: 'ordini.csv', content: iconv.encode(csv, 'windows-1252'), contentType: 'text/csv' }] });
     const r = await received(sink, replyTo('Ordini CSV'));
     const text = r.parsed.text ?? '';
-    assert.match(text, /Ordine 2 \(riferimento PERÒ-1, righe 3 e 6 del file\): NON registrato\n {2}- Riga 6 del file: la quantità deve essere un numero\n/);
-    assert.match(text, /Ordine 3 \(riferimento PERÒ-2, riga 5 del file\): NON registrato\n {2}- La data dell'ordine non è una data valida: va scritta come AAAA-MM-GG/);
+    assert.match(text, /Ordine 2 \(riferimento PERÒ-1, righe 3 e 6 del file\): NON registrato\n {2}- Riga 6 del file, quantità: «molti» non è un numero\n/);
+    // Dates as people write them are read (20/11/2026); a day the calendar lacks is said with the text.
+    assert.match(text, /Ordine 3 \(riferimento PERÒ-2, riga 5 del file\): NON registrato\n {2}- Data dell'ordine: «31\/02\/2026» non è una data del calendario/);
     assert.match(text, /- Riga 7 del file: articolo sconosciuto: "NON-ESISTE"/);
     assert.equal(text.match(/ALTRUI-1/g)?.length, 1, text);
     assert.equal(text.match(/Il codice cliente "C002" non corrisponde al cliente autenticato/g)?.length, 1, text);

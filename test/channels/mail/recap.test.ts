@@ -47,7 +47,7 @@ for (const backend of ['sqlite', 'postgres'] as const) void describe(`e-mail: re
     const text = reply.parsed.text ?? '';
     assert.match(text, /Ordine 1 \(riferimento RIEP-1\): registrato con numero \d{4}-\d{6}/);
     assert.match(text, /Righe registrate:\n {4}BV-STD \(Biglietti da visita\): 1500 PZ\n {4}CAR-A4-80 \(Carta A4 80g\): 2,5 RS\n/);
-    assert.match(text, /Ordine 2 \(riferimento RIEP-2\): NON registrato/);
+    assert.match(text, /Ordine 2 \(riferimento RIEP-2, riga \d+ del file\): NON registrato/);
     assert.doesNotMatch(text, /1\.500|1,500/, 'no thousands separator');
     assert.match(reply.parsed.html || '', /BV-STD \(Biglietti da visita\): 1500 PZ/);
     const attachment = reply.parsed.attachments.find((a) => a.filename === 'esito.json');

@@ -435,12 +435,14 @@ export class CsvOrderReader {
             if (overflow) continue; // beyond maxOrders: the caller refuses the file on its count
             throw new Error('the second pass over a CSV file read an order the first pass did not count');
           }
-          const order: Building['order'] = { righe: [] };
+          // The order's fields, then its lines: the key order a candidate has whatever format it came in.
+          const order = {} as Building['order'];
           for (const [field, at] of l.order) {
             const value = cellAt(record, at);
             if (value === '' && OPTIONAL_ORDER_FIELDS.has(field)) continue;
             order[field] = DATE_FIELDS.has(field) && value !== '' ? dateCell(order, field, value) : value;
           }
+          order.righe = [];
           b = { index: planned.index, left: planned.rows, order, rows: [] };
           withRows(b.order, b.rows);
           building.set(key, b);
