@@ -92,10 +92,10 @@ describe('REST validation errors', () => {
     const a = await post(`${head}\nC001;V-CSV-1;2026-11-20;BV-STD;1;PZ\nC001;V-CSV-1;2026-11-20;BV-STD;tanti;PZ\n`, 'text/csv');
     assert.deepEqual(a, {
       status: 400,
-      body: { statusCode: 400, message: ['righe.1.quantita must be a number conforming to the specified constraints'], error: 'Bad Request' },
+      body: { statusCode: 400, message: ['righe.1.quantita must be a number conforming to the specified constraints'], error: 'Bad Request', code: 'VALIDATION' },
     });
     const b = await post(`${head}\nC001;V-CSV-2;2026-11-20;XYZ-404;1;PZ\n`, 'text/csv');
-    assert.deepEqual(b, { status: 400, body: { esito: 'errore', errori: [{ campo: 'righe[0].codice_articolo', messaggio: 'Articolo sconosciuto: "XYZ-404"' }] } });
+    assert.deepEqual(b, { status: 400, body: { esito: 'errore', errori: [{ campo: 'righe[0].codice_articolo', messaggio: 'Articolo sconosciuto: "XYZ-404"' }], code: 'BUSINESS' } });
   });
 
   it('stage B: shape B with the path of the unknown article and unit, in Italian', async () => {
