@@ -7,7 +7,7 @@
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
-import { IntakeError } from '../../domain/errors.ts';
+import { alreadyExists, notFound } from '../common/refusals.ts';
 import type { OrderOutcome, Outcome, RegisteredOrder, StoredSubmission } from '../../domain/types.ts';
 import { checkKnown, migrationsDir, readMigrations, type Migration } from '../common/migrate.ts';
 import { RECEIVED_IDS_SQL, sqliteWork } from './work.ts';
@@ -313,7 +313,7 @@ function sqliteStoreOn(
           .run(customer.id, customer.code, customer.name, customer.mailbox, customer.createdAt);
       } catch (e) {
         if (constraint(e, 'UNIQUE') || constraint(e, 'PRIMARYKEY')) {
-          throw new IntakeError('CONFLICT', `a customer with code ${c.code}, mailbox ${customer.mailbox} or id ${c.id} already exists`);
+          throw alreadyExists.customer({ code: c.code, mailbox: customer.mailbox, id: c.id });
         }
         throw e;
       }
@@ -344,9 +344,9 @@ function sqliteStoreOn(
         q(`INSERT INTO credentials (id, customer_id, kind, lookup, secret_hash, created_at) VALUES (?, ?, ?, ?, ?, ?)`)
           .run(c.id, c.customerId, c.kind, c.lookup, c.secretHash, isoIn(c.createdAt ?? nowIso(), 'createdAt'));
       } catch (e) {
-        if (constraint(e, 'FOREIGNKEY')) throw new IntakeError('NOT_FOUND', `customer ${c.customerId} not found`);
+        if (constraint(e, 'FOREIGNKEY')) throw notFound.customer(c.customerId);
         if (constraint(e, 'UNIQUE') || constraint(e, 'PRIMARYKEY')) {
-          throw new IntakeError('CONFLICT', `an active ${c.kind} credential "${c.lookup}" already exists`);
+          throw alreadyExists.credential(c.kind, c.lookup);
         }
         throw e;
       }
@@ -479,13 +479,13 @@ function sqliteStoreOn(
 
     async resetSubmission(id) {
       const { changes } = q(`UPDATE submissions SET state = 'received', outcome = NULL, retries = 0 WHERE id = ?`).run(id);
-      if (changes === 0) throw new IntakeError('NOT_FOUND', `submission ${id} not found`);
+      if (changes === 0) throw notFound.submission(id);
       forget(id);
     },
 
     async countRetry(id) {
       const r = q('UPDATE submissions SET retries = retries + 1 WHERE id = ? RETURNING retries').get(id) as { retries: number } | undefined;
-      if (!r) throw new IntakeError('NOT_FOUND', `submission ${id} not found`);
+      if (!r) throw notFound.submission(id);
       return Number(r.retries);
     },
 
