@@ -29,7 +29,6 @@ import {
   newSubmissionRow, DEFAULT_LIMIT, MAX_PENDING_BATCH, SUBMISSION_COLUMNS, toAttempt, toOrder, toSubmission, toSummary,
   type AttemptRow, type LineRow, type OrderRow, type SubmissionRow,
 } from '../common/rows.ts';
-import { checkLabel, checkLeaseMs } from '../common/work.ts';
 import { readSubmissionBody, SUBMISSION_SIZE_SQL } from './bodies.ts';
 import { checkPieceRange, stagedOf } from '../common/upload-pieces.ts';
 import { channelsSql, jsonOut } from '../common/rows.ts';
@@ -187,7 +186,7 @@ function sqliteStoreOn(
       db.pragma('foreign_keys = ON');
     }
   } };
-  const { forget, lost: fenceOf, ...work } = sqliteWork(db);
+  const { forget, lost: fenceOf, ...work } = sqliteWork(db, runner);
 
   /**
    * The fence of what a judgement writes of its outcome (completeSubmission, recordAttempts) under a claim, checked as
@@ -254,20 +253,6 @@ function sqliteStoreOn(
       await runner.close();
       writer.flush();
       raw.close();
-    },
-
-    async acquireLease(name, holder, ttlMs) {
-      // Not fsynced: a lease matters only while its holder lives, and a holder outlives no crash of the machine.
-      const at = Date.now();
-      return runner.run('acquireLease', [checkLabel(name, 'lease name'), checkLabel(holder, 'holder'), at + checkLeaseMs(ttlMs, 'ttlMs'), at], false);
-    },
-
-    async renewLease(name, holder, ttlMs) {
-      return runner.run('renewLease', [checkLabel(name, 'lease name'), checkLabel(holder, 'holder'), Date.now() + checkLeaseMs(ttlMs, 'ttlMs')], false);
-    },
-
-    async releaseLease(name, holder) {
-      await runner.run('releaseLease', [checkLabel(name, 'lease name'), checkLabel(holder, 'holder')], false);
     },
 
     async stageUploadPieces(uploadId, piece) {
