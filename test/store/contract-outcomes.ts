@@ -2,6 +2,7 @@
 // src/store/common/outcome-form.ts) and every read gives back the whole Outcome, exactly as it was recorded.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { IntakeError } from '../../src/domain/errors.ts';
 import type { OrderOutcome, Outcome } from '../../src/domain/types.ts';
 import { COMPACT_OUTCOME_ORDERS } from '../../src/store/common/outcome-form.ts';
 import { addCustomer, addSubmission, at, withStore, type StoreFactory } from './fixtures.ts';
@@ -114,6 +115,12 @@ export function outcomesContract(makeStore: StoreFactory): void {
       assert.equal(now.processedAt, at(2));
       assert.equal(JSON.stringify((await store.getSubmissionOutcomes(a.id, [id])).get(id)), before);
       assert.deepEqual((await store.latestAttempt(a.id, 'R-8'))?.outcome, first.orders[8], 'an attempt the late judgement would overwrite is kept');
+    }));
+
+    void it('refuses attempts for a submission it does not hold, with the same refusal on both engines', () => withStore(makeStore, async (store) => {
+      const a = await addCustomer(store, 'A001');
+      await assert.rejects(store.recordAttempts('missing', outcomeOf('missing', 3, a.id).orders),
+        (e: unknown) => e instanceof IntakeError && e.code === 'NOT_FOUND' && e.message === 'submission missing not found');
     }));
   });
 }

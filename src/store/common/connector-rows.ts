@@ -1,5 +1,25 @@
 /** Rows of the connector tables and their conversions, shared by the SQLite and PostgreSQL implementations of ConnectorStore (src/domain/store/connectors.ts). */
 import type { Connector, ConnectorCustomer, ConnectorFormat, ConnectorLookupRow, Site } from '../../domain/store/connectors.ts';
+import { invalid } from './refusals.ts';
+
+/**
+ * A lookup or customer table that names one key twice, refused before either engine replaces the stored one (the
+ * primary key would refuse it too, but mid-way and without saying which key).
+ */
+export function checkUniqueKeys<T>(rows: readonly T[], key: (r: T) => string, refusal: (key: string) => Error): void {
+  const seen = new Set<string>();
+  for (const r of rows) {
+    const k = key(r);
+    if (seen.has(k)) throw refusal(k);
+    seen.add(k);
+  }
+}
+
+export const checkUniqueProductKeys = (rows: readonly ConnectorLookupRow[]): void =>
+  checkUniqueKeys(rows, (r) => r.productKey, invalid.duplicateProductKey);
+
+export const checkUniqueExternalIds = (rows: readonly { externalId: string }[]): void =>
+  checkUniqueKeys(rows, (r) => r.externalId, invalid.duplicateExternalId);
 
 /** Columns read for a Connector (with `cr.lookup` of its current key and `cu.code` of its customer). */
 export const CONNECTOR_SELECT = `SELECT c.id, c.customer_id, cu.code AS customer_code, c.name, c.format, c.allow_ips, c.mapping,

@@ -1,8 +1,15 @@
 /** Rows of the hand-off's tables and their conversions, shared by the SQLite and PostgreSQL implementations of HandoffStore (src/domain/store/handoff.ts). */
 import type { OrderEventType } from '../../domain/order-events.ts';
-import type {
-  Delivery, DeliveryState, DeliverySummary, ExportFormat, Subscriber, SubscriberKind, SubscriberState,
+import {
+  MAX_FINISH_BATCH, type Delivery, type DeliveryState, type DeliverySummary, type ExportFormat, type Subscriber, type SubscriberKind,
+  type SubscriberState,
 } from '../../domain/store/handoff.ts';
+import { invalid } from './refusals.ts';
+
+/** finishDeliveries' batch, refused whole before either engine writes any of it. */
+export function checkFinishBatch(list: readonly unknown[]): void {
+  if (list.length > MAX_FINISH_BATCH) throw invalid.finishBatch();
+}
 
 export const SUBSCRIBER_COLUMNS = `id, kind, url, secret_enc, allow_private, dir, format, events, cursor, state, disabled_reason,
   created_at, updated_at`;

@@ -5,6 +5,7 @@
 import { withoutUndefined } from '../../domain/objects.ts';
 import { IntakeError } from '../../domain/errors.ts';
 import { boolOut, isoOut, jsonOut, optIsoOut } from './rows.ts';
+import { invalid } from './refusals.ts';
 import type {
   ImapAccount, MailMessage, MailMessageSummary, MailReply, MailReplySummary, MailResult, MailSource, MailState,
   NewImapAccount, NewMailMessage, ReplyState,
@@ -21,6 +22,11 @@ const MAX_UID = 2 ** 32 - 1;
 
 function opt<T>(v: T | null | undefined): T | undefined {
   return v === null || v === undefined ? undefined : v;
+}
+
+/** addMailPart's index of an order within its mail. */
+export function checkMailPartIdx(idx: number): void {
+  if (!Number.isInteger(idx) || idx < 0) throw invalid.mailPartIdx();
 }
 
 export function checkMailMessage(m: NewMailMessage): void {

@@ -18,6 +18,7 @@ import { attemptRows, isoIn, jsonOut, optIsoOut, recordedAttemptRows } from '../
 import { attemptArrays, attemptColumns } from './attempt-columns.ts';
 import type { CompleteCall } from './complete-batch.ts';
 import { ClaimLostError } from '../../domain/store/store.ts';
+import { notFound } from '../common/refusals.ts';
 import { withTransaction } from './tx.ts';
 
 /** What a compact outcome's submission is, read in the snapshot that also reads its attempts. */
@@ -98,7 +99,7 @@ export function pgAttempts(pool: pg.Pool, writers: OrderWriters, outbox: boolean
         // claim, as registration's fence does) one another holder has taken over.
         if (rowCount === 0) {
           const { rows: [sub] } = await c.query<{ state: string }>('SELECT state FROM submissions WHERE id = $1', [submissionId]);
-          if (!sub) throw new Error(`submission ${submissionId} not found`);
+          if (!sub) throw notFound.submission(submissionId);
           if (holder !== undefined && sub.state === 'received') throw new ClaimLostError([submissionId]);
         }
       });

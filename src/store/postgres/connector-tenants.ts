@@ -4,7 +4,8 @@
  */
 import type pg from 'pg';
 import type { OrderWriters } from './order-writers.ts';
-import { IntakeError } from '../../domain/errors.ts';
+import { notFound } from '../common/refusals.ts';
+import { checkUniqueExternalIds } from '../common/connector-rows.ts';
 import { unattributedOwner, type ConnectorStore } from '../../domain/store/connectors.ts';
 import { pgCode, withTransaction } from './tx.ts';
 import { chunks, toAttempt, type AttemptRow } from '../common/rows.ts';
@@ -37,14 +38,10 @@ export function connectorLatestAttemptSql(customerGiven: boolean): string {
 export function postgresConnectorTenants(pool: pg.Pool, writers: OrderWriters): Tenants {
   return {
     async replaceConnectorCustomerIds(id, rows) {
-      const seen = new Set<string>();
-      for (const r of rows) {
-        if (seen.has(r.externalId)) throw new IntakeError('VALIDATION', `external id "${r.externalId}" appears more than once`);
-        seen.add(r.externalId);
-      }
+      checkUniqueExternalIds(rows);
       return withTransaction(pool, async (c) => {
         if ((await c.query('SELECT 1 FROM connectors WHERE id = $1 FOR UPDATE', [id])).rowCount === 0) {
-          throw new IntakeError('NOT_FOUND', `connector ${id} not found`);
+          throw notFound.connector(id);
         }
         await c.query('DELETE FROM connector_customer_ids WHERE connector_id = $1', [id]);
         for (const part of chunks(rows, BATCH)) {
@@ -52,7 +49,7 @@ export function postgresConnectorTenants(pool: pg.Pool, writers: OrderWriters): 
             await c.query(`INSERT INTO connector_customer_ids (connector_id, external_id, customer_id)
               SELECT $1, x, cu FROM unnest($2::text[], $3::text[]) AS t(x, cu)`, [id, part.map((r) => r.externalId), part.map((r) => r.customerId)]);
           } catch (e) {
-            if (pgCode(e) === '23503') throw new IntakeError('NOT_FOUND', 'a row names a customer that does not exist');
+            if (pgCode(e) === '23503') throw notFound.tenantCustomer();
             throw e;
           }
         }
@@ -69,7 +66,7 @@ export function postgresConnectorTenants(pool: pg.Pool, writers: OrderWriters): 
 
     async setConnectorProductKey(id, template) {
       const res = await pool.query('UPDATE connectors SET product_key = $1 WHERE id = $2', [template ?? null, id]);
-      if (res.rowCount === 0) throw new IntakeError('NOT_FOUND', `connector ${id} not found`);
+      if (res.rowCount === 0) throw notFound.connector(id);
     },
 
     async saveOrderTickets(rows) {

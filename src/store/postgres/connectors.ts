@@ -5,9 +5,9 @@
 import type pg from 'pg';
 import type { OrderWriters } from './order-writers.ts';
 import type { PoolClient } from 'pg';
-import { IntakeError } from '../../domain/errors.ts';
+import { alreadyExists, invalid, notFound } from '../common/refusals.ts';
 import { type Connector, type ConnectorLookupRow, type ConnectorStore, type NewConnectorKey } from '../../domain/store/connectors.ts';
-import { CONNECTOR_SELECT, customersByConnector, sitesByConnector, toConnector, toLookupRow, toSite, upperSite, type ConnectorRow } from '../common/connector-rows.ts';
+import { CONNECTOR_SELECT, checkUniqueProductKeys, customersByConnector, sitesByConnector, toConnector, toLookupRow, toSite, upperSite, type ConnectorRow } from '../common/connector-rows.ts';
 import { pgCode, withTransaction } from './tx.ts';
 import { chunks, isoIn, nowIso } from '../common/rows.ts';
 import { postgresConnectorTenants } from './connector-tenants.ts';
@@ -44,7 +44,7 @@ export function postgresConnectors(pool: pg.Pool, writers: OrderWriters): Connec
       await c.query(`INSERT INTO credentials (id, customer_id, kind, lookup, secret_hash, created_at) VALUES ($1, $2, 'connector', $3, $4, $5)`,
         [key.credentialId, customerId, key.keyId, key.secretHash, at]);
     } catch (e) {
-      if (pgCode(e) === '23505') throw new IntakeError('CONFLICT', `an active connector key "${key.keyId}" already exists`);
+      if (pgCode(e) === '23505') throw alreadyExists.connectorKey(key.keyId);
       throw e;
     }
   }
@@ -57,7 +57,7 @@ export function postgresConnectors(pool: pg.Pool, writers: OrderWriters): Connec
       try {
         await pool.query('INSERT INTO sites (code, name, created_at) VALUES ($1, $2, $3)', [site.code, site.name, site.createdAt]);
       } catch (e) {
-        if (pgCode(e) === '23505') throw new IntakeError('CONFLICT', `site ${site.code} already exists`);
+        if (pgCode(e) === '23505') throw alreadyExists.site(site.code);
         throw e;
       }
       return site;
@@ -77,13 +77,13 @@ export function postgresConnectors(pool: pg.Pool, writers: OrderWriters): Connec
       return tx(async (c) => {
         const customerIds = n.allCustomers ? [] : [...new Set(n.customerIds ?? [n.customerId])];
         for (const id of [n.customerId, ...customerIds]) {
-          if ((await c.query('SELECT 1 FROM customers WHERE id = $1', [id])).rowCount === 0) throw new IntakeError('NOT_FOUND', `customer ${id} not found`);
+          if ((await c.query('SELECT 1 FROM customers WHERE id = $1', [id])).rowCount === 0) throw notFound.customer(id);
         }
         const sites = [...new Set(n.sites.map(upperSite))];
         const { rows: found } = await c.query('SELECT code FROM sites WHERE code = ANY($1::text[])', [sites]);
         const known = new Set(found.map((r: { code: string }) => r.code));
         const missing = sites.filter((s) => !known.has(s));
-        if (missing.length > 0) throw new IntakeError('NOT_FOUND', `unknown production site: ${missing.join(', ')}`);
+        if (missing.length > 0) throw notFound.sites(missing);
         const at = isoIn(n.createdAt ?? nowIso(), 'createdAt');
         await insertKey(c, n.customerId, n.key, at);
         try {
@@ -91,8 +91,8 @@ export function postgresConnectors(pool: pg.Pool, writers: OrderWriters): Connec
             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`, [n.id, n.customerId, n.name, n.format, n.key.credentialId,
             JSON.stringify(n.allowIps), n.mapping ?? null, at, n.allCustomers === true, n.productKey ?? null]);
         } catch (e) {
-          if (pgCode(e) === '23505') throw new IntakeError('CONFLICT', `a connector with id ${n.id} already exists`);
-          if (pgCode(e) === '23514') throw new IntakeError('VALIDATION', `connector format "${n.format}" is not known`);
+          if (pgCode(e) === '23505') throw alreadyExists.connector(n.id);
+          if (pgCode(e) === '23514') throw invalid.connectorFormat(n.format);
           throw e;
         }
         await c.query('INSERT INTO connector_sites (connector_id, site_code) SELECT $1, unnest($2::text[])', [n.id, sites]);
@@ -124,7 +124,7 @@ export function postgresConnectors(pool: pg.Pool, writers: OrderWriters): Connec
       return tx(async (c) => {
         const { rows } = await c.query('SELECT customer_id, credential_id FROM connectors WHERE id = $1 AND revoked_at IS NULL FOR UPDATE', [id]);
         const cur = rows[0] as { customer_id: string; credential_id: string } | undefined;
-        if (!cur) throw new IntakeError('NOT_FOUND', `no active connector ${id}`);
+        if (!cur) throw notFound.activeConnector(id);
         const at = nowIso();
         await c.query('UPDATE credentials SET revoked_at = $1 WHERE id = $2 AND revoked_at IS NULL', [at, cur.credential_id]);
         await insertKey(c, cur.customer_id, key, at);
@@ -147,18 +147,14 @@ export function postgresConnectors(pool: pg.Pool, writers: OrderWriters): Connec
 
     async setConnectorMapping(id, mapping) {
       const res = await pool.query('UPDATE connectors SET mapping = $1 WHERE id = $2', [mapping ?? null, id]);
-      if (res.rowCount === 0) throw new IntakeError('NOT_FOUND', `connector ${id} not found`);
+      if (res.rowCount === 0) throw notFound.connector(id);
     },
 
     async replaceConnectorLookup(id, rows: readonly ConnectorLookupRow[]) {
-      const seen = new Set<string>();
-      for (const r of rows) {
-        if (seen.has(r.productKey)) throw new IntakeError('VALIDATION', `product key "${r.productKey}" appears more than once`);
-        seen.add(r.productKey);
-      }
+      checkUniqueProductKeys(rows);
       return tx(async (c) => {
         if ((await c.query('SELECT 1 FROM connectors WHERE id = $1 FOR UPDATE', [id])).rowCount === 0) {
-          throw new IntakeError('NOT_FOUND', `connector ${id} not found`);
+          throw notFound.connector(id);
         }
         await c.query('DELETE FROM connector_lookup WHERE connector_id = $1', [id]);
         for (const part of chunks(rows, LOOKUP_BATCH)) {

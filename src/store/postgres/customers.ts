@@ -3,7 +3,7 @@
  * store.ts so that the store's core (submissions, claims, orders) stays readable.
  */
 import type pg from 'pg';
-import { IntakeError } from '../../domain/errors.ts';
+import { alreadyExists, notFound } from '../common/refusals.ts';
 import type { Customer, Store, Unit } from '../../domain/store/store.ts';
 import {
   checkCatalog, chunks, isoIn, lastWins, lowerMailbox, nowIso, toCredential, toCustomer, upperUnit,
@@ -46,7 +46,7 @@ export function postgresCustomers(pool: pg.Pool): CustomerMethods {
           [customer.id, customer.code, customer.name, customer.mailbox, customer.createdAt]);
       } catch (e) {
         if (pgCode(e) === '23505') {
-          throw new IntakeError('CONFLICT', `a customer with code ${c.code}, mailbox ${customer.mailbox} or id ${c.id} already exists`);
+          throw alreadyExists.customer({ code: c.code, mailbox: customer.mailbox, id: c.id });
         }
         throw e;
       }
@@ -79,8 +79,8 @@ export function postgresCustomers(pool: pg.Pool): CustomerMethods {
           [c.id, c.customerId, c.kind, c.lookup, c.secretHash, isoIn(c.createdAt ?? nowIso(), 'createdAt')],
         );
       } catch (e) {
-        if (pgCode(e) === '23503') throw new IntakeError('NOT_FOUND', `customer ${c.customerId} not found`);
-        if (pgCode(e) === '23505') throw new IntakeError('CONFLICT', `an active ${c.kind} credential "${c.lookup}" already exists`);
+        if (pgCode(e) === '23503') throw notFound.customer(c.customerId);
+        if (pgCode(e) === '23505') throw alreadyExists.credential(c.kind, c.lookup);
         throw e;
       }
     },

@@ -11,7 +11,7 @@
  */
 import type pg from 'pg';
 import type { OrderWriters } from './order-writers.ts';
-import { IntakeError } from '../../domain/errors.ts';
+import { alreadyExists } from '../common/refusals.ts';
 import type { OrderEvent } from '../../domain/order-events.ts';
 import type { ProductionStep, RegisteredOrder } from '../../domain/types.ts';
 import { RETENTION_SCAN, eventLimit, type EventStore, type Integration, type NewEvent, type ProductionChange } from '../../domain/store/events.ts';
@@ -145,7 +145,7 @@ export function postgresEvents(pool: pg.Pool, writers: OrderWriters, orderById: 
         await pool.query('INSERT INTO integrations (id, name, key_id, secret_hash, created_at) VALUES ($1, $2, $3, $4, $5)',
           [i.id, i.name, i.keyId, i.secretHash, isoIn(i.createdAt, 'createdAt')]);
       } catch (e) {
-        if (pgCode(e) === '23505') throw new IntakeError('CONFLICT', `an active integration named "${i.name}" already exists`);
+        if (pgCode(e) === '23505') throw alreadyExists.integration(i.name);
         throw e;
       }
     },

@@ -9,9 +9,9 @@
  */
 import type pg from 'pg';
 import type { PoolClient } from 'pg';
-import { IntakeError } from '../../domain/errors.ts';
-import { MAX_FINISH_BATCH, type HandoffStore } from '../../domain/store/handoff.ts';
-import { DELIVERY_COLUMNS, SUBSCRIBER_COLUMNS, errorText, toDelivery, toDeliverySummary, toSubscriber, type DeliveryRow, type SubscriberRow } from '../common/handoff-rows.ts';
+import { alreadyExists, invalid } from '../common/refusals.ts';
+import { type HandoffStore } from '../../domain/store/handoff.ts';
+import { DELIVERY_COLUMNS, SUBSCRIBER_COLUMNS, checkFinishBatch, errorText, toDelivery, toDeliverySummary, toSubscriber, type DeliveryRow, type SubscriberRow } from '../common/handoff-rows.ts';
 import { openPostgresBell } from './bell.ts';
 import { pgCode, withTransaction } from './tx.ts';
 import { isoIn, limitOf, nowIso } from '../common/rows.ts';
@@ -50,8 +50,8 @@ export function postgresHandoff(pool: pg.Pool, newClient?: () => pg.Client, onEr
           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $9, (${STREAM_END}))`, [s.id, s.kind, s.url ?? null, s.secretEnc ?? null, s.allowPrivate === true,
           s.dir ?? null, s.format ?? null, JSON.stringify(s.events), at]);
       } catch (e) {
-        if (pgCode(e) === '23505') throw new IntakeError('CONFLICT', `a subscriber with id ${s.id} already exists`);
-        if (pgCode(e) === '23514') throw new IntakeError('VALIDATION', 'subscriber kind or format is not known');
+        if (pgCode(e) === '23505') throw alreadyExists.subscriber(s.id);
+        if (pgCode(e) === '23514') throw invalid.subscriberKindOrFormat();
         throw e;
       }
       return (await get(s.id))!;
@@ -149,7 +149,7 @@ export function postgresHandoff(pool: pg.Pool, newClient?: () => pg.Client, onEr
     },
 
     async finishDeliveries(holder, list) {
-      if (list.length > MAX_FINISH_BATCH) throw new IntakeError('VALIDATION', `at most ${MAX_FINISH_BATCH} results can be recorded at once`);
+      checkFinishBatch(list);
       if (list.length === 0) return [];
       // One statement for the batch: a round trip per delivered event was the dispatcher's limit on PostgreSQL.
       const { rows } = await pool.query<{ id: string }>(

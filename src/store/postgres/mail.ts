@@ -7,11 +7,11 @@
 import type pg from 'pg';
 import type { PoolClient } from 'pg';
 import { pgCode, withTransaction } from './tx.ts';
-import { IntakeError } from '../../domain/errors.ts';
+import { alreadyExists, notFound } from '../common/refusals.ts';
 import { checkLabel, checkLeaseMs, claimIds } from '../common/work.ts';
 import { cleanText, isoIn, limitOf } from '../common/rows.ts';
 import {
-  checkImapAccount, checkMailMessage, MAIL_COLUMNS, REPLY_COLUMNS, toImapAccount, toMailMessage, toMailSummary, toReply,
+  checkImapAccount, checkMailMessage, checkMailPartIdx, MAIL_COLUMNS, REPLY_COLUMNS, toImapAccount, toMailMessage, toMailSummary, toReply,
   toReplySummary, type ImapAccountRow, type MailRow, type ReplyRow,
 } from '../common/mail-rows.ts';
 import type { MailStore, NewMailMessage } from '../../domain/store/mail.ts';
@@ -53,8 +53,8 @@ export function postgresMail(pool: pg.Pool): MailStore {
           for (const m of list) await insertMail(c, m, 'fail');
         });
       } catch (e) {
-        if (pgCode(e) === '23503') throw new IntakeError('NOT_FOUND', 'a mail message names a customer that is not stored');
-        if (pgCode(e) === '23505') throw new IntakeError('CONFLICT', 'a mail message with that id (or IMAP UID) already exists');
+        if (pgCode(e) === '23503') throw notFound.mailCustomer();
+        if (pgCode(e) === '23505') throw alreadyExists.mailMessageOrUid();
         throw e;
       }
     },
@@ -133,7 +133,7 @@ export function postgresMail(pool: pg.Pool): MailStore {
 
     async countMailAttempt(id) {
       const { rows } = await pool.query('UPDATE mail_messages SET attempts = attempts + 1 WHERE id = $1 RETURNING attempts', [id]);
-      if (rows.length === 0) throw new IntakeError('NOT_FOUND', `mail message ${id} not found`);
+      if (rows.length === 0) throw notFound.mailMessage(id);
       return Number((rows[0] as { attempts: number }).attempts);
     },
 
@@ -143,7 +143,7 @@ export function postgresMail(pool: pg.Pool): MailStore {
     },
 
     async addMailPart(mailId, idx, submissionId) {
-      if (!Number.isInteger(idx) || idx < 0) throw new IntakeError('VALIDATION', 'idx must be a whole number from 0');
+      checkMailPartIdx(idx);
       await pool.query('INSERT INTO mail_parts (mail_id, idx, submission_id) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING', [mailId, idx, submissionId]);
       const { rows } = await pool.query('SELECT submission_id FROM mail_parts WHERE mail_id = $1 AND idx = $2', [mailId, idx]);
       return (rows[0] as { submission_id: string }).submission_id;
@@ -164,7 +164,7 @@ export function postgresMail(pool: pg.Pool): MailStore {
         );
         if (done.rowCount === 0) {
           const { rows } = await c.query('SELECT 1 FROM mail_messages WHERE id = $1', [id]);
-          if (rows.length === 0) throw new IntakeError('NOT_FOUND', `mail message ${id} not found`);
+          if (rows.length === 0) throw notFound.mailMessage(id);
           return false;
         }
         if (reply) {
@@ -270,7 +270,7 @@ export function postgresMail(pool: pg.Pool): MailStore {
         const { rows } = await c.query('SELECT * FROM imap_accounts WHERE customer_id = $1', [a.customerId]);
         return toImapAccount(rows[0] as ImapAccountRow);
       }).catch((e: unknown) => {
-        if (pgCode(e) === '23503') throw new IntakeError('NOT_FOUND', `customer ${a.customerId} not found`);
+        if (pgCode(e) === '23503') throw notFound.customer(a.customerId);
         throw e;
       });
     },

@@ -9,7 +9,7 @@ import pg from 'pg';
 import type { PoolClient } from 'pg';
 import { pgCode, withTransaction } from './tx.ts';
 import { orderWriters, writerPermits } from './order-writers.ts';
-import { IntakeError } from '../../domain/errors.ts';
+import { notFound } from '../common/refusals.ts';
 import type { Outcome, RegisteredOrder, StoredSubmission, SubmissionState } from '../../domain/types.ts';
 import { checkKnown, migrationsDir, readMigrations } from '../common/migrate.ts';
 import { postgresWork } from './work.ts';
@@ -538,7 +538,7 @@ export async function openPostgresStore(url: string, opts: PostgresStoreOptions 
       // Nothing written: a submission whose outcome another judgement recorded first (it stands), or none at all, or
       // (fenced) one another holder has taken over and is judging: its outcome is still to come.
       const { rows: [row] } = await pool.query<{ state: SubmissionState }>('SELECT state FROM submissions WHERE id = $1', [id]);
-      if (!row) throw new IntakeError('NOT_FOUND', `submission ${id} not found`);
+      if (!row) throw notFound.submission(id);
       if (opts?.heldBy !== undefined && row.state === 'received') throw new ClaimLostError([id]);
       return false;
     },
@@ -546,12 +546,12 @@ export async function openPostgresStore(url: string, opts: PostgresStoreOptions 
     async resetSubmission(id) {
       const res = await pool.query(
         `UPDATE submissions SET state = 'received', outcome = NULL, claimed_by = NULL, lease_until = NULL, retries = 0 WHERE id = $1`, [id]);
-      if (res.rowCount === 0) throw new IntakeError('NOT_FOUND', `submission ${id} not found`);
+      if (res.rowCount === 0) throw notFound.submission(id);
     },
 
     async countRetry(id) {
       const { rows } = await pool.query('UPDATE submissions SET retries = retries + 1 WHERE id = $1 RETURNING retries', [id]);
-      if (rows.length === 0) throw new IntakeError('NOT_FOUND', `submission ${id} not found`);
+      if (rows.length === 0) throw notFound.submission(id);
       return Number((rows[0] as { retries: number }).retries);
     },
 

@@ -2,7 +2,7 @@
  * The web's tables on PostgreSQL (migration 010): see the WebStore port in web.ts.
  */
 import type pg from 'pg';
-import { IntakeError } from '../../domain/errors.ts';
+import { alreadyExists } from '../common/refusals.ts';
 import { pgCode, withTransaction } from './tx.ts';
 import { isoIn, nowIso, SUBMISSION_COLUMNS, toOrder, toSummary, type OrderRow, type SubmissionRow } from '../common/rows.ts';
 import { type OrderCount, type OrderSummary, type WebStore } from '../../domain/store/web.ts';
@@ -63,7 +63,7 @@ export function postgresWeb(pool: pg.Pool): WebStore {
         await pool.query('INSERT INTO operators (id, email, role, password_hash, created_at) VALUES ($1, $2, $3, $4, $5)',
           [o.id, email, o.role, o.passwordHash, createdAt]);
       } catch (e) {
-        if (pgCode(e) === '23505') throw new IntakeError('CONFLICT', `an operator ${email} already exists`);
+        if (pgCode(e) === '23505') throw alreadyExists.operator(email);
         throw e;
       }
       return { id: o.id, email, role: o.role, passwordHash: o.passwordHash, createdAt };

@@ -3,7 +3,8 @@
  * the connector path's status lookups scoped to the customers the connector is bound to (see ConnectorStore).
  */
 import type Database from 'better-sqlite3';
-import { IntakeError } from '../../domain/errors.ts';
+import { notFound } from '../common/refusals.ts';
+import { checkUniqueExternalIds } from '../common/connector-rows.ts';
 import { unattributedOwner, type ConnectorCustomerId, type ConnectorStore } from '../../domain/store/connectors.ts';
 import { toAttempt, type AttemptRow } from '../common/rows.ts';
 import { statementCache } from './statements.ts';
@@ -34,16 +35,14 @@ export function sqliteConnectorTenants(db: Database.Database): Tenants {
   const q = statementCache(db);
 
   const replaceIds = db.transaction((id: string, rows: readonly { externalId: string; customerId: string }[]): number => {
-    if (!q('SELECT 1 FROM connectors WHERE id = ?').get(id)) throw new IntakeError('NOT_FOUND', `connector ${id} not found`);
+    if (!q('SELECT 1 FROM connectors WHERE id = ?').get(id)) throw notFound.connector(id);
     q('DELETE FROM connector_customer_ids WHERE connector_id = ?').run(id);
     const ins = q('INSERT INTO connector_customer_ids (connector_id, external_id, customer_id) VALUES (?, ?, ?)');
     for (const r of rows) {
       try {
         ins.run(id, r.externalId, r.customerId);
       } catch (e) {
-        const code = (e as { code?: string }).code;
-        if (code === 'SQLITE_CONSTRAINT_PRIMARYKEY') throw new IntakeError('VALIDATION', `external id "${r.externalId}" appears more than once`);
-        if (code === 'SQLITE_CONSTRAINT_FOREIGNKEY') throw new IntakeError('NOT_FOUND', `customer ${r.customerId} not found`);
+        if ((e as { code?: string }).code === 'SQLITE_CONSTRAINT_FOREIGNKEY') throw notFound.customer(r.customerId);
         throw e;
       }
     }
@@ -57,6 +56,7 @@ export function sqliteConnectorTenants(db: Database.Database): Tenants {
 
   return {
     async replaceConnectorCustomerIds(id, rows) {
+      checkUniqueExternalIds(rows);
       return replaceIds.immediate(id, rows);
     },
 
@@ -68,7 +68,7 @@ export function sqliteConnectorTenants(db: Database.Database): Tenants {
 
     async setConnectorProductKey(id, template) {
       if (q('UPDATE connectors SET product_key = ? WHERE id = ?').run(template ?? null, id).changes === 0) {
-        throw new IntakeError('NOT_FOUND', `connector ${id} not found`);
+        throw notFound.connector(id);
       }
     },
 

@@ -4,9 +4,9 @@
  * `serve` runs).
  */
 import type Database from 'better-sqlite3';
-import { IntakeError } from '../../domain/errors.ts';
+import { alreadyExists, invalid, notFound } from '../common/refusals.ts';
 import { type Connector, type ConnectorLookupRow, type ConnectorStore, type NewConnector, type NewConnectorKey } from '../../domain/store/connectors.ts';
-import { CONNECTOR_SELECT, customersByConnector, sitesByConnector, toConnector, toLookupRow, toSite, upperSite, type ConnectorRow } from '../common/connector-rows.ts';
+import { CONNECTOR_SELECT, checkUniqueProductKeys, customersByConnector, sitesByConnector, toConnector, toLookupRow, toSite, upperSite, type ConnectorRow } from '../common/connector-rows.ts';
 import { chunks, isoIn, nowIso } from '../common/rows.ts';
 import { statementCache } from './statements.ts';
 import { sqliteConnectorTenants } from './connector-tenants.ts';
@@ -40,7 +40,7 @@ export function sqliteConnectors(db: Database.Database): ConnectorStore {
     } catch (e) {
       const code = (e as { code?: string }).code;
       if (code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY') {
-        throw new IntakeError('CONFLICT', `an active connector key "${key.keyId}" already exists`);
+        throw alreadyExists.connectorKey(key.keyId);
       }
       throw e;
     }
@@ -49,11 +49,11 @@ export function sqliteConnectors(db: Database.Database): ConnectorStore {
   const create = db.transaction((c: NewConnector): Connector => {
     const customerIds = c.allCustomers ? [] : [...new Set(c.customerIds ?? [c.customerId])];
     for (const id of [c.customerId, ...customerIds]) {
-      if (!q('SELECT 1 FROM customers WHERE id = ?').get(id)) throw new IntakeError('NOT_FOUND', `customer ${id} not found`);
+      if (!q('SELECT 1 FROM customers WHERE id = ?').get(id)) throw notFound.customer(id);
     }
     const sites = [...new Set(c.sites.map(upperSite))];
     const missing = sites.filter((s) => !q('SELECT 1 FROM sites WHERE code = ?').get(s));
-    if (missing.length > 0) throw new IntakeError('NOT_FOUND', `unknown production site: ${missing.join(', ')}`);
+    if (missing.length > 0) throw notFound.sites(missing);
     const at = isoIn(c.createdAt ?? nowIso(), 'createdAt');
     insertKey(c.customerId, c.key, at);
     try {
@@ -62,8 +62,8 @@ export function sqliteConnectors(db: Database.Database): ConnectorStore {
         JSON.stringify(c.allowIps), c.mapping ?? null, at, c.allCustomers ? 1 : 0, c.productKey ?? null);
     } catch (e) {
       const code = (e as { code?: string }).code;
-      if (code === 'SQLITE_CONSTRAINT_PRIMARYKEY') throw new IntakeError('CONFLICT', `a connector with id ${c.id} already exists`);
-      if (code === 'SQLITE_CONSTRAINT_CHECK') throw new IntakeError('VALIDATION', `connector format "${c.format}" is not known`);
+      if (code === 'SQLITE_CONSTRAINT_PRIMARYKEY') throw alreadyExists.connector(c.id);
+      if (code === 'SQLITE_CONSTRAINT_CHECK') throw invalid.connectorFormat(c.format);
       throw e;
     }
     const link = q('INSERT INTO connector_sites (connector_id, site_code) VALUES (?, ?)');
@@ -77,7 +77,7 @@ export function sqliteConnectors(db: Database.Database): ConnectorStore {
     const cur = q('SELECT customer_id, credential_id FROM connectors WHERE id = ? AND revoked_at IS NULL').get(id) as
       | { customer_id: string; credential_id: string }
       | undefined;
-    if (!cur) throw new IntakeError('NOT_FOUND', `no active connector ${id}`);
+    if (!cur) throw notFound.activeConnector(id);
     const at = nowIso();
     q('UPDATE credentials SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL').run(at, cur.credential_id);
     insertKey(cur.customer_id, key, at);
@@ -95,19 +95,10 @@ export function sqliteConnectors(db: Database.Database): ConnectorStore {
   });
 
   const replaceLookup = db.transaction((id: string, rows: readonly ConnectorLookupRow[]): number => {
-    if (!q('SELECT 1 FROM connectors WHERE id = ?').get(id)) throw new IntakeError('NOT_FOUND', `connector ${id} not found`);
+    if (!q('SELECT 1 FROM connectors WHERE id = ?').get(id)) throw notFound.connector(id);
     q('DELETE FROM connector_lookup WHERE connector_id = ?').run(id);
     const ins = q('INSERT INTO connector_lookup (connector_id, product_key, codice_articolo, unita_misura) VALUES (?, ?, ?, ?)');
-    for (const r of rows) {
-      try {
-        ins.run(id, r.productKey, r.codice_articolo, r.unita_misura ?? null);
-      } catch (e) {
-        if ((e as { code?: string }).code === 'SQLITE_CONSTRAINT_PRIMARYKEY') {
-          throw new IntakeError('VALIDATION', `product key "${r.productKey}" appears more than once`);
-        }
-        throw e;
-      }
-    }
+    for (const r of rows) ins.run(id, r.productKey, r.codice_articolo, r.unita_misura ?? null);
     return rows.length;
   });
 
@@ -119,7 +110,7 @@ export function sqliteConnectors(db: Database.Database): ConnectorStore {
       try {
         q('INSERT INTO sites (code, name, created_at) VALUES (?, ?, ?)').run(site.code, site.name, site.createdAt);
       } catch (e) {
-        if ((e as { code?: string }).code === 'SQLITE_CONSTRAINT_PRIMARYKEY') throw new IntakeError('CONFLICT', `site ${site.code} already exists`);
+        if ((e as { code?: string }).code === 'SQLITE_CONSTRAINT_PRIMARYKEY') throw alreadyExists.site(site.code);
         throw e;
       }
       return site;
@@ -166,11 +157,12 @@ export function sqliteConnectors(db: Database.Database): ConnectorStore {
 
     async setConnectorMapping(id, mapping) {
       if (q('UPDATE connectors SET mapping = ? WHERE id = ?').run(mapping ?? null, id).changes === 0) {
-        throw new IntakeError('NOT_FOUND', `connector ${id} not found`);
+        throw notFound.connector(id);
       }
     },
 
     async replaceConnectorLookup(id, rows) {
+      checkUniqueProductKeys(rows);
       return replaceLookup.immediate(id, rows);
     },
 

@@ -5,7 +5,7 @@
  * production state), never on their own.
  */
 import type Database from 'better-sqlite3';
-import { IntakeError } from '../../domain/errors.ts';
+import { alreadyExists } from '../common/refusals.ts';
 import type { OrderEvent } from '../../domain/order-events.ts';
 import type { ProductionStep, RegisteredOrder } from '../../domain/types.ts';
 import { RETENTION_SCAN, eventLimit, type EventStore, type Integration, type NewEvent, type ProductionChange } from '../../domain/store/events.ts';
@@ -102,7 +102,7 @@ export function sqliteEvents(q: Q, writer: SqliteWriter, orderById: (id: string)
         q('INSERT INTO integrations (id, name, key_id, secret_hash, created_at) VALUES (?, ?, ?, ?, ?)')
           .run(i.id, i.name, i.keyId, i.secretHash, isoIn(i.createdAt, 'createdAt'));
       } catch (e) {
-        if (uniqueClash(e)) throw new IntakeError('CONFLICT', `an active integration named "${i.name}" already exists`);
+        if (uniqueClash(e)) throw alreadyExists.integration(i.name);
         throw e;
       }
     },

@@ -10,9 +10,9 @@
  * compete with the intake path for the disk.
  */
 import type Database from 'better-sqlite3';
-import { IntakeError } from '../../domain/errors.ts';
-import { MAX_FINISH_BATCH, type DeliveryResult, type HandoffStore } from '../../domain/store/handoff.ts';
-import { DELIVERY_COLUMNS, SUBSCRIBER_COLUMNS, errorText, toDelivery, toDeliverySummary, toSubscriber, type DeliveryRow, type SubscriberRow } from '../common/handoff-rows.ts';
+import { alreadyExists, invalid } from '../common/refusals.ts';
+import { type DeliveryResult, type HandoffStore } from '../../domain/store/handoff.ts';
+import { DELIVERY_COLUMNS, SUBSCRIBER_COLUMNS, checkFinishBatch, errorText, toDelivery, toDeliverySummary, toSubscriber, type DeliveryRow, type SubscriberRow } from '../common/handoff-rows.ts';
 import { isoIn, limitOf, nowIso } from '../common/rows.ts';
 import { statementCache } from './statements.ts';
 import type { SqliteWriter } from './writer.ts';
@@ -62,8 +62,8 @@ export function sqliteHandoff(db: Database.Database, writer: SqliteWriter, now: 
           s.dir ?? null, s.format ?? null, JSON.stringify(s.events), at, at);
       } catch (e) {
         const code = (e as { code?: string }).code;
-        if (code === 'SQLITE_CONSTRAINT_PRIMARYKEY') throw new IntakeError('CONFLICT', `a subscriber with id ${s.id} already exists`);
-        if (code === 'SQLITE_CONSTRAINT_CHECK') throw new IntakeError('VALIDATION', 'subscriber kind or format is not known');
+        if (code === 'SQLITE_CONSTRAINT_PRIMARYKEY') throw alreadyExists.subscriber(s.id);
+        if (code === 'SQLITE_CONSTRAINT_CHECK') throw invalid.subscriberKindOrFormat();
         throw e;
       }
       return (await get(s.id))!;
@@ -136,7 +136,7 @@ export function sqliteHandoff(db: Database.Database, writer: SqliteWriter, now: 
     },
 
     async finishDeliveries(holder, list) {
-      if (list.length > MAX_FINISH_BATCH) throw new IntakeError('VALIDATION', `at most ${MAX_FINISH_BATCH} results can be recorded at once`);
+      checkFinishBatch(list);
       if (list.length === 0) return [];
       // One entry in the group commit for the whole batch, not one per delivery.
       return lazy(() => list.filter((f) => !finishOne(f.id, holder, f.result)).map((f) => f.id));

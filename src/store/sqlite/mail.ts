@@ -9,11 +9,11 @@
  * a second `serve` started on the same file by mistake still does not send or fetch the same mail twice.
  */
 import type Database from 'better-sqlite3';
-import { IntakeError } from '../../domain/errors.ts';
+import { alreadyExists, notFound } from '../common/refusals.ts';
 import { checkLabel, checkLeaseMs, claimIds } from '../common/work.ts';
 import { cleanText, isoIn, limitOf } from '../common/rows.ts';
 import {
-  checkMailMessage, checkImapAccount, MAIL_COLUMNS, REPLY_COLUMNS, toImapAccount, toMailMessage, toMailSummary, toReply,
+  checkMailMessage, checkMailPartIdx, checkImapAccount, MAIL_COLUMNS, REPLY_COLUMNS, toImapAccount, toMailMessage, toMailSummary, toReply,
   toReplySummary, type ImapAccountRow, type MailRow, type ReplyRow,
 } from '../common/mail-rows.ts';
 import type { MailStore, NewMailMessage } from '../../domain/store/mail.ts';
@@ -66,7 +66,7 @@ export function sqliteMail(db: Database.Database, now: () => number = Date.now):
   }
 
   const saveAll = db.transaction((list: readonly NewMailMessage[]) => {
-    for (const m of list) if (insertMail(m) === 0) throw new IntakeError('CONFLICT', `mail message ${m.id} already exists`);
+    for (const m of list) if (insertMail(m) === 0) throw alreadyExists.mailMessage(m.id);
   });
 
   const saveImap = db.transaction((m: NewMailMessage & { imap: NonNullable<NewMailMessage['imap']> }): 'stored' | 'known' => {
@@ -83,7 +83,7 @@ export function sqliteMail(db: Database.Database, now: () => number = Date.now):
       .run(at, result, id).changes;
     dropMailClaim(id);
     if (done === 0) {
-      if (!q('SELECT 1 FROM mail_messages WHERE id = ?').get(id)) throw new IntakeError('NOT_FOUND', `mail message ${id} not found`);
+      if (!q('SELECT 1 FROM mail_messages WHERE id = ?').get(id)) throw notFound.mailMessage(id);
       return false;
     }
     if (reply) {
@@ -136,7 +136,7 @@ export function sqliteMail(db: Database.Database, now: () => number = Date.now):
         saveAll.immediate(list);
         claimOnSave(list);
       } catch (e) {
-        if ((e as { code?: string }).code === 'SQLITE_CONSTRAINT_FOREIGNKEY') throw new IntakeError('NOT_FOUND', 'a mail message names a customer that is not stored');
+        if ((e as { code?: string }).code === 'SQLITE_CONSTRAINT_FOREIGNKEY') throw notFound.mailCustomer();
         throw e;
       }
     },
@@ -205,7 +205,7 @@ export function sqliteMail(db: Database.Database, now: () => number = Date.now):
 
     async countMailAttempt(id) {
       const r = q('UPDATE mail_messages SET attempts = attempts + 1 WHERE id = ? RETURNING attempts').get(id) as { attempts: number } | undefined;
-      if (!r) throw new IntakeError('NOT_FOUND', `mail message ${id} not found`);
+      if (!r) throw notFound.mailMessage(id);
       return Number(r.attempts);
     },
 
@@ -215,7 +215,7 @@ export function sqliteMail(db: Database.Database, now: () => number = Date.now):
     },
 
     async addMailPart(mailId, idx, submissionId) {
-      if (!Number.isInteger(idx) || idx < 0) throw new IntakeError('VALIDATION', 'idx must be a whole number from 0');
+      checkMailPartIdx(idx);
       q('INSERT INTO mail_parts (mail_id, idx, submission_id) VALUES (?, ?, ?) ON CONFLICT DO NOTHING').run(mailId, idx, submissionId);
       return (q('SELECT submission_id FROM mail_parts WHERE mail_id = ? AND idx = ?').get(mailId, idx) as { submission_id: string }).submission_id;
     },
@@ -278,7 +278,7 @@ export function sqliteMail(db: Database.Database, now: () => number = Date.now):
       try {
         return setAccount.immediate(a);
       } catch (e) {
-        if ((e as { code?: string }).code === 'SQLITE_CONSTRAINT_FOREIGNKEY') throw new IntakeError('NOT_FOUND', `customer ${a.customerId} not found`);
+        if ((e as { code?: string }).code === 'SQLITE_CONSTRAINT_FOREIGNKEY') throw notFound.customer(a.customerId);
         throw e;
       }
     },

@@ -15,7 +15,8 @@
 import { extname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
-import { IntakeError, type ErrorCode } from '../../domain/errors.ts';
+import type { ErrorCode } from '../../domain/errors.ts';
+import { revivedRefusal } from '../common/refusals.ts';
 import { WRITE_OPS, type OpArgs, type OpContext, type OpName, type OpResult } from './write-ops.ts';
 import type { OpDone, OpMessage, SerialisedError, ThreadData, ThreadOut } from './write-thread.ts';
 import type { SqliteWriter } from './writer.ts';
@@ -48,7 +49,7 @@ const RESTART_WINDOW_MS = 60_000;
 const CLOSE_TIMEOUT_MS = 30_000;
 
 export function deserialiseError(e: SerialisedError): Error {
-  if (e.intake) return new IntakeError(e.intake.code as ErrorCode, e.intake.messages);
+  if (e.intake) return revivedRefusal(e.intake.code as ErrorCode, e.intake.messages);
   const err = new Error(e.message);
   err.name = e.name;
   if (e.code !== undefined) (err as Error & { code?: unknown }).code = e.code;

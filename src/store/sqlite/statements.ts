@@ -16,3 +16,8 @@ export function statementCache(db: Database.Database): (sql: string) => Database
     return s;
   };
 }
+
+/** Whether `e` is SQLite's refusal of a write by a constraint of that kind. */
+export function constraint(e: unknown, kind: 'UNIQUE' | 'PRIMARYKEY' | 'FOREIGNKEY'): boolean {
+  return (e as { code?: unknown }).code === `SQLITE_CONSTRAINT_${kind}`;
+}

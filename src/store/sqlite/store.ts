@@ -7,7 +7,7 @@
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
-import { IntakeError } from '../../domain/errors.ts';
+import { notFound } from '../common/refusals.ts';
 import type { OrderOutcome, Outcome, RegisteredOrder, StoredSubmission } from '../../domain/types.ts';
 import { checkKnown, migrationsDir, readMigrations, type Migration } from '../common/migrate.ts';
 import { RECEIVED_IDS_SQL, sqliteWork } from './work.ts';
@@ -17,7 +17,7 @@ import { sqliteConnectors } from './connectors.ts';
 import { sqliteHandoff } from './handoff.ts';
 import { sqliteStats } from './stats.ts';
 import { sqliteWeb } from './web.ts';
-import { statementCache } from './statements.ts';
+import { constraint, statementCache } from './statements.ts';
 import { sqliteWriter } from './writer.ts';
 import { sqliteEvents, sqliteProductionHistory } from './events.ts';
 import { inThreadRunner, threadRunner, type WriteRunner } from './offload.ts';
@@ -25,23 +25,20 @@ import { lockedConnection, newWriteLock } from './write-lock.ts';
 import { sqliteCustomerState } from './customer-state.ts';
 import { sqliteNotifications } from './notifications.ts';
 import {
-  checkCatalog, checkItem, chunks, isoIn, lastWins, limitOf, linesByOrder, lowerMailbox, nowIso,
-  newSubmissionRow, DEFAULT_LIMIT, MAX_PENDING_BATCH, SUBMISSION_COLUMNS, toAttempt, toCredential, toCustomer, toOrder, toSubmission,
-  toSummary, upperUnit,
-  type AttemptRow, type CredentialRow, type CustomerRow, type LineRow, type OrderRow,
-  type SubmissionRow,
+  checkItem, chunks, isoIn, limitOf, linesByOrder, nowIso,
+  newSubmissionRow, DEFAULT_LIMIT, MAX_PENDING_BATCH, SUBMISSION_COLUMNS, toAttempt, toOrder, toSubmission, toSummary,
+  type AttemptRow, type LineRow, type OrderRow, type SubmissionRow,
 } from '../common/rows.ts';
-import { checkLabel, checkLeaseMs } from '../common/work.ts';
 import { readSubmissionBody, SUBMISSION_SIZE_SQL } from './bodies.ts';
 import { checkPieceRange, stagedOf } from '../common/upload-pieces.ts';
 import { channelsSql, jsonOut } from '../common/rows.ts';
 import { customerOrdersSql, customerOrderTimes } from '../common/customer-orders.ts';
 import { sqliteCatalog } from './catalog.ts';
+import { sqliteCustomers } from './customers.ts';
 import { expandOutcome, isCompact } from '../common/outcome-form.ts';
 import {
   ClaimLostError,
-  type Article, type Credential, type CredentialKind, type Customer, type NewSubmission, type Store, type SubmissionSummary,
-  type Unit, type WriteOptions,
+  type NewSubmission, type Store, type SubmissionSummary, type WriteOptions,
 } from '../../domain/store/store.ts';
 
 const ORDER_COLUMNS = `id, customer_id, codice_cliente, riferimento_ordine, numero_ordine, data_ordine, data_consegna,
@@ -82,10 +79,6 @@ export function listSubmissionsSql(f: { state: boolean; customerId: boolean; cha
 export const LATEST_ATTEMPT_SQL = `SELECT submission_id, channel, received_at, outcome FROM order_attempts
   WHERE customer_id = ? AND riferimento_ordine = ?
   ORDER BY received_at DESC, submission_id DESC, idx DESC LIMIT 1`;
-
-function constraint(e: unknown, kind: 'UNIQUE' | 'PRIMARYKEY' | 'FOREIGNKEY'): boolean {
-  return (e as { code?: unknown }).code === `SQLITE_CONSTRAINT_${kind}`;
-}
 
 /** A submissions row's values in the order of the write thread's insert (write-ops.ts SUBMISSION_INSERT). */
 function submissionValues(r: ReturnType<typeof newSubmissionRow>, raw: unknown = r.raw): unknown[] {
@@ -193,7 +186,7 @@ function sqliteStoreOn(
       db.pragma('foreign_keys = ON');
     }
   } };
-  const { forget, lost: fenceOf, ...work } = sqliteWork(db);
+  const { forget, lost: fenceOf, ...work } = sqliteWork(db, runner);
 
   /**
    * The fence of what a judgement writes of its outcome (completeSubmission, recordAttempts) under a claim, checked as
@@ -204,34 +197,6 @@ function sqliteStoreOn(
     if (heldBy === undefined || fenceOf(heldBy, [id]).length === 0) return;
     const row = q('SELECT state FROM submissions WHERE id = ?').get(id) as { state: string } | undefined;
     if (row?.state === 'received') throw new ClaimLostError([id]);
-  }
-
-  const upsertArticleBatch = db.transaction((rows: readonly Article[]) => {
-    const s = q(`INSERT INTO articles (codice_articolo, descrizione, unita_misura, demo) VALUES (?, ?, ?, ?)
-      ON CONFLICT (codice_articolo) DO UPDATE SET descrizione = excluded.descrizione, unita_misura = excluded.unita_misura, demo = excluded.demo`);
-    // A deactivated article stays deactivated (only `articles activate` brings it back); its description follows.
-    const inactive = q('UPDATE inactive_articles SET descrizione = ?, unita_misura = ? WHERE codice_articolo = ?');
-    for (const r of rows) {
-      if (inactive.run(r.descrizione, r.unita_misura, r.codice_articolo).changes === 0) s.run(r.codice_articolo, r.descrizione, r.unita_misura, r.demo === true ? 1 : 0);
-    }
-  });
-
-  const upsertUnitBatch = db.transaction((rows: readonly Unit[]) => {
-    const s = q(`INSERT INTO units (code, description) VALUES (?, ?)
-      ON CONFLICT (code) DO UPDATE SET description = excluded.description`);
-    for (const r of rows) s.run(upperUnit(r.code), r.description);
-  });
-
-  /** Codes asked for that exist; `column` and `table` are constants of this file, never input. */
-  function known(table: string, column: string, codes: readonly string[], norm: (c: string) => string): Set<string> {
-    const wanted = [...new Set(codes.map(norm))];
-    const found = new Set<string>();
-    // json_each lets one prepared statement take any number of codes in a single parameter.
-    const s = q(`SELECT ${column} AS code FROM ${table} WHERE ${column} IN (SELECT value FROM json_each(?))`);
-    for (const part of chunks(wanted)) {
-      for (const row of s.all(JSON.stringify(part)) as { code: string }[]) found.add(row.code);
-    }
-    return new Set(codes.filter((c) => found.has(norm(c))));
   }
 
   function withLines(rows: OrderRow[]): RegisteredOrder[] {
@@ -267,6 +232,7 @@ function sqliteStoreOn(
     ...sqliteCatalog(db),
     ...sqliteCustomerState(db),
     ...sqliteNotifications(db),
+    ...sqliteCustomers(db),
 
     async migrate() {
       const list = await readMigrations(migrationsDir('sqlite'));
@@ -287,116 +253,6 @@ function sqliteStoreOn(
       await runner.close();
       writer.flush();
       raw.close();
-    },
-
-    async acquireLease(name, holder, ttlMs) {
-      // Not fsynced: a lease matters only while its holder lives, and a holder outlives no crash of the machine.
-      const at = Date.now();
-      return runner.run('acquireLease', [checkLabel(name, 'lease name'), checkLabel(holder, 'holder'), at + checkLeaseMs(ttlMs, 'ttlMs'), at], false);
-    },
-
-    async renewLease(name, holder, ttlMs) {
-      return runner.run('renewLease', [checkLabel(name, 'lease name'), checkLabel(holder, 'holder'), Date.now() + checkLeaseMs(ttlMs, 'ttlMs')], false);
-    },
-
-    async releaseLease(name, holder) {
-      await runner.run('releaseLease', [checkLabel(name, 'lease name'), checkLabel(holder, 'holder')], false);
-    },
-
-    async createCustomer(c) {
-      const customer: Customer = {
-        id: c.id, code: c.code, name: c.name, mailbox: lowerMailbox(c.mailbox),
-        createdAt: isoIn(c.createdAt ?? nowIso(), 'createdAt'),
-      };
-      try {
-        q('INSERT INTO customers (id, code, name, mailbox, created_at) VALUES (?, ?, ?, ?, ?)')
-          .run(customer.id, customer.code, customer.name, customer.mailbox, customer.createdAt);
-      } catch (e) {
-        if (constraint(e, 'UNIQUE') || constraint(e, 'PRIMARYKEY')) {
-          throw new IntakeError('CONFLICT', `a customer with code ${c.code}, mailbox ${customer.mailbox} or id ${c.id} already exists`);
-        }
-        throw e;
-      }
-      return customer;
-    },
-
-    async getCustomer(id) {
-      const r = q('SELECT * FROM customers WHERE id = ?').get(id) as CustomerRow | undefined;
-      return r && toCustomer(r);
-    },
-
-    async getCustomerByCode(code) {
-      const r = q('SELECT * FROM customers WHERE code = ?').get(code) as CustomerRow | undefined;
-      return r && toCustomer(r);
-    },
-
-    async getCustomerByMailbox(address) {
-      const r = q('SELECT * FROM customers WHERE mailbox = ?').get(lowerMailbox(address)) as CustomerRow | undefined;
-      return r && toCustomer(r);
-    },
-
-    async listCustomers() {
-      return (q('SELECT * FROM customers ORDER BY code').all() as CustomerRow[]).map(toCustomer);
-    },
-
-    async addCredential(c) {
-      try {
-        q(`INSERT INTO credentials (id, customer_id, kind, lookup, secret_hash, created_at) VALUES (?, ?, ?, ?, ?, ?)`)
-          .run(c.id, c.customerId, c.kind, c.lookup, c.secretHash, isoIn(c.createdAt ?? nowIso(), 'createdAt'));
-      } catch (e) {
-        if (constraint(e, 'FOREIGNKEY')) throw new IntakeError('NOT_FOUND', `customer ${c.customerId} not found`);
-        if (constraint(e, 'UNIQUE') || constraint(e, 'PRIMARYKEY')) {
-          throw new IntakeError('CONFLICT', `an active ${c.kind} credential "${c.lookup}" already exists`);
-        }
-        throw e;
-      }
-    },
-
-    async findCredential(kind: CredentialKind, lookup: string): Promise<Credential | undefined> {
-      const r = q('SELECT * FROM credentials WHERE kind = ? AND lookup = ? AND revoked_at IS NULL').get(kind, lookup) as
-        | CredentialRow
-        | undefined;
-      return r && toCredential(r);
-    },
-
-    async revokeCredentials(customerId, kind) {
-      return q('UPDATE credentials SET revoked_at = ? WHERE customer_id = ? AND kind = ? AND revoked_at IS NULL')
-        .run(nowIso(), customerId, kind).changes;
-    },
-
-    async upsertArticles(rows) {
-      checkCatalog('article', rows.map((r) => [r.codice_articolo, r.descrizione, r.unita_misura]));
-      upsertArticleBatch.immediate(lastWins(rows, (r) => r.codice_articolo));
-    },
-
-    async upsertUnits(rows) {
-      checkCatalog('unit', rows.map((r) => [r.code, r.description]));
-      upsertUnitBatch.immediate(lastWins(rows, (r) => upperUnit(r.code)));
-    },
-
-    async knownArticles(codes) {
-      return known('articles', 'codice_articolo', codes, (c) => c);
-    },
-
-    async knownUnits(codes) {
-      return known('units', 'code', codes, upperUnit);
-    },
-
-    async articleDescriptions(codes) {
-      const found = new Map<string, string>();
-      const s = q('SELECT codice_articolo AS code, descrizione FROM articles WHERE codice_articolo IN (SELECT value FROM json_each(?))');
-      for (const part of chunks([...new Set(codes)])) {
-        for (const row of s.all(JSON.stringify(part)) as { code: string; descrizione: string }[]) found.set(row.code, row.descrizione);
-      }
-      return found;
-    },
-
-    async countArticles() {
-      return (q('SELECT count(*) AS n FROM articles').get() as { n: number }).n;
-    },
-
-    async listUnits() {
-      return q('SELECT code, description FROM units ORDER BY code').all() as Unit[];
     },
 
     async stageUploadPieces(uploadId, piece) {
@@ -479,13 +335,13 @@ function sqliteStoreOn(
 
     async resetSubmission(id) {
       const { changes } = q(`UPDATE submissions SET state = 'received', outcome = NULL, retries = 0 WHERE id = ?`).run(id);
-      if (changes === 0) throw new IntakeError('NOT_FOUND', `submission ${id} not found`);
+      if (changes === 0) throw notFound.submission(id);
       forget(id);
     },
 
     async countRetry(id) {
       const r = q('UPDATE submissions SET retries = retries + 1 WHERE id = ? RETURNING retries').get(id) as { retries: number } | undefined;
-      if (!r) throw new IntakeError('NOT_FOUND', `submission ${id} not found`);
+      if (!r) throw notFound.submission(id);
       return Number(r.retries);
     },
 

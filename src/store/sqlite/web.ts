@@ -2,7 +2,7 @@
  * The web's tables in the embedded store (migration 010): see the WebStore port in web.ts.
  */
 import type Database from 'better-sqlite3';
-import { IntakeError } from '../../domain/errors.ts';
+import { alreadyExists } from '../common/refusals.ts';
 import { isoIn, nowIso, SUBMISSION_COLUMNS, toOrder, toSummary, type OrderRow, type SubmissionRow } from '../common/rows.ts';
 import { statementCache } from './statements.ts';
 import { type OrderCount, type OrderSummary, type WebStore } from '../../domain/store/web.ts';
@@ -84,7 +84,7 @@ export function sqliteWeb(db: Database.Database): WebStore {
         q('INSERT INTO operators (id, email, role, password_hash, created_at) VALUES (?, ?, ?, ?, ?)')
           .run(row.id, row.email, row.role, row.passwordHash, row.createdAt);
       } catch (e) {
-        if ((e as { code?: string }).code === 'SQLITE_CONSTRAINT_UNIQUE') throw new IntakeError('CONFLICT', `an operator ${row.email} already exists`);
+        if ((e as { code?: string }).code === 'SQLITE_CONSTRAINT_UNIQUE') throw alreadyExists.operator(row.email);
         throw e;
       }
       return { id: row.id, email: row.email, role: row.role, passwordHash: row.passwordHash, createdAt: row.createdAt };

@@ -2,11 +2,13 @@
  * Claims and named leases for the embedded store. SQLite serves one service process, so claims are kept in this
  * store object: a restarted process (after a crash too) starts with no claim and takes over everything at once,
  * which is what a single instance wants. Named leases are kept in the file (migration 002), so a second `serve`
- * started on the same file by mistake still cannot do the same singleton work twice.
+ * started on the same file by mistake still cannot do the same singleton work twice; they are written on the write
+ * thread with the intake path's writes (write-ops.ts).
  */
 import type Database from 'better-sqlite3';
 import { checkLabel, checkLeaseMs, claimIds, claimLimit, type WorkMethods } from '../common/work.ts';
 import { statementCache } from './statements.ts';
+import type { WriteRunner } from './offload.ts';
 import { UNPROCESSED } from '../common/partial-terms.ts';
 
 export interface SqliteWork extends WorkMethods {
@@ -22,7 +24,7 @@ export interface SqliteWork extends WorkMethods {
  */
 export const RECEIVED_IDS_SQL = `SELECT id FROM submissions WHERE state = 'received' AND ${UNPROCESSED} ORDER BY received_at, id LIMIT ?`;
 
-export function sqliteWork(db: Database.Database, now: () => number = Date.now): SqliteWork {
+export function sqliteWork(db: Database.Database, runner: WriteRunner, now: () => number = Date.now): SqliteWork {
   const q = statementCache(db);
   const claims = new Map<string, { holder: string; until: number }>();
 
@@ -109,24 +111,17 @@ export function sqliteWork(db: Database.Database, now: () => number = Date.now):
     },
 
     async acquireLease(name, holder, ttlMs) {
-      const at = now();
-      const { changes } = q(
-        `INSERT INTO leases (name, holder, lease_until, acquired_at) VALUES (@name, @holder, @until, @at)
-         ON CONFLICT (name) DO UPDATE SET holder = excluded.holder, lease_until = excluded.lease_until,
-           acquired_at = CASE WHEN leases.holder = excluded.holder THEN leases.acquired_at ELSE excluded.acquired_at END
-         WHERE leases.holder = excluded.holder OR leases.lease_until < @at`,
-      ).run({ name: checkLabel(name, 'lease name'), holder: checkLabel(holder, 'holder'), until: at + checkLeaseMs(ttlMs, 'ttlMs'), at });
-      return changes > 0;
+      // Not fsynced: a lease matters only while its holder lives, and a holder outlives no crash of the machine.
+      const at = Date.now();
+      return runner.run('acquireLease', [checkLabel(name, 'lease name'), checkLabel(holder, 'holder'), at + checkLeaseMs(ttlMs, 'ttlMs'), at], false);
     },
 
     async renewLease(name, holder, ttlMs) {
-      const { changes } = q('UPDATE leases SET lease_until = ? WHERE name = ? AND holder = ?')
-        .run(now() + checkLeaseMs(ttlMs, 'ttlMs'), checkLabel(name, 'lease name'), checkLabel(holder, 'holder'));
-      return changes > 0;
+      return runner.run('renewLease', [checkLabel(name, 'lease name'), checkLabel(holder, 'holder'), Date.now() + checkLeaseMs(ttlMs, 'ttlMs')], false);
     },
 
     async releaseLease(name, holder) {
-      q('DELETE FROM leases WHERE name = ? AND holder = ?').run(checkLabel(name, 'lease name'), checkLabel(holder, 'holder'));
+      await runner.run('releaseLease', [checkLabel(name, 'lease name'), checkLabel(holder, 'holder')], false);
     },
   };
 }

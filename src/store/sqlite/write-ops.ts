@@ -7,7 +7,7 @@
  * own.
  */
 import type Database from 'better-sqlite3';
-import { IntakeError } from '../../domain/errors.ts';
+import { notFound } from '../common/refusals.ts';
 import type { Channel, OrderOutcome, Outcome, SubmissionState } from '../../domain/types.ts';
 import { refusalEvents, registeredEvent } from '../common/events.ts';
 import { eachAttemptRow, decide, isoIn, numeroOrdine, recordedAttemptRows, type ExistingOrder } from '../common/rows.ts';
@@ -151,7 +151,7 @@ const ATTEMPT_UPSERT = `INSERT INTO order_attempts (submission_id, idx, customer
 function record(c: OpContext, id: string, orders: readonly OrderOutcome[]): void {
   const sub = c.q('SELECT customer_id, channel, received_at, state FROM submissions WHERE id = ?').get(id) as
     | { customer_id: string; channel: Channel; received_at: string; state: SubmissionState } | undefined;
-  if (!sub) throw new IntakeError('NOT_FOUND', `submission ${id} not found`);
+  if (!sub) throw notFound.submission(id);
   // An outcome recorded already stands (completeSubmission): a late judgement writes none of its attempts over it.
   if (sub.state !== 'received') return;
   const ins = c.q(ATTEMPT_UPSERT);
@@ -171,7 +171,7 @@ function complete(c: OpContext, id: string, state: SubmissionState, outcome: Out
     RETURNING customer_id, customer_code, channel, received_at, reserved_order_id`)
     .get(state, outcomeJson(outcome, opts?.attemptsRecorded ? 0 : undefined), isoIn(processedAt, 'processedAt'), id) as JudgedRow | undefined;
   if (!sub) {
-    if (!q('SELECT 1 FROM submissions WHERE id = ?').get(id)) throw new IntakeError('NOT_FOUND', `submission ${id} not found`);
+    if (!q('SELECT 1 FROM submissions WHERE id = ?').get(id)) throw notFound.submission(id);
     return false;
   }
   if (opts?.attemptsRecorded) {
