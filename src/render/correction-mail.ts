@@ -6,14 +6,9 @@
  */
 import { localTime } from './local-time.ts';
 import { omittedText, recapTextLines, type Recap } from './recap.ts';
-import { composeNotice, oneLine } from './status-mail.ts';
+import { composeNotice, oneLine, type NoticeEnvelope } from './status-mail.ts';
 
-export interface CorrectionMailInput {
-  /** Unique per notice: its Message-ID is built from it. */
-  id: string;
-  to: string;
-  mailbox: string;
-  mailDomain: string;
+export interface CorrectionMailInput extends NoticeEnvelope {
   timeZone: string;
   numeroOrdine: string;
   idOrdine: string;
@@ -23,9 +18,6 @@ export interface CorrectionMailInput {
   /** When the customer's message was received. */
   receivedAt: string;
   recap: Recap;
-  /** The customer's Message-ID: the notice is shown in its thread. */
-  inReplyTo?: string;
-  now: Date;
 }
 
 export function correctionMailSubject(i: Pick<CorrectionMailInput, 'numeroOrdine' | 'riferimentoOrdine'>): string {

@@ -28,13 +28,21 @@ const STATE_LABELS: Readonly<Record<ProductionState, string>> = {
   in_lavorazione: 'in lavorazione', spedito: 'spedito', consegnato: 'consegnato', annullato: 'annullato',
 };
 
-export interface StatusMailInput {
-  /** Unique per notification: its Message-ID is built from it. */
+/** What every notice the service sends on its own carries: who from and to, its id, the thread it belongs to. */
+export interface NoticeEnvelope {
+  /** Unique per notice: its Message-ID is built from it. */
   id: string;
   to: string;
   /** The customer's order mailbox: the sender, as for the acknowledgements. */
   mailbox: string;
   mailDomain: string;
+  /** The Message-ID of the customer's message or order e-mail: the notice is shown in its thread. */
+  inReplyTo?: string;
+  now: Date;
+}
+
+/** A status notification: the order, what production reported and when. */
+export interface StatusMailInput extends NoticeEnvelope {
   timeZone: string;
   numeroOrdine: string;
   riferimentoOrdine?: string;
@@ -42,9 +50,6 @@ export interface StatusMailInput {
   nota?: string;
   /** When production reported it (ISO 8601). */
   at: string;
-  /** The order e-mail's Message-ID: the notification is shown in its thread. */
-  inReplyTo?: string;
-  now: Date;
 }
 
 /** One line of text: every control character (CR and LF included) becomes a space, runs of space one. */
@@ -72,17 +77,6 @@ export function statusMailText(i: StatusMailInput): string {
   if (nota) lines.push(`Nota: ${nota}`);
   lines.push('', 'Questo è un messaggio automatico del servizio ordini: le risposte a questo indirizzo non sono lette da una persona.');
   return `${lines.join('\n')}\n`;
-}
-
-/** What every notice the service sends on its own carries: who from and to, its id, the thread it belongs to. */
-export interface NoticeEnvelope {
-  id: string;
-  to: string;
-  /** The customer's order mailbox: the sender, as for the acknowledgements. */
-  mailbox: string;
-  mailDomain: string;
-  inReplyTo?: string;
-  now: Date;
 }
 
 /** A notice (a status e-mail, a correction's), not a reply to a message just received: RFC 3834 3.1.7. */
