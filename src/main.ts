@@ -7,6 +7,7 @@ import type { AddressInfo } from 'node:net';
 import type { Server as TlsServer } from 'node:tls';
 import { createAuthenticator } from './auth/authenticator.ts';
 import { createHttpServer } from './http/server.ts';
+import { createReadiness, type Readiness } from './http/readiness.ts';
 import { addHsts, httpsOptions, reloadTls, startRedirectServer } from './http/tls.ts';
 import { registerConnectorRoutes } from './channels/connectors/routes.ts';
 import { registerDocs } from './channels/rest/docs.ts';
@@ -44,6 +45,8 @@ export interface Service {
   demo?: { customer: ProvisionedCustomer; baseUrl?: string };
   /** This service's metrics (its own registry: services in one process never share numbers). */
   metrics: Metrics;
+  /** What GET /readyz reports: starting until every channel listens, stopping from the first moment of stop(). */
+  readiness: Readiness;
   /** Re-read the TLS certificate and key (SIGHUP); connections already open keep theirs. Throws, keeping the old ones, if unusable. */
   reloadTls(): Promise<void>;
   stop(): Promise<void>;
@@ -79,11 +82,21 @@ export async function startService(config: Config, log: Logger): Promise<Service
   core.onProcessed(() => eventSignal.notify());
   const ports: Record<string, number> = {};
   const stops: (() => Promise<void>)[] = [];
+  const readiness = createReadiness();
+  // Every listener counts for readiness from its listen to the start of its close.
+  const listening = (names: string[], stop: () => Promise<void>) => {
+    for (const name of names) readiness.listening(name);
+    stops.push(() => {
+      for (const name of names) readiness.closed(name);
+      return stop();
+    });
+  };
 
   if (config.httpPort !== 'off') {
     const tlsFiles = config.httpTls && config.tlsCertFile && config.tlsKeyFile ? { certFile: config.tlsCertFile, keyFile: config.tlsKeyFile } : undefined;
     const app = createHttpServer({
       store, log, maxBodyBytes: config.maxBodyBytes, trustProxy: config.trustProxy, https: tlsFiles && await httpsOptions(tlsFiles),
+      readiness,
     });
     if (tlsFiles) reloaders.push(() => reloadTls(app.server as unknown as TlsServer, tlsFiles));
     addHsts(app);
@@ -100,26 +113,26 @@ export async function startService(config: Config, log: Logger): Promise<Service
     await app.listen({ host: config.host, port: config.httpPort });
     ports.http = (app.server.address() as AddressInfo).port;
     log.info({ channel: 'http', port: ports.http, tls: Boolean(tlsFiles) }, `HTTP${tlsFiles ? 'S' : ''} (REST, SOAP, docs) listening on port ${ports.http}`);
-    stops.push(() => app.close());
+    listening(['http'], () => app.close());
     if (config.httpRedirectPort !== 'off') {
       const redirect = await startRedirectServer({ host: config.host, port: config.httpRedirectPort, httpsPort: ports.http, publicUrl: config.publicUrl, log });
       ports['http-redirect'] = redirect.port;
-      stops.push(() => redirect.close());
+      listening(['http-redirect'], () => redirect.close());
     }
   }
   if (config.metricsPort !== 'off') {
     const m = await startMetricsServer({ metrics, host: config.metricsHost, port: config.metricsPort, token: config.metricsToken, log });
     ports.metrics = m.port;
-    stops.push(() => m.close());
+    listening(['metrics'], () => m.close());
   }
 
   const files = await startFileChannels({ config, intake, store, auth, log, metrics });
   Object.assign(ports, files.ports);
-  stops.push(() => files.close());
+  listening(Object.keys(files.ports), () => files.close());
 
   const mail = await startMailChannels({ config, intake, store, log, holder, metrics });
   Object.assign(ports, mail.ports);
-  stops.push(() => mail.close());
+  listening(Object.keys(mail.ports), () => mail.close());
   // The same certificate files serve FTP's AUTH TLS and SMTP's STARTTLS: a renewal reaches them on the same SIGHUP.
   reloaders.push(async () => {
     await files.reloadTls();
@@ -142,9 +155,10 @@ export async function startService(config: Config, log: Logger): Promise<Service
     (n) => n > 0 && log.info({ recovered: n }, 'processed submissions left from the previous run'),
     (err: unknown) => log.error({ err }, 'recovery failed'),
   );
+  readiness.started();
 
   return {
-    store, intake, ports, metrics,
+    store, intake, ports, metrics, readiness,
     async reloadTls() {
       if (!config.tlsCertFile || !config.tlsKeyFile) return log.info('SIGHUP: no TLS certificate to reload');
       for (const reload of reloaders) await reload();
@@ -152,6 +166,8 @@ export async function startService(config: Config, log: Logger): Promise<Service
     },
     demo: demo && { customer: demo, baseUrl: ports.http ? baseUrl(config, ports.http) : undefined },
     async stop() {
+      // Not ready before any port closes: a balancer probing /readyz drains this instance while it still answers.
+      readiness.stopping();
       for (const stop of stops.reverse()) await stop();
       await recovery;
       await intake.stop();

@@ -8,6 +8,7 @@ import { isIntakeError, reasonPhrase } from '../domain/errors.ts';
 import { errorBody } from './errors.ts';
 import type { Logger } from '../log.ts';
 import type { HealthStore } from '../domain/store/ports.ts';
+import { readinessReport, type Readiness } from './readiness.ts';
 
 export interface HttpServerDeps {
   store: HealthStore;
@@ -18,6 +19,8 @@ export interface HttpServerDeps {
   https?: { cert: Buffer; key: Buffer; handshakeTimeout?: number };
   /** INTAKE_TRUST_PROXY: peers whose X-Forwarded-* headers are believed (empty: none). */
   trustProxy?: readonly string[];
+  /** What GET /readyz reports (marked by the composition root); without it, no /readyz route. */
+  readiness?: Readiness;
 }
 
 /**
@@ -70,22 +73,35 @@ export function createHttpServer(deps: HttpServerDeps): FastifyInstance {
     return reply.code(body.statusCode).send(body);
   });
 
-  // Ready means the database answers: a load balancer then sends no order to an instance that could not commit it.
+  // Alive means the database answers: a load balancer then sends no order to an instance that could not commit it.
   app.get('/healthz', async (_req, reply) => {
-    let timer: NodeJS.Timeout | undefined;
-    try {
-      await Promise.race([
-        deps.store.ping(),
-        new Promise((_resolve, reject) => {
-          timer = setTimeout(() => reject(new Error('database ping timed out')), HEALTH_TIMEOUT_MS);
-        }),
-      ]);
-      return { status: 'ok', store: deps.store.kind };
-    } catch {
-      return reply.code(503).send({ status: 'unavailable', store: deps.store.kind });
-    } finally {
-      clearTimeout(timer);
-    }
+    if (await storeAnswers(deps.store)) return { status: 'ok', store: deps.store.kind };
+    return reply.code(503).send({ status: 'unavailable', store: deps.store.kind });
   });
+  // Ready means that and more: every enabled channel listens and no stop has begun (src/http/readiness.ts).
+  const readiness = deps.readiness;
+  if (readiness) {
+    app.get('/readyz', async (_req, reply) => {
+      const report = readinessReport(readiness, await storeAnswers(deps.store));
+      return reply.code(report.status === 'ready' ? 200 : 503).send(report);
+    });
+  }
   return app;
+}
+
+async function storeAnswers(store: HealthStore): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    await Promise.race([
+      store.ping(),
+      new Promise((_resolve, reject) => {
+        timer = setTimeout(() => reject(new Error('database ping timed out')), HEALTH_TIMEOUT_MS);
+      }),
+    ]);
+    return true;
+  } catch {
+    return false;
+  } finally {
+    clearTimeout(timer);
+  }
 }

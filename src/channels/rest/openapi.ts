@@ -152,7 +152,8 @@ export function openApiDocument(serverUrl: string) {
       },
       ...connectorPaths,
       ...integrationPaths,
-      '/healthz': { get: { summary: 'Readiness', security: [], responses: { 200: { description: 'Ready' }, 503: { description: 'The database does not answer' } } } },
+      '/healthz': { get: { summary: 'Liveness', security: [], responses: { 200: { description: 'Alive' }, 503: { description: 'The database does not answer' } } } },
+      '/readyz': { get: { summary: 'Readiness', security: [], responses: { 200: { description: 'Ready: the database answers and every enabled channel accepts connections' }, 503: { description: 'Starting, stopping, or the database or a channel unavailable' } } } },
     },
   };
 }
