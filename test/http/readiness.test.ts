@@ -53,7 +53,7 @@ void describe('readiness (/readyz)', () => {
       await waitForLine(serve, /"msg":"stopping"/);
       // The stop may already have closed the HTTP port: then the connection is refused, which a balancer reads the same.
       const during = await readyz(url).catch((err: Error) => err);
-      if (during instanceof Error) assert.match(String((during.cause as Error | undefined)?.message ?? during.message), /ECONNREFUSED|other side closed|fetch failed/);
+      if (during instanceof Error) assert.match(String((during.cause as Error | undefined)?.message ?? during.message), /ECONNREFUSED|ECONNRESET|other side closed|fetch failed/);
       else assert.equal(during.status, 503, JSON.stringify(during.body));
       assert.equal(await serve.exited, 0);
     } finally {
