@@ -81,8 +81,11 @@ export interface Config {
    */
   readonly maxMailBytes: number;
   /**
-   * INTAKE_SECRET_KEY: 32 random bytes, as 64 hex digits or base64, that seal the IMAP mailbox passwords
-   * (AES-256-GCM). Needed only for IMAP mailboxes; losing it means entering their passwords again.
+   * INTAKE_SECRET_KEY: 32 random bytes, as 64 hex digits or base64, that seal (AES-256-GCM) the webhook signing
+   * secrets and the IMAP mailbox passwords kept in the database. Unset with SQLite: generated on first need into
+   * secret.key in the data directory (mode 0600), which must be backed up with the database. Required with
+   * PostgreSQL, the same on every instance. When set, a secret.key file is not used. Losing the key means new
+   * webhook secrets and entering the IMAP passwords again.
    */
   readonly secretKey?: string;
   /**
@@ -387,11 +390,19 @@ function trustProxyList(value: string | undefined): readonly string[] {
 
 /** The sealing key as given, once it is known to decode to exactly 32 bytes (see src/auth/secret-box.ts). */
 function secretKey(value: string | undefined): string | undefined {
+  return parseSecretKey(value, 'INTAKE_SECRET_KEY');
+}
+
+/**
+ * A sealing key from INTAKE_SECRET_KEY or from the key file (src/auth/secret-key-file.ts), checked the same way;
+ * `source` names where it came from in the error.
+ */
+export function parseSecretKey(value: string | undefined, source: string): string | undefined {
   const v = value?.trim();
   if (!v) return undefined;
   const bytes = /^[0-9a-fA-F]{64}$/.test(v) ? Buffer.from(v, 'hex') : /^[A-Za-z0-9+/]{43}=?$/.test(v) ? Buffer.from(v, 'base64') : undefined;
   if (bytes?.length !== 32) {
-    throw new ConfigError('INTAKE_SECRET_KEY must be 32 bytes as 64 hex digits or base64 (e.g. the output of "openssl rand -base64 32")');
+    throw new ConfigError(`${source} must be 32 bytes as 64 hex digits or base64 (e.g. the output of "openssl rand -base64 32")`);
   }
   return v;
 }

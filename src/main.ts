@@ -32,6 +32,7 @@ import { seedDemoIfEmpty } from './seed/demo.ts';
 import { QUEUE_NAMES } from './domain/store/stats.ts';
 import { openStore } from './store/open.ts';
 import type { Config } from './config.ts';
+import { resolveSecretKey } from './auth/secret-key-file.ts';
 import type { ProvisionedCustomer } from './customers/provision.ts';
 import type { Logger } from './log.ts';
 import type { Store } from './domain/store/store.ts';
@@ -58,7 +59,9 @@ function baseUrl(config: Config, httpPort: number): string {
   return `${config.httpTls ? 'https' : 'http'}://${host}:${httpPort}`;
 }
 
-export async function startService(config: Config, log: Logger): Promise<Service> {
+export async function startService(given: Config, log: Logger): Promise<Service> {
+  // Before the store is opened: with PostgreSQL and no key the start is refused before any connection.
+  const config: Config = Object.freeze({ ...given, secretKey: await resolveSecretKey(given, log) });
   const metrics = createMetrics();
   const opened = await openStore(config);
   const store = timeStoreWrites(opened, metrics);

@@ -78,6 +78,8 @@ export async function startService(opts: ServiceOptions): Promise<RunningService
       INTAKE_FTP_PORT: 'off',
       INTAKE_SMTP_PORT: 'off',
       INTAKE_LOG_LEVEL: 'info',
+      // PostgreSQL refuses to start without a sealing key (src/auth/secret-key-file.ts); a benchmark seals nothing it keeps.
+      ...(opts.env?.INTAKE_DATABASE_URL ? { INTAKE_SECRET_KEY: Buffer.alloc(32, 5).toString('base64') } : {}),
       ...opts.env,
     },
     stdio: ['ignore', 'pipe', 'pipe'],

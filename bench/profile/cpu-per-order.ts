@@ -193,6 +193,7 @@ async function main(): Promise<void> {
       const extra = (opt['log-statements'] ? '%20-c%20log_statement%3Dall' : '')
         + (opt['pg-options'] ? encodeURIComponent(` ${opt['pg-options']}`) : '');
       env.INTAKE_DATABASE_URL = `${opt.pg}/${PG_DB}?options=-c%20search_path%3D${schema}${extra}`;
+      env.INTAKE_SECRET_KEY = Buffer.alloc(32, 5).toString('base64'); // PostgreSQL will not start without one
     }
     const s = await startServe(dataDir, env);
     try {

@@ -5,10 +5,17 @@
 import { InvalidArgumentError } from 'commander';
 import { loadConfig, type Config } from '../config.ts';
 import { openStore } from '../store/open.ts';
+import { resolveSecretKey } from '../auth/secret-key-file.ts';
+import { cliLogger } from './logger.ts';
 import type { Store } from '../domain/store/store.ts';
 
-export async function withStore<T>(fn: (store: Store, config: Config) => Promise<T>): Promise<T> {
-  const config = loadConfig();
+/**
+ * `sealing`: the command seals or opens secrets, so the key is resolved first (src/auth/secret-key-file.ts): generated
+ * on first need with SQLite, refused before connecting when PostgreSQL has none; config.secretKey is then set.
+ */
+export async function withStore<T>(fn: (store: Store, config: Config) => Promise<T>, opts: { sealing?: boolean } = {}): Promise<T> {
+  const loaded = loadConfig();
+  const config: Config = opts.sealing ? Object.freeze({ ...loaded, secretKey: await resolveSecretKey(loaded, cliLogger(loaded.logLevel)) }) : loaded;
   const store = await openStore(config);
   try {
     return await fn(store, config);

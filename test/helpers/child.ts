@@ -3,6 +3,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import path from 'node:path';
 import { nodeArgs } from './node-args.ts';
+import { withPostgresKey } from './secret-key.ts';
 import { waitFor } from './wait.ts';
 
 export interface ServeProcess {
@@ -23,10 +24,10 @@ const root = path.resolve(import.meta.dirname, '../..');
 export async function spawnServe(dataDir: string, env: Record<string, string> = {}, timeoutMs = 60_000): Promise<ServeProcess> {
   const proc = spawn(process.execPath, [...nodeArgs(path.join(root, 'src/cli/main.ts')), 'serve'], {
     cwd: root,
-    env: {
+    env: withPostgresKey({
       ...process.env, INTAKE_DATA_DIR: dataDir, INTAKE_HOST: '127.0.0.1', INTAKE_HTTP_PORT: '0',
       INTAKE_SFTP_PORT: 'off', INTAKE_FTP_PORT: 'off', INTAKE_SMTP_PORT: 'off', ...env,
-    },
+    }),
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const lines: string[] = [];

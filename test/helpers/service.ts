@@ -9,6 +9,7 @@ import { loadConfig, type Config } from '../../src/config.ts';
 import { createLogger } from '../../src/log.ts';
 import { startService, type Service } from '../../src/main.ts';
 import { provisionCustomer } from '../../src/customers/provision.ts';
+import { withPostgresKey } from './secret-key.ts';
 
 export { waitFor } from './wait.ts';
 
@@ -41,13 +42,13 @@ export function tempDir(prefix = 'intake-test-'): string {
 }
 
 export async function startTestService(env: Record<string, string> = {}, dataDir = tempDir()): Promise<TestService> {
-  const config = loadConfig({
+  const config = loadConfig(withPostgresKey({
     INTAKE_DATA_DIR: dataDir, INTAKE_HOST: '127.0.0.1', INTAKE_HTTP_PORT: '0', INTAKE_SFTP_PORT: 'off',
     INTAKE_FTP_PORT: 'off', INTAKE_SMTP_PORT: 'off', INTAKE_LOG_LEVEL: 'silent', INTAKE_MAIL_DOMAIN: 'ordini.test',
     // The runner's smaller PostgreSQL pool (scripts/run-tests.mjs), as the serve children get it through the environment.
     ...(process.env.INTAKE_DATABASE_POOL ? { INTAKE_DATABASE_POOL: process.env.INTAKE_DATABASE_POOL } : {}),
     ...env,
-  });
+  }));
   const service = await startService(config, createLogger(config.logLevel));
   await service.store.upsertArticles(TEST_ARTICLES);
   return {

@@ -92,7 +92,7 @@ function registerImap(program: Command): void {
         // The delay is the running service's INTAKE_IMAP_POLL_SECONDS, which this command cannot see (its own
         // environment may differ): named, not quoted as a number.
         else println(`Customer ${c.code}: IMAP mailbox ${a.username}@${a.host}:${a.port} (${a.folder}) saved; a running service starts watching it when it next re-reads its mailbox list (every INTAKE_IMAP_POLL_SECONDS of that service, 60 s by default).`);
-      });
+      }, { sealing: true });
     });
 
   imap

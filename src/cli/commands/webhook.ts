@@ -44,7 +44,7 @@ export function registerWebhookCommands(program: Command): void {
         println();
         println('WARNING: the secret is shown only now. Hand it to the receiver\'s developers over a safe channel; they');
         println('verify every delivery with it (docs/customers/webhooks.md).');
-      });
+      }, { sealing: true });
     });
 
   webhook

@@ -49,11 +49,12 @@ void describe('order-intake e-mail commands', () => {
     assert.deepEqual([m?.source, m?.envelopeFrom, m?.state, m?.result.esito], ['smtp', 'mario@cliente.it', 'done', 'ok']);
   });
 
-  void it('refuses to keep an IMAP password without INTAKE_SECRET_KEY, or given on the command line', async () => {
+  void it('refuses to keep an IMAP password without INTAKE_SECRET_KEY on PostgreSQL, or given on the command line', async () => {
+    // No server at this address: the refusal comes before connecting (SQLite would generate a key instead).
     const noKey = await runCli(h.t.dataDir, ['customer', 'imap', 'set', '--code', 'C001', '--host', 'imap.example.it', '--user', 'u',
-      '--password-env', 'IMAP_PW', '--no-check'], { IMAP_PW: 'segreto' });
+      '--password-env', 'IMAP_PW', '--no-check'], { IMAP_PW: 'segreto', INTAKE_SECRET_KEY: '', INTAKE_DATABASE_URL: 'postgres://postgres@127.0.0.1:9/none' });
     assert.equal(noKey.code, 1);
-    assert.match(noKey.stderr, /INTAKE_SECRET_KEY is not set/);
+    assert.match(noKey.stderr, /INTAKE_SECRET_KEY is not set: with PostgreSQL/);
     const inline = await runCli(h.t.dataDir, ['customer', 'imap', 'set', '--code', 'C001', '--host', 'h', '--user', 'u', '--password', 'x']);
     assert.equal(inline.code, 1);
     assert.match(inline.stderr, /unknown option '--password'/);

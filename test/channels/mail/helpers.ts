@@ -18,6 +18,7 @@ import { createLogger } from '../../../src/log.ts';
 import { startService } from '../../../src/main.ts';
 import type { MailMessage } from '../../../src/domain/store/mail.ts';
 import { TEST_ARTICLES, tempDir, waitFor, type TestService } from '../../helpers/service.ts';
+import { withPostgresKey } from '../../helpers/secret-key.ts';
 
 export interface Captured {
   mailFrom: string;
@@ -111,10 +112,10 @@ export const FAST_RETRY: RetryPolicy = { firstMs: 100, maxMs: 400, giveUpMs: 60_
  * test before it.
  */
 async function startQuietService(dataDir: string, databaseUrl?: string): Promise<TestService> {
-  const config = loadConfig({
+  const config = loadConfig(withPostgresKey({
     INTAKE_DATA_DIR: dataDir, INTAKE_HOST: '127.0.0.1', INTAKE_HTTP_PORT: 'off', INTAKE_SFTP_PORT: 'off', INTAKE_FTP_PORT: 'off',
     INTAKE_SMTP_PORT: 'off', INTAKE_LOG_LEVEL: 'silent', INTAKE_MAIL_DOMAIN: 'ordini.test', INTAKE_DATABASE_URL: databaseUrl,
-  });
+  }));
   const service = await startService(config, createLogger('silent'));
   await service.store.upsertArticles(TEST_ARTICLES);
   return {
