@@ -7,6 +7,7 @@
 import type { Principal } from '../domain/types.ts';
 import type { AuthStore } from '../domain/store/ports.ts';
 import { assertActive } from '../customers/active.ts';
+import { isCleanText } from '../domain/text.ts';
 import { createAccountThrottle, type AccountThrottleOptions } from './account-throttle.ts';
 import { createLockout, type LockoutOptions } from './lockout.ts';
 import { decoyPasswordHash, hashApiKey, parseApiKey, verifyApiKey, verifyPassword } from './secrets.ts';
@@ -120,11 +121,14 @@ export function createAuthenticator(store: AuthStore, opts: AuthenticatorOptions
 
       let principal: Principal | undefined;
       try {
-        const lookup = user.trim().toLowerCase();
+        // A name no account can have (NUL, half a surrogate pair) is looked up as no name: an unknown user, not a
+        // database error. A password holding one is wrong too: scrypt keys its HMAC with the password, and HMAC pads
+        // a key with zeros, so "secret\0" would otherwise pass as "secret".
+        const lookup = isCleanText(user) ? user.trim().toLowerCase() : '';
         const cred = lookup && lookup.length <= MAX_USER_KEY ? await store.findCredential('password', lookup) : undefined;
         // An unknown user still costs one scrypt, so response time does not reveal which user names exist.
         const stored = cred && !cred.revokedAt ? cred.secretHash : await decoyPasswordHash();
-        const ok = (await verifyPassword(password, stored)) && cred !== undefined && !cred.revokedAt;
+        const ok = (await verifyPassword(password, stored)) && isCleanText(password) && cred !== undefined && !cred.revokedAt;
         principal = ok && cred ? await principalOf(cred.customerId) : undefined;
       } catch (err) {
         // A store failure is not the user's fault, and a deactivated customer knew the password: release the

@@ -17,3 +17,11 @@ export function hasLoneSurrogate(s: string): boolean {
 export function withoutLoneSurrogates(s: string, by = ''): string {
   return s.replace(LONE_SURROGATE, by);
 }
+
+/**
+ * Text that can be stored and compared as it is: no NUL (PostgreSQL refuses it in text) and no lone surrogate. For
+ * values checked before any lookup or comparison, such as credentials.
+ */
+export function isCleanText(s: string): boolean {
+  return !s.includes('\0') && !hasLoneSurrogate(s);
+}

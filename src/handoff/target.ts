@@ -39,9 +39,26 @@ function isLoopbackName(host: string): boolean {
   return h === 'localhost' || h.endsWith('.localhost') || (isIP(h) !== 0 && ipaddr.process(h).range() === 'loopback');
 }
 
-/** What an address is, IPv4-mapped IPv6 read as the IPv4 address it carries. */
+/**
+ * The address as WHATWG URL writes it. ipaddr.js reads a dotted tail after "::" ("::8.8.8.8") as IPv4-mapped, not
+ * IPv4-compatible; the hex form it is given here means what it says.
+ */
+function canonical(address: string): string {
+  if (isIP(address) !== 6 || address.includes('%')) return address;
+  return new URL(`http://[${address}]/`).hostname.slice(1, -1);
+}
+
+/**
+ * What an address is, IPv4-mapped IPv6 read as the IPv4 address it carries. ipaddr.js calls the deprecated
+ * IPv4-compatible block ::/96 (::a00:1 is 10.0.0.1) plain unicast; it is not public, whatever it embeds, so it gets a
+ * range of its own. Every other special IPv6 block (NAT64, 6to4, Teredo, unique-local, ...) already has a range
+ * other than unicast, so it is refused like a private address.
+ */
 export function rangeOf(address: string): string {
-  return ipaddr.process(address).range();
+  const parsed = ipaddr.process(canonical(address));
+  const range = parsed.range();
+  if (parsed.kind() === 'ipv6' && range === 'unicast' && parsed.toByteArray().slice(0, 12).every((b) => b === 0)) return 'ipv4Compatible';
+  return range;
 }
 
 /** Parse and check a webhook URL as given by the operator (no DNS yet). */

@@ -15,7 +15,8 @@ export const METRICS_PATH = '/metrics';
 
 /**
  * A check of `Authorization: Bearer <token>` that takes the same time whatever the header holds: both sides are
- * hashed first, so the comparison is over equal lengths and leaks neither the token nor its length.
+ * hashed first, so the comparison is over equal lengths and leaks neither the token nor its length. The scheme is
+ * matched in any case, as RFC 7235 says schemes are case-insensitive (some scrapers send "bearer").
  */
 export function bearerCheck(token: string | undefined): (header: string | string[] | undefined) => boolean {
   if (token === undefined) return () => true;

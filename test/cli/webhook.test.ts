@@ -45,6 +45,9 @@ void describe('order-intake webhook and export', () => {
   void it('refuses metadata, private and plain-http URLs and unknown events', async () => {
     failed(await runCli(dataDir, ['webhook', 'add', '--url', 'https://169.254.169.254/latest/meta-data/'], env), /169\.254\.169\.254 is linkLocal/);
     failed(await runCli(dataDir, ['webhook', 'add', '--url', 'https://10.1.2.3/hook'], env), /10\.1\.2\.3 is private.*--allow-private/);
+    failed(await runCli(dataDir, ['webhook', 'add', '--url', 'https://[::a9fe:a9fe]/hook'], env), /::a9fe:a9fe is ipv4Compatible.*--allow-private/);
+    failed(await runCli(dataDir, ['webhook', 'add', '--url', 'https://[::127.0.0.1]/hook'], env), /is ipv4Compatible/);
+    failed(await runCli(dataDir, ['webhook', 'add', '--url', 'https://[64:ff9b::a00:1]/hook'], env), /is rfc6052/);
     failed(await runCli(dataDir, ['webhook', 'add', '--url', 'http://erp.example.com/hook'], env), /only https/);
     failed(await runCli(dataDir, ['webhook', 'add', '--url', 'https://erp.example.com/', '--events', 'ordine.creato'], env), /unknown event type ordine\.creato/);
     ok(await runCli(dataDir, ['webhook', 'add', '--url', 'https://10.1.2.3/hook', '--allow-private', '--json'], env));

@@ -30,9 +30,44 @@ void describe('/api/docs Try it out', () => {
     await t?.close();
   });
 
+  void it('is served with a Content-Security-Policy and X-Frame-Options, and still renders with no violation', async () => {
+    const { context, page, incidents } = await newPage(browser);
+    try {
+      const violations: string[] = [];
+      page.on('console', (m) => {
+        if (/Content Security Policy|Refused to/i.test(m.text())) violations.push(m.text());
+      });
+      // The console message is what a person sees; the event is what the browser counts (inline styles included).
+      await page.addInitScript(`document.addEventListener('securitypolicyviolation',
+        (e) => console.error('Refused to load: ' + e.violatedDirective + ' ' + e.blockedURI));`);
+      const res = await page.goto(`${t.url}/api/docs`);
+      const headers = res!.headers();
+      assert.match(headers['content-security-policy'] ?? '', /frame-ancestors 'none'/);
+      assert.doesNotMatch(headers['content-security-policy'] ?? '', /script-src[^;]*'unsafe-inline'/, 'no inline script');
+      assert.equal(headers['x-frame-options'], 'DENY');
+      assert.equal(headers['x-content-type-options'], 'nosniff');
+      await page.locator('#operations-default-post_api_v1_ordini').waitFor();
+      assert.ok(await page.locator('.opblock').count() > 3, 'the operations are listed');
+      const op = page.locator('#operations-default-post_api_v1_ordini');
+      await op.locator('.opblock-summary').click();
+      await op.getByRole('button', { name: 'Try it out' }).waitFor();
+      await shot(page, 'api-docs-csp');
+      assert.deepEqual(violations, []);
+      assert.deepEqual(incidents, []);
+      const asset = await page.request.get(`${t.url}/api/docs/static/swagger-ui-bundle.js`);
+      assert.equal(asset.headers()['x-frame-options'], 'DENY', 'the assets too');
+    } finally {
+      await context.close();
+    }
+  });
+
   void it('sends no Prefer header on a first try, and gets 201', async () => {
     const { context, page } = await newPage(browser);
     try {
+      const violations: string[] = [];
+      page.on('console', (m) => {
+        if (/Content Security Policy/i.test(m.text())) violations.push(m.text());
+      });
       await page.goto(`${t.url}/api/docs`);
       await page.getByRole('button', { name: 'Authorize' }).click();
       const scheme = page.locator('.auth-container', { hasText: 'apiKey' }).first();
@@ -50,6 +85,9 @@ void describe('/api/docs Try it out', () => {
       const req = await sent;
       assert.equal((await req.allHeaders()).prefer, undefined, 'no Prefer header sent');
       assert.equal((await req.response())?.status(), 201);
+      await op.locator('.live-responses-table .response-col_status', { hasText: '201' }).waitFor();
+      await shot(page, 'api-docs-executed');
+      assert.deepEqual(violations, [], 'the answer is shown with no CSP violation');
     } finally {
       await context.close();
     }

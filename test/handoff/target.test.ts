@@ -20,6 +20,24 @@ void describe('webhook targets', () => {
     assert.equal(checkWebhookUrl('https://erp.example.com/hook', false).hostname, 'erp.example.com');
   });
 
+  void it('refuses IPv6 addresses that embed or stand for a non-public one, in a URL and when resolved', async () => {
+    const special = [
+      ['::127.0.0.1', /ipv4Compatible/], ['::7f00:1', /ipv4Compatible/], ['::a00:1', /ipv4Compatible/],
+      ['::a9fe:a9fe', /ipv4Compatible/], ['::8.8.8.8', /ipv4Compatible/], ['::ffff:169.254.169.254', /linkLocal/],
+      ['::ffff:7f00:1', /loopback/], ['64:ff9b::a00:1', /rfc6052/], ['64:ff9b::169.254.169.254', /rfc6052/],
+      ['2002:a00:1::1', /6to4/], ['2002:a9fe:a9fe::1', /6to4/], ['2001:0:4136:e378:8000:63bf:3fff:fdd2', /teredo/],
+      ['fc00::1', /uniqueLocal/], ['fd12:3456::1', /uniqueLocal/], ['fe80::1', /linkLocal/], ['ff02::1', /multicast/],
+      ['::', /unspecified/], ['::1', /loopback/],
+    ] as const;
+    for (const [address, range] of special) {
+      assert.throws(() => checkWebhookUrl(`https://[${address}]/hook`, false), refused(range), address);
+      const resolved = async () => [{ address, family: 6 as const }];
+      await assert.rejects(resolveTarget(new URL('https://erp.example.test/hook'), false, resolved), refused(range), address);
+    }
+    assert.equal(checkWebhookUrl('https://[2606:4700::1111]/hook', false).hostname, '[2606:4700::1111]');
+    assert.equal(checkWebhookUrl('https://[::a00:1]/hook', true).hostname, '[::a00:1]', 'a private receiver once allowed');
+  });
+
   void it('takes https only, http only to loopback, and no credentials in the URL', () => {
     assert.throws(() => checkWebhookUrl('http://erp.example.com/hook', true), refused(/only https/));
     assert.throws(() => checkWebhookUrl('ftp://erp.example.com/', true), refused(/only https/));

@@ -193,6 +193,19 @@ for (const [name, open] of STORES) {
       },
     ));
 
+    void it('refuses an IPv4-compatible IPv6 address found at delivery time, without connecting', () => run(
+      (s) => rig(s, { resolve: async () => [{ address: '::a9fe:a9fe', family: 6 }] }, { url: 'https://erp.example.test/hook', allowPrivate: false }),
+      async (r) => {
+        const e = r.events.add('ordine.registrato', registeredOrder(1));
+        const d = await waitFor(async () => {
+          const x = await deliveryOf(r, e.id);
+          return x?.lastError ? x : undefined;
+        }, 10_000, 'a refused attempt');
+        assert.match(d.lastError!, /::a9fe:a9fe is ipv4Compatible/);
+        assert.equal(d.lastStatus, undefined, 'no HTTP exchange happened');
+      },
+    ));
+
     void it('delivers the events of one order in order, a later one waiting for a retried earlier one', () => run((s) => rig(s), async (r) => {
       const order = registeredOrder(1);
       let first = true;

@@ -56,6 +56,18 @@ void describe('GET /metrics', () => {
     assert.equal(sample(s, 'intake_queue_depth', { queue: 'replies_pending' }), 0);
   });
 
+  void it('takes the Bearer scheme in any case (RFC 7235: schemes are case-insensitive), and nothing else', async () => {
+    const status = async (authorization: string) => {
+      const res = await request(`${h.t.url}/metrics`, { headers: { authorization } });
+      await res.body.dump();
+      return res.statusCode;
+    };
+    for (const scheme of ['bearer', 'BEARER', 'bEaReR']) assert.equal(await status(`${scheme} ${TOKEN}`), 200, scheme);
+    for (const wrong of [`Basic ${TOKEN}`, `Token ${TOKEN}`, `Bearer${TOKEN}`, TOKEN, 'Bearer', `Bearer ${TOKEN} x`]) {
+      assert.equal(await status(wrong), 401, wrong);
+    }
+  });
+
   void it('submissions, orders, acknowledgements and store writes move by what REST, FTP and SFTP brought', async () => {
     const before = await samples();
     assert.equal(await rest(order('C001', 'M-1')), 201);

@@ -12,6 +12,7 @@ import { authenticateIntegration, type IntegrationPrincipal } from '../../handof
 import { MAX_NOTE_LENGTH, updateProductionState } from '../../handoff/production.ts';
 import type { EventReader } from '../../domain/order-events.ts';
 import type { EventSignal } from '../../handoff/signal.ts';
+import { hasLoneSurrogate } from '../../domain/text.ts';
 import { PRODUCTION_STATES, type ProductionState } from '../../domain/types.ts';
 import type { IntegrationRoutesStore } from '../../domain/store/ports.ts';
 import type { ApiKeyAuth } from './routes.ts';
@@ -127,6 +128,9 @@ export function registerIntegrationRoutes(app: FastifyInstance, deps: Integratio
       problems.push(`nota deve essere un testo di al massimo ${MAX_NOTE_LENGTH} caratteri`);
     } else if (typeof b.nota === 'string' && CONTROL_IN_NOTE.test(b.nota)) {
       problems.push('nota non può contenere caratteri di controllo (sono ammessi solo a capo e tabulazione)');
+    } else if (typeof b.nota === 'string' && hasLoneSurrogate(b.nota)) {
+      // A JSON escape such as "\ud83c" (text cut inside an emoji) is no character: PostgreSQL cannot store it.
+      problems.push('nota contiene un carattere non valido (metà di una coppia surrogata UTF-16)');
     }
     if (problems.length > 0) return sendError(reply, 'INVALID_PARAMETERS', problems);
     const nota = typeof b.nota === 'string' && b.nota.trim() !== '' ? b.nota.trim() : undefined;

@@ -5,6 +5,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { order, startTestService, type TestCustomer, type TestService } from '../../helpers/service.ts';
+import { run } from '../files/helpers.ts';
 import { addIntegration } from '../../../src/handoff/integrations.ts';
 import { createSchema, PG_SKIP, testDatabaseUrl, type TestSchema } from '../../store/pg-schema.ts';
 
@@ -58,6 +59,20 @@ for (const engine of ['sqlite', 'postgres'] as const) {
       assert.match(String(n.body.message), /nota/);
       const ok = await send('POST', `/api/v1/ordini/${id}/stato`, mis, JSON.stringify({ stato: 'in_lavorazione', nota: 'lastra pronta' }));
       assert.equal(ok.status, 200, JSON.stringify(ok.body));
+    });
+
+    void it('a note holding half a UTF-16 surrogate pair is refused with 400 INVALID_PARAMETERS', async () => {
+      // The JSON escape as an exporter that cut a string inside an emoji writes it; PostgreSQL cannot store it.
+      const r = await run('curl', ['-sS', '-w', '\n%{http_code}', '-X', 'POST', '-H', 'content-type: application/json', '-H', `x-api-key: ${mis}`,
+        '--data-binary', '@-', `${t.url}/api/v1/ordini/${id}/stato`], '{"stato":"spedito","nota":"BRT \\ud83c 123"}');
+      assert.equal(r.code, 0, r.stderr);
+      const [json, status] = [r.stdout.slice(0, r.stdout.lastIndexOf('\n')), r.stdout.slice(r.stdout.lastIndexOf('\n') + 1)];
+      assert.equal(status, '400', json);
+      const body = JSON.parse(json) as { code: string; message: string[] };
+      assert.equal(body.code, 'INVALID_PARAMETERS');
+      assert.match(body.message.join(), /nota/);
+      const seen = await send('GET', `/api/v1/ordini/${id}`, a.apiKey);
+      assert.equal(seen.status, 200, 'the order is still served');
     });
 
     void it('an order whose fields hold a NUL is refused with the outcome\'s own error, and kept', async () => {
