@@ -6,10 +6,11 @@
  * several instances share the database and must seal with one key, and a file on one machine cannot be that key.
  */
 import { randomBytes } from 'node:crypto';
-import { chmod, mkdir, readFile, stat, writeFile } from 'node:fs/promises';
+import { mkdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { ConfigError, parseSecretKey, type Config } from '../config.ts';
 import type { Logger } from '../log.ts';
+import { privateFile } from './private-file.ts';
 
 export const SECRET_KEY_FILE = 'secret.key';
 
@@ -33,19 +34,8 @@ export async function resolveSecretKey(config: KeySettings, log: Logger): Promis
     throw new ConfigError('INTAKE_SECRET_KEY is not set: with PostgreSQL (INTAKE_DATABASE_URL) every instance must seal webhook secrets and IMAP passwords with the same key, so none is generated; set it to the same value on every instance (generate one with "openssl rand -base64 32")');
   }
   await mkdir(config.dataDir, { recursive: true });
-  try {
-    await writeFile(file, `${randomBytes(32).toString('base64')}\n`, { flag: 'wx', mode: 0o600 });
-    log.warn({ file }, `generated the secret key in ${file} (INTAKE_SECRET_KEY is not set): back it up with the database, without it the webhook secrets and IMAP passwords stored there cannot be opened`);
-  } catch (err) {
-    // EEXIST is the normal case: the key of an earlier start (or of a command running at the same moment).
-    if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
-  }
-  const st = await stat(file);
-  if ((st.mode & 0o077) !== 0) {
-    await chmod(file, 0o600);
-    log.warn({ file }, 'the secret key file was readable by others: permissions set to 0600');
-  }
-  const text = await readFile(file, 'utf8');
+  const { text, created } = await privateFile(file, () => `${randomBytes(32).toString('base64')}\n`, log, 'the secret key file');
+  if (created) log.warn({ file }, `generated the secret key in ${file} (INTAKE_SECRET_KEY is not set): back it up with the database, without it the webhook secrets and IMAP passwords stored there cannot be opened`);
   // A file created by a start that died between creating and writing it is empty; it holds nothing sealed yet.
   return parseSecretKey(text, file) ?? raise(file);
 }

@@ -7,10 +7,10 @@
  * format (`openssh-key-v1`, what ssh-keygen writes), so the key is written in that format here.
  */
 import { createHash, generateKeyPairSync, randomBytes } from 'node:crypto';
-import { chmod, readFile, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import ssh2 from 'ssh2';
 import type { Logger } from '../../log.ts';
+import { privateFile } from '../../auth/private-file.ts';
 
 export const HOST_KEY_FILE = 'ssh_host_ed25519_key';
 
@@ -70,18 +70,7 @@ export function describeKey(privateKey: string): HostKey {
 /** Load the host key, creating it on first start. */
 export async function loadOrCreateHostKey(dataDir: string, log: Logger): Promise<HostKey> {
   const file = path.join(dataDir, HOST_KEY_FILE);
-  try {
-    await writeFile(file, generateOpenSshEd25519(), { flag: 'wx', mode: 0o600 });
-    log.info({ file }, 'generated the SFTP host key');
-  } catch (err) {
-    // EEXIST is the normal case: the key of an earlier start (or of an instance starting at the same moment).
-    if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
-  }
-  const st = await stat(file);
-  if ((st.mode & 0o077) !== 0) {
-    // ssh-keygen and sshd insist on a private key readable only by its owner; so do we, but by fixing it.
-    await chmod(file, 0o600);
-    log.warn({ file }, 'the SFTP host key was readable by others: permissions set to 0600');
-  }
-  return describeKey(await readFile(file, 'utf8'));
+  const { text, created } = await privateFile(file, generateOpenSshEd25519, log, 'the SFTP host key');
+  if (created) log.info({ file }, 'generated the SFTP host key');
+  return describeKey(text);
 }
