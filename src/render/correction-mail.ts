@@ -1,5 +1,5 @@
 /**
- * The e-mail that tells a customer the order desk registered an order of a message it had refused (issue 43): Italian
+ * The e-mail that tells a customer the order desk registered an order of a message it had refused: Italian
  * plain text with the order's number and the recap of its registered lines, from the customer's order mailbox, to the
  * address the refusal went to, threaded under the customer's message. Composed once into RFC 5322 bytes and queued in
  * the reply outbox, like the production status notifications (status-mail.ts).

@@ -1,5 +1,5 @@
 /**
- * The recap of registered lines (issue 43): for each accepted order, every line as the store holds it — article code,
+ * The recap of registered lines: for each accepted order, every line as the store holds it — article code,
  * the catalog's description, the quantity as registered and the unit — so that a quantity the service read otherwise
  * than the customer meant (1.500 taken for 1.5, say) is seen at once. Gathered here once for every renderer: outcome
  * files, reply e-mails, the portal's and the console's result pages.

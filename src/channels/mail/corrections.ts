@@ -1,5 +1,5 @@
 /**
- * The notice of a correction (issue 43): when the order desk registers an order of a refused e-mail ("Correggi e
+ * The notice of a correction: when the order desk registers an order of a refused e-mail ("Correggi e
  * registra" in the console, a submission of channel console whose meta `corregge` names the refused one), the
  * customer gets a new e-mail, to the address the refusal went to, with the order's number and its registered lines.
  *
