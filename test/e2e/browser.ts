@@ -16,7 +16,8 @@ export const DESKTOP = { width: 1280, height: 900 };
 export const PHONE = { width: 390, height: 844 };
 
 export async function launch(): Promise<Browser> {
-  // In Italian, as the customers' and operators' browsers are: the date pickers then show 28/11/2026.
+  // In Italian, as the customers' and operators' browsers are (Accept-Language, the browser's own words). Headless
+  // Chromium still draws date pickers as mm/dd/yyyy; a person's Italian browser shows 28/11/2026.
   return chromium.launch({ executablePath: '/usr/bin/chromium', headless: true, args: ['--no-sandbox', '--lang=it-IT'] });
 }
 
