@@ -7,7 +7,7 @@ const base: RegisteredOrder = {
   codice_cliente: 'C001', riferimento_ordine: 'R-1', data_ordine: '2026-01-15',
   righe: [{ codice_articolo: 'A1', quantita: 2, unita_misura: 'PZ' }],
   id_ordine: '0190f0f0-0000-7000-8000-000000000001', numero_ordine: '2026-000001', customerId: 'cust', submissionId: 'sub',
-  channel: 'rest', registeredAt: '2026-01-15T10:00:00.000Z',
+  channel: 'rest', registeredAt: '2026-01-15T10:00:00.000Z', versione: 1,
 };
 
 function inOrder(keys: string[]): boolean {
