@@ -48,8 +48,9 @@ export interface OrderStatus {
   registrato_il?: string;
   stato_produzione?: ProductionState;
   storico_produzione?: ProductionStep[];
-  /** The current version (lifecycle views: GET, the lifecycle's events). */
+  /** The current version of a registered order (1 until a change is applied). */
   versione?: number;
+  /** Every version and every request: only in GET's view (src/intake/lifecycle.ts), not in events. */
   versioni?: VersionEntry[];
   richieste?: RequestEntry[];
   /** Stage A messages of a refused order. */
@@ -90,6 +91,7 @@ export function registeredView(o: RegisteredOrder): OrderStatus {
     v.stato_produzione = o.productionState;
     v.storico_produzione = (o.productionHistory ?? []).map((h) => withoutUndefined({ ...h }));
   }
+  v.versione = o.versione;
   return v as OrderStatus;
 }
 

@@ -75,13 +75,6 @@ function refused(code: ErrorCode, messaggio: string, order?: RegisteredOrder, ca
   return { kind: 'refused', code, campo, messaggio, ...(order ? { order } : {}) };
 }
 
-/** The view of an order the lifecycle's events carry: as GET shows it, with its version. */
-export function versionedView(o: RegisteredOrder): OrderStatus {
-  const v = registeredView(o);
-  v.versione = o.versione;
-  return v;
-}
-
 function event(type: NewEvent['type'], o: RegisteredOrder, at: string, data: Record<string, unknown>): NewEvent {
   return { id: uuidv7(), type, time: at, orderId: o.id_ordine, customerId: o.customerId, data };
 }
@@ -97,7 +90,7 @@ export function requestEntry(r: ChangeRequest): RequestEntry {
 function requestData(o: RegisteredOrder, r: ChangeRequest): Record<string, unknown> {
   const richiesta: Record<string, unknown> = { ...requestEntry(r) };
   if (r.order) richiesta.righe = r.order.righe;
-  return { ...versionedView(o), richiesta };
+  return { ...registeredView(o), richiesta };
 }
 
 /** The order's current version, whole, as order_versions keeps it once it is superseded. */
@@ -131,7 +124,7 @@ function afterCancel(o: RegisteredOrder, at: string, motivo: string | undefined)
 }
 
 function modifiedData(after: RegisteredOrder, before: readonly OrderLine[]): Record<string, unknown> {
-  return { ...versionedView(after), versione_precedente: after.versione - 1, righe_precedenti: before };
+  return { ...registeredView(after), versione_precedente: after.versione - 1, righe_precedenti: before };
 }
 
 /** A change or cancellation asked by the customer (or the order desk on its behalf). */
@@ -211,7 +204,7 @@ async function writeCancel(
   request?: { id: string; nota?: string; event: (after: RegisteredOrder) => NewEvent },
 ): Promise<ChangeResult | undefined> {
   const after = afterCancel(o, at, motivo);
-  const events = [event('ordine.annullato', after, at, { ...versionedView(after), ...(motivo ? { motivo } : {}) })];
+  const events = [event('ordine.annullato', after, at, { ...registeredView(after), ...(motivo ? { motivo } : {}) })];
   if (request) events.push(request.event(after));
   const ok = await deps.store.cancelOrder({
     orderId: o.id_ordine, from: o.versione, fromState: o.productionState ?? null, at, by, events,
@@ -276,7 +269,7 @@ export async function decideRequest(deps: LifecycleDeps, d: Decision): Promise<{
 /** The order as `GET /api/v1/ordini/{id}` shows it: with its version, its versions and its requests. */
 export async function lifecycleView(store: Pick<LifecycleStore, 'orderVersions' | 'orderRequests'>, o: RegisteredOrder): Promise<OrderStatus> {
   const [versions, requests] = await Promise.all([store.orderVersions(o.id_ordine), store.orderRequests(o.id_ordine)]);
-  const v = versionedView(o);
+  const v = registeredView(o);
   const current = currentVersion(o);
   v.versioni = [...versions, current].map((x): VersionEntry => ({ versione: x.versione, ricevuto_il: x.ricevuto_il, canale: x.canale, azione: x.azione }));
   v.richieste = requests.map(requestEntry);

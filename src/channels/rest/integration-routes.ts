@@ -15,7 +15,8 @@ import type { EventReader } from '../../domain/order-events.ts';
 import type { EventSignal } from '../../handoff/signal.ts';
 import { hasLoneSurrogate } from '../../domain/text.ts';
 import { PRODUCTION_STATES, type ProductionState } from '../../domain/types.ts';
-import { decideRequest, requestEntry, versionedView } from '../../intake/lifecycle.ts';
+import { decideRequest, requestEntry } from '../../intake/lifecycle.ts';
+import { registeredView } from '../../domain/order-view.ts';
 import { namesNothing } from '../../intake/status.ts';
 import type { IntegrationRoutesStore } from '../../domain/store/ports.ts';
 import type { ApiKeyAuth } from './routes.ts';
@@ -175,6 +176,6 @@ export function registerIntegrationRoutes(app: FastifyInstance, deps: Integratio
       { store: deps.store, onEvent: () => deps.signal.notify() },
       { orderId: req.params.id, requestId: req.params.richiesta, esito: b.esito as 'accettata' | 'rifiutata', by: req.integration!.name, ...(nota !== undefined ? { nota } : {}) },
     );
-    return reply.code(200).send({ esito: 'ok', aggiornato: changed, richiesta: requestEntry(request), ordine: versionedView(order) });
+    return reply.code(200).send({ esito: 'ok', aggiornato: changed, richiesta: requestEntry(request), ordine: registeredView(order) });
   });
 }
