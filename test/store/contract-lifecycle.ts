@@ -104,6 +104,12 @@ export function lifecycleContract(makeStore: StoreFactory): void {
       assert.equal(r!.stato_richiesta, 'rifiutata');
       assert.equal(r!.nota, 'già in macchina');
       assert.equal(r!.decidedAt, at(40));
+      const late = await store.writeVersion({
+        orderId: o.id_ordine, from: 1, fromState: null, order: content(o, 9), contentHash: 'h9', at: at(45), channel: 'rest', submissionId: s1,
+        previous: whole(o), request: { id: first.request.id_richiesta }, events: [ev('ordine.modificato', o)],
+      });
+      assert.equal(late, false, 'accepting a request refused meanwhile writes nothing');
+      assert.equal((await store.getOrder(c.id, o.id_ordine))!.versione, 1);
       assert.equal((await ask(s2)).status, 'created', 'once decided, another request may wait');
       assert.equal((await store.orderRequests(o.id_ordine)).length, 2);
     }));
