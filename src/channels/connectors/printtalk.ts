@@ -61,9 +61,9 @@ function fileErrors(code: ErrorCode, messages: readonly string[]): string[] {
 }
 
 function orderErrors(o: OrderOutcome): string[] {
-  const said = orderErrorsItalian(o).map(errorLine);
-  const lines = said.length ? said : [ERROR_CATALOG[o.code ?? 'BUSINESS'].message];
-  return lines.map((l) => `${orderName(o)}: ${l}`);
+  const said = orderErrorsItalian(o, { oneOrder: true });
+  if (said.length === 0) return [`${orderName(o)}: ${ERROR_CATALOG[o.code ?? 'BUSINESS'].message}`];
+  return said.map((e) => `${orderName(o)}${e.where ? `, ${e.where}` : ''}: ${e.text.charAt(0).toLowerCase()}${e.text.slice(1)}`);
 }
 
 /** Busy when we cannot take orders now, WrongProduct when a product is not one we make, Other otherwise. */

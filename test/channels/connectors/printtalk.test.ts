@@ -109,7 +109,7 @@ void describe('PrintTalk 2.x on the connector routes', { skip: PRINTTALK_SKIP },
     assert.equal(objectOf(wrongProduct), 'Refusal', wrongProduct);
     assert.equal(attrOf(wrongProduct, 'Refusal', 'Reason'), 'WrongProduct');
     assert.equal(attrOf(wrongProduct, 'Request', 'BusinessRefID'), 'WEB-RIF-1');
-    assert.match(comments(wrongProduct)[0] ?? '', /^ordine "WEB-RIF-1": .*Calendario 2027/);
+    assert.match(comments(wrongProduct)[0] ?? '', /^ordine "WEB-RIF-1", riga 1: nessun articolo per il prodotto con chiave "calendario 2027"/);
     assert.match(attrOf(wrongProduct, 'Refusal', 'ReasonDetails') ?? '', /^ordine_WEB-RIF-1_/);
 
     const expired = await send(po('WEB-RIF-2', (x) => x.replace('Expires="2099-12-31T18:00:00+01:00"', 'Expires="2020-01-31T18:00:00+01:00"')));
@@ -122,7 +122,7 @@ void describe('PrintTalk 2.x on the connector routes', { skip: PRINTTALK_SKIP },
 
     const stranger = await send(po('WEB-RIF-4', (x) => x.replace('<Identity>SHOP-77</Identity>', '<Identity>ALTRO-1</Identity>')));
     assert.equal(attrOf(stranger, 'Refusal', 'Reason'), 'Other');
-    assert.match(comments(stranger)[0] ?? '', /Il cliente "ALTRO-1" indicato nel ticket non è tra i clienti di questo connettore/);
+    assert.match(comments(stranger)[0] ?? '', /^ordine "WEB-RIF-4": il cliente "ALTRO-1" indicato nel ticket non è tra i clienti di questo connettore/);
 
     for (const ref of ['WEB-RIF-1', 'WEB-RIF-2', 'WEB-RIF-3', 'WEB-RIF-4']) {
       const r = await call(`${url}?riferimento_ordine=${ref}`, { key });
