@@ -48,7 +48,7 @@ function refusal(info: PrintTalkInfo | undefined, connector: Connector, reason: 
 }
 
 function orderName(o: OrderOutcome): string {
-  return o.riferimento_ordine ? `ordine "${o.riferimento_ordine}"` : `ordine ${o.index + 1}`;
+  return o.riferimento_ordine ? `Ordine "${o.riferimento_ordine}"` : `Ordine ${o.index + 1}`;
 }
 
 /** The Italian sentence for a file-level message, keeping the detail when no translation knows it. */

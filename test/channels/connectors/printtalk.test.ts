@@ -8,6 +8,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { updateProductionState } from '../../../src/handoff/production.ts';
+import { createSchema, PG_SKIP, testDatabaseUrl } from '../../store/pg-schema.ts';
 import { call, startConnectorService, type ConnectorService } from './helpers.ts';
 import {
   attrOf, comments, curlPost, FIXTURES, identities, objectOf, PRINTTALK_SAMPLES, PRINTTALK_SKIP, printTalkSchemaErrors,
@@ -55,7 +56,7 @@ void describe('PrintTalk 2.x on the connector routes', { skip: PRINTTALK_SKIP },
     const numero = attrOf(answer, 'Ordine', 'numero_ordine');
     const id = attrOf(answer, 'Ordine', 'id_ordine');
     assert.ok(numero && id, answer);
-    assert.match(comments(answer)[0] ?? '', new RegExp(`ordine "WEB-CONF-1": registrato con numero ${numero} \\(id_ordine ${id}, sito VR\\)`));
+    assert.match(comments(answer)[0] ?? '', new RegExp(`Ordine "WEB-CONF-1": registrato con numero ${numero} \\(id_ordine ${id}, sito VR\\)`));
 
     const view = await call(`${url}/${id}`, { key });
     assert.equal(view.status, 200, view.text);
@@ -109,8 +110,8 @@ void describe('PrintTalk 2.x on the connector routes', { skip: PRINTTALK_SKIP },
     assert.equal(objectOf(wrongProduct), 'Refusal', wrongProduct);
     assert.equal(attrOf(wrongProduct, 'Refusal', 'Reason'), 'WrongProduct');
     assert.equal(attrOf(wrongProduct, 'Request', 'BusinessRefID'), 'WEB-RIF-1');
-    assert.match(comments(wrongProduct)[0] ?? '', /^ordine "WEB-RIF-1", riga 1: nessun articolo per il prodotto con chiave "calendario 2027"/);
-    assert.match(attrOf(wrongProduct, 'Refusal', 'ReasonDetails') ?? '', /^ordine_WEB-RIF-1_/);
+    assert.match(comments(wrongProduct)[0] ?? '', /^Ordine "WEB-RIF-1", riga 1: nessun articolo per il prodotto con chiave "calendario 2027"/);
+    assert.match(attrOf(wrongProduct, 'Refusal', 'ReasonDetails') ?? '', /^Ordine_WEB-RIF-1_/);
 
     const expired = await send(po('WEB-RIF-2', (x) => x.replace('Expires="2099-12-31T18:00:00+01:00"', 'Expires="2020-01-31T18:00:00+01:00"')));
     assert.equal(attrOf(expired, 'Refusal', 'Reason'), 'Other');
@@ -122,7 +123,7 @@ void describe('PrintTalk 2.x on the connector routes', { skip: PRINTTALK_SKIP },
 
     const stranger = await send(po('WEB-RIF-4', (x) => x.replace('<Identity>SHOP-77</Identity>', '<Identity>ALTRO-1</Identity>')));
     assert.equal(attrOf(stranger, 'Refusal', 'Reason'), 'Other');
-    assert.match(comments(stranger)[0] ?? '', /^ordine "WEB-RIF-4": il cliente "ALTRO-1" indicato nel ticket non è tra i clienti di questo connettore/);
+    assert.match(comments(stranger)[0] ?? '', /^Ordine "WEB-RIF-4": il cliente "ALTRO-1" indicato nel ticket non è tra i clienti di questo connettore/);
 
     for (const ref of ['WEB-RIF-1', 'WEB-RIF-2', 'WEB-RIF-3', 'WEB-RIF-4']) {
       const r = await call(`${url}?riferimento_ordine=${ref}`, { key });
@@ -172,5 +173,33 @@ void describe('PrintTalk 2.x on the connector routes', { skip: PRINTTALK_SKIP },
     const ticket = view.json.ticket as { printtalk: { prezzi: Array<{ prezzo: number; tipo_imposta: string }>; valuta: string } };
     assert.equal(ticket.printtalk.valuta, 'EUR');
     assert.deepEqual(ticket.printtalk.prezzi.map((p) => [p.prezzo, p.tipo_imposta]), [[100, 'Net'], [19, 'Tax'], [119, 'Gross']]);
+  });
+});
+
+void describe('PrintTalk 2.x on PostgreSQL', { skip: PG_SKIP || PRINTTALK_SKIP }, () => {
+  void it('a PurchaseOrder is confirmed, a resend is the same order, and its status is answered', async () => {
+    const schema = await createSchema(testDatabaseUrl!, 'ptk');
+    const t = await startConnectorService({ INTAKE_DATABASE_URL: schema.url });
+    try {
+      await t.store.upsertArticles(SHOP_ARTICLES);
+      await t.site('VR');
+      await t.customer('C900');
+      const { key } = await shopConnector(t, 'C900');
+      const url = `${t.url}/api/v1/connettori/ordini`;
+      const first = await curlPost(url, key, po('WEB-PG-1'));
+      assert.equal(objectOf(first.body), 'Confirmation', first.body);
+      assert.equal(await printTalkSchemaErrors(first.body), '');
+      const again = await curlPost(url, key, po('WEB-PG-1'));
+      assert.equal(attrOf(again.body, 'Ordine', 'id_ordine'), attrOf(first.body, 'Ordine', 'id_ordine'));
+      const status = await curlPost(url, key, STATUS.replaceAll('WEB-2026-0412', 'WEB-PG-1'));
+      assert.equal(objectOf(status.body), 'OrderStatusResponse', status.body);
+      assert.equal(attrOf(status.body, 'Milestone', 'MilestoneType'), 'Accepted');
+      const view = await call(`${url}/${attrOf(first.body, 'Ordine', 'id_ordine')}`, { key });
+      assert.equal((view.json.ticket as { printtalk: { prezzi: unknown[] } }).printtalk.prezzi.length, 3);
+      assert.equal(t.store.kind, 'postgres');
+    } finally {
+      await t.close();
+      await schema.drop();
+    }
   });
 });
