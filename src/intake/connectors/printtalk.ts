@@ -110,7 +110,9 @@ export function sniffPrintTalk(raw: Buffer): { namespace?: string } | undefined 
   // Start tags are ASCII in every charset a PrintTalk sender uses (UTF-8, ISO-8859-x); 8 KiB covers a prolog with
   // comments and a long start tag.
   let head = raw.subarray(0, 8192).toString('latin1');
-  head = head.replace(/^\uFEFF|^\u00EF\u00BB\u00BF/, '').replace(/<\?[\s\S]*?\?>|<!--[\s\S]*?-->/g, '').trimStart();
+  // A DOCTYPE is skipped here so that the reader refuses it in a PrintTalk Refusal (xml-tree.ts never reads one).
+  head = head.replace(/^\uFEFF|^\u00EF\u00BB\u00BF/, '')
+    .replace(/<\?[\s\S]*?\?>|<!--[\s\S]*?-->|<!DOCTYPE[^[>]*(?:\[[\s\S]*?\])?\s*>/g, '').trimStart();
   const m = /^<(?:([A-Za-z_][\w.-]*):)?PrintTalk(?=[\s/>])([^>]*)>?/.exec(head);
   if (!m) return undefined;
   const prefix = m[1];
