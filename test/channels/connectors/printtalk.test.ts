@@ -153,6 +153,22 @@ void describe('PrintTalk 2.x on the connector routes', { skip: PRINTTALK_SKIP },
     assert.equal(objectOf(answer.body), 'Confirmation', answer.body);
   });
 
+  void it('the exchange in docs/customers/connectors.md: every document validates, and the requests get the answers shown', async () => {
+    const doc = readFileSync(path.resolve(import.meta.dirname, '../../../docs/customers/connectors.md'), 'utf8');
+    const section = /\n## PrintTalk 2\.x[\s\S]*?(?=\n## )/.exec(doc)?.[0] ?? '';
+    const blocks = [...section.matchAll(/```xml\n([\s\S]*?)```/g)].map((m) => m[1]!);
+    assert.equal(blocks.length, 5, 'a PurchaseOrder, its Confirmation, a Refusal, an OrderStatusRequest and its answer');
+    for (const b of blocks) assert.equal(await printTalkSchemaErrors(b), '', b);
+    const [order, confirmation, , statusRequest, statusResponse] = blocks as [string, string, string, string, string];
+    const answer = await send(order);
+    assert.equal(objectOf(answer), objectOf(confirmation));
+    assert.equal(attrOf(answer, 'Request', 'BusinessRefID'), attrOf(confirmation, 'Request', 'BusinessRefID'));
+    assert.deepEqual(identities(answer, 'To'), identities(confirmation, 'To'));
+    const status = await send(statusRequest);
+    assert.equal(objectOf(status), objectOf(statusResponse));
+    assert.equal(attrOf(status, 'OrderStatusResponse', 'JobIDRef'), attrOf(statusResponse, 'OrderStatusResponse', 'JobIDRef'));
+  });
+
   const samples = PRINTTALK_SKIP === false ? readdirSync(PRINTTALK_SAMPLES).filter((f) => f.endsWith('.ptk')).sort() : [];
   for (const name of samples) {
     void it(`CIP4 sample ${name}: a PrintTalk answer, never a 5xx`, async () => {
