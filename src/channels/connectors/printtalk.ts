@@ -66,42 +66,58 @@ function orderErrors(o: OrderOutcome): string[] {
   return said.map((e) => `${orderName(o)}${e.where ? `, ${e.where}` : ''}: ${e.text.charAt(0).toLowerCase()}${e.text.slice(1)}`);
 }
 
-/** Busy when we cannot take orders now, WrongProduct when a product is not one we make, Other otherwise. */
+/**
+ * Busy when we cannot take orders now, Milestone when production is past the point of cancelling, WrongProduct when
+ * a product is not one we make, InvalidPrice for a price that is not a number, Other otherwise.
+ */
 function reasonFor(outcome: Outcome): PrintTalkReason {
   const codes = [outcome.fileError?.code, ...outcome.orders.map((o) => o.code)];
   if (codes.some((c) => c === 'UNAVAILABLE' || c === 'TOO_MANY_WAITING' || c === 'INTERNAL')) return 'Busy';
+  if (codes.includes('ORDER_LOCKED')) return 'Milestone';
   if (outcome.fileError?.message.some((m) => /Pricing\/Price/.test(m))) return 'InvalidPrice';
   if (outcome.orders.some((o) => (o.errori ?? []).some((e) => /codice_articolo/.test(e.campo)))) return 'WrongProduct';
   return 'Other';
 }
 
 function confirmed(o: OrderOutcome): ConfirmedOrder {
-  const extra = o as OrderOutcome & { stato?: string; stato_richiesta?: string; id_richiesta?: string };
-  const stato = extra.stato ?? extra.stato_richiesta;
+  const stato = o.stato ?? o.stato_richiesta;
   return {
     ...(o.riferimento_ordine === undefined ? {} : { riferimento_ordine: o.riferimento_ordine }),
     ...(o.numero_ordine === undefined ? {} : { numero_ordine: o.numero_ordine }),
     ...(o.id_ordine === undefined ? {} : { id_ordine: o.id_ordine }),
     ...(o.duplicate ? { duplicato: true } : {}),
     ...(stato === undefined ? {} : { stato }),
-    ...(extra.id_richiesta === undefined ? {} : { id_richiesta: extra.id_richiesta }),
+    ...(o.id_richiesta === undefined ? {} : { id_richiesta: o.id_richiesta }),
   };
 }
 
 function okText(o: OrderOutcome): string {
-  const extra = o as OrderOutcome & { azione?: string; stato?: string; stato_richiesta?: string; id_richiesta?: string };
-  if (extra.azione === 'annulla') {
-    if (extra.stato === 'annullato') return `${orderName(o)} (numero ${o.numero_ordine ?? '-'}): annullato`;
-    if (extra.id_richiesta) return `${orderName(o)} (numero ${o.numero_ordine ?? '-'}): richiesta di annullamento ${extra.id_richiesta} inoltrata alla produzione, che deciderà`;
-  }
+  if (o.azione === 'annulla') return `${orderName(o)} (numero ${o.numero_ordine ?? '-'}): ${o.duplicate ? 'era già annullato' : 'annullato'}`;
   const site = o.sito_produzione ? `, sito ${o.sito_produzione}` : '';
   return `${orderName(o)}: ${o.duplicate ? 'già registrato' : 'registrato'} con numero ${o.numero_ordine} (id_ordine ${o.id_ordine}${site})`;
 }
 
-/** A judged PurchaseOrder or Cancellation → Confirmation or Refusal. */
+/** A cancellation production must decide: not yet a Confirmation nor a Refusal (see answerOutcome). */
+const isPending = (o: OrderOutcome): boolean => o.esito === 'ok' && o.id_richiesta !== undefined && o.stato_richiesta === 'in_attesa';
+
+/**
+ * A judged PurchaseOrder or Cancellation → Confirmation or Refusal. A cancellation that production must decide (the
+ * order is in production) is answered with an OrderStatusResponse saying the request waits: a Confirmation would
+ * tell the sender the order is cancelled. Production's decision follows as a Confirmation or Refusal through the
+ * hand-off (src/handoff/printtalk-decision.ts).
+ */
 export function answerOutcome(info: PrintTalkInfo, connector: Connector, outcome: Outcome): PrintTalkAnswer {
   if (outcome.fileError) return refusal(info, connector, reasonFor(outcome), fileErrors(outcome.fileError.code, outcome.fileError.message));
   if (outcome.orders.length === 0) return refusal(info, connector, 'Other', [fileErrors('NO_ORDERS', [ERROR_CATALOG.NO_ORDERS.message])[0]!]);
+  const pending = outcome.orders.length === 1 ? outcome.orders.find(isPending) : undefined;
+  if (pending) {
+    const comment = `Richiesta di annullamento ${pending.id_richiesta} dell'ordine "${pending.riferimento_ordine ?? ''}" (numero ${pending.numero_ordine ?? '-'}): `
+      + 'l\'ordine è in lavorazione, decide la produzione; la decisione arriverà come Confirmation o Refusal';
+    return renderPrintTalk(info, {
+      object: 'OrderStatusResponse', jobIdRef: info.jobIdRefs[0] ?? pending.numero_ordine ?? pending.riferimento_ordine ?? 'ordine',
+      notifications: [{ time: new Date().toISOString(), cls: 'Information', comments: [comment] }],
+    }, connector.name);
+  }
   const ok = outcome.orders.filter((o) => o.esito === 'ok');
   if (ok.length === outcome.orders.length) {
     return renderPrintTalk(info, { object: 'Confirmation', comment: ok.map(okText).join('; '), orders: ok.map(confirmed) }, connector.name);

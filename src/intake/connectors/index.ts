@@ -56,6 +56,8 @@ export interface ConnectorDecoded {
   jmf?: JmfRequestInfo;
   /** JDF/XJDF: one per candidate, what the judge needs beyond it (product keys, details, defaulted date). */
   notes?: TicketNotes[];
+  /** PrintTalk Cancellation: per candidate, other references it may mean when no order has its own. */
+  otherRefs?: Array<string[] | undefined>;
 }
 
 export interface ConnectorInput {
@@ -179,7 +181,10 @@ async function decodeCip4(root: XmlRoot, format: 'jdf' | 'xjdf', ctx: TicketCont
   if (root.name === PRINTTALK_ROOT) {
     if (format !== 'xjdf') throw new IntakeError('UNSUPPORTED_MEDIA_TYPE', `this connector takes ${FORMAT_NAMES[format]}; <PrintTalk> needs a connector with format xjdf`);
     const p = decodePrintTalk(root, ctx);
-    return { kind: 'printtalk', candidates: p.candidates, notes: p.notes, ...(p.site === undefined ? {} : { site: p.site }) };
+    return {
+      kind: 'printtalk', candidates: p.candidates, notes: p.notes,
+      ...(p.site === undefined ? {} : { site: p.site }), ...(p.otherRefs === undefined ? {} : { otherRefs: p.otherRefs }),
+    };
   }
   if (root.name === TICKET_ROOT[format]) {
     const t = decodeTicket(root, format, ctx);

@@ -165,6 +165,8 @@ export interface DecodedPrintTalk {
   candidates: Array<Record<string, unknown>>;
   notes: TicketNotes[];
   site?: string;
+  /** Per candidate: other references it may mean, tried in order when no order has its own (a Cancellation). */
+  otherRefs?: Array<string[] | undefined>;
 }
 
 function purchaseOrder(info: PrintTalkInfo, po: XNode, ctx: TicketContext): DecodedPrintTalk {
@@ -239,9 +241,9 @@ export function decodePrintTalk(root: XmlRoot, ctx: TicketContext): DecodedPrint
   if (!bo) refuse('il documento PrintTalk non contiene una Request con un oggetto di business');
   if (bo.name === 'PurchaseOrder') return purchaseOrder(info, bo.node, ctx);
   if (bo.name === 'Cancellation') {
-    const [ref] = cancellationRefs(info);
+    const [ref, ...others] = cancellationRefs(info);
     if (ref === undefined) refuse('la Cancellation deve indicare in Request/@BusinessRefID il BusinessID dell\'ordine da annullare');
-    return { candidates: [cancellationCandidate(info, ref)], notes: [] };
+    return { candidates: [cancellationCandidate(info, ref)], notes: [], ...(others.length ? { otherRefs: [others] } : {}) };
   }
   return refuse(`${printable(bo.name, 60)} non porta ordini: inviare una PurchaseOrder o una Cancellation`);
 }

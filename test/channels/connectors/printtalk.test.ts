@@ -17,6 +17,11 @@ import {
 
 const PO = readFileSync(path.join(FIXTURES, 'purchase-order.ptk'), 'utf8');
 const STATUS = readFileSync(path.join(FIXTURES, 'order-status-request.ptk'), 'utf8');
+const CANCEL = readFileSync(path.join(FIXTURES, 'cancellation.ptk'), 'utf8');
+
+function cancellation(id: string): string {
+  return CANCEL.replaceAll('WEB-2026-0412', id);
+}
 
 /** Our PurchaseOrder with another BusinessID (and JobID), so that each test has an order of its own. */
 function po(id: string, edit: (xml: string) => string = (x) => x): string {
@@ -129,6 +134,54 @@ void describe('PrintTalk 2.x on the connector routes', { skip: PRINTTALK_SKIP },
       const r = await call(`${url}?riferimento_ordine=${ref}`, { key });
       assert.notEqual(r.json.stato, 'registrato', `${ref} registered nothing`);
     }
+  });
+
+  void it('a Cancellation cancels at once before production starts, and is confirmed', async () => {
+    const id = attrOf(await send(po('WEB-ANN-1')), 'Ordine', 'id_ordine')!;
+    const answer = await send(cancellation('WEB-ANN-1'));
+    assert.equal(objectOf(answer), 'Confirmation', answer);
+    assert.equal(attrOf(answer, 'Request', 'BusinessRefID'), 'WEB-ANNULLA-1');
+    assert.equal(attrOf(answer, 'Ordine', 'id_ordine'), id);
+    assert.equal(attrOf(answer, 'Ordine', 'stato'), 'annullato');
+    assert.match(comments(answer)[0] ?? '', /^Ordine "WEB-ANN-1" \(numero \S+\): annullato$/);
+    const view = await call(`${url}/${id}`, { key });
+    assert.equal(view.json.stato_produzione, 'annullato', view.text);
+
+    const again = await send(cancellation('WEB-ANN-1'));
+    assert.equal(objectOf(again), 'Confirmation');
+    assert.match(comments(again)[0] ?? '', /era già annullato/);
+  });
+
+  void it('a Cancellation of an order in production waits for production; of a shipped one is refused', async () => {
+    const id = attrOf(await send(po('WEB-ANN-2')), 'Ordine', 'id_ordine')!;
+    await updateProductionState({ store: svc.store }, { orderId: id, stato: 'in_lavorazione', integration: 'test' });
+    const pending = await send(cancellation('WEB-ANN-2'));
+    assert.equal(objectOf(pending), 'OrderStatusResponse', 'not a Confirmation: the order is not cancelled yet');
+    assert.equal(attrOf(pending, 'Notification', 'Class'), 'Information');
+    assert.match(comments(pending)[0] ?? '', /^Richiesta di annullamento \S+ dell'ordine "WEB-ANN-2" .*decide la produzione/);
+
+    const id3 = attrOf(await send(po('WEB-ANN-3')), 'Ordine', 'id_ordine')!;
+    await updateProductionState({ store: svc.store }, { orderId: id3, stato: 'in_lavorazione', integration: 'test' });
+    await updateProductionState({ store: svc.store }, { orderId: id3, stato: 'spedito', integration: 'test' });
+    const locked = await send(cancellation('WEB-ANN-3'));
+    assert.equal(objectOf(locked), 'Refusal', locked);
+    assert.equal(attrOf(locked, 'Refusal', 'Reason'), 'Milestone');
+    assert.match(comments(locked)[0] ?? '', /^Ordine "WEB-ANN-3"/);
+
+    const unknown = await send(cancellation('WEB-MAI-ORDINATO'));
+    assert.equal(attrOf(unknown, 'Refusal', 'Reason'), 'Other');
+    assert.match(comments(unknown)[0] ?? '', /WEB-MAI-ORDINATO/);
+  });
+
+  void it('a Cancellation with JobIDRef finds the one order of a PurchaseOrder that held several XJDF', async () => {
+    const xjdf = (job: string) => `<xjdf:XJDF JobID="${job}" Types="Product"><xjdf:ProductList><xjdf:Product Amount="100" DescriptiveName="Biglietti da visita"/></xjdf:ProductList></xjdf:XJDF>`;
+    const two = await send(po('WEB-DUE', (x) => x.replace(/<xjdf:XJDF[\s\S]*<\/xjdf:XJDF>/, `${xjdf('J-1')}${xjdf('J-2')}`)));
+    assert.deepEqual([...two.matchAll(/riferimento_ordine="([^"]*)"/g)].map((m) => m[1]), ['WEB-DUE/J-1', 'WEB-DUE/J-2']);
+    const answer = await send(cancellation('WEB-DUE').replace('JobIDRef="WEB-DUE-1"', 'JobIDRef="J-2"'));
+    assert.equal(objectOf(answer), 'Confirmation', answer);
+    assert.equal(attrOf(answer, 'Ordine', 'riferimento_ordine'), 'WEB-DUE/J-2');
+    const first = await call(`${url}?riferimento_ordine=${encodeURIComponent('WEB-DUE/J-1')}`, { key });
+    assert.equal(first.json.stato_produzione, undefined, 'the other order stays');
   });
 
   void it('an RFQ is sent to the sales office; documents that are not PrintTalk 2.x are refused in PrintTalk', async () => {
