@@ -210,9 +210,9 @@ void describe('PrintTalk 2.x on the connector routes', { skip: PRINTTALK_SKIP },
     const doc = readFileSync(path.resolve(import.meta.dirname, '../../../docs/customers/connectors.md'), 'utf8');
     const section = /\n## PrintTalk 2\.x[\s\S]*?(?=\n## )/.exec(doc)?.[0] ?? '';
     const blocks = [...section.matchAll(/```xml\n([\s\S]*?)```/g)].map((m) => m[1]!);
-    assert.equal(blocks.length, 5, 'a PurchaseOrder, its Confirmation, a Refusal, an OrderStatusRequest and its answer');
+    assert.equal(blocks.length, 6, 'a PurchaseOrder, its Confirmation, a Refusal, an OrderStatusRequest and its answer, a Cancellation');
     for (const b of blocks) assert.equal(await printTalkSchemaErrors(b), '', b);
-    const [order, confirmation, , statusRequest, statusResponse] = blocks as [string, string, string, string, string];
+    const [order, confirmation, , statusRequest, statusResponse, cancel] = blocks as [string, string, string, string, string, string];
     const answer = await send(order);
     assert.equal(objectOf(answer), objectOf(confirmation));
     assert.equal(attrOf(answer, 'Request', 'BusinessRefID'), attrOf(confirmation, 'Request', 'BusinessRefID'));
@@ -220,6 +220,8 @@ void describe('PrintTalk 2.x on the connector routes', { skip: PRINTTALK_SKIP },
     const status = await send(statusRequest);
     assert.equal(objectOf(status), objectOf(statusResponse));
     assert.equal(attrOf(status, 'OrderStatusResponse', 'JobIDRef'), attrOf(statusResponse, 'OrderStatusResponse', 'JobIDRef'));
+    const cancelled = await send(cancel);
+    assert.equal(attrOf(cancelled, 'Ordine', 'stato'), 'annullato', cancelled);
   });
 
   const samples = PRINTTALK_SKIP === false ? readdirSync(PRINTTALK_SAMPLES).filter((f) => f.endsWith('.ptk')).sort() : [];
