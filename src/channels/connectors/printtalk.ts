@@ -145,7 +145,18 @@ function statusNotifications(view: ConnectorStatusView): StatusNotification[] {
       comments: [`Produzione: ${PRODUCTION_WORDS[step.stato]}${step.nota ? ` (${step.nota})` : ''}`],
     });
   }
-  return out;
+  // A change or cancellation production decides: when it was asked, and its decision once there is one.
+  for (const r of view.richieste ?? []) {
+    const what = `Richiesta di ${r.tipo} ${r.id_richiesta}`;
+    out.push({ time: r.ricevuta_il, cls: 'Information', comments: [`${what}: ricevuta, in attesa della decisione della produzione`] });
+    if (r.stato_richiesta !== 'in_attesa') {
+      out.push({
+        time: r.decisa_il ?? r.ricevuta_il, cls: r.stato_richiesta === 'accettata' ? 'Event' : 'Warning',
+        comments: [`${what}: ${r.stato_richiesta} dalla produzione${r.nota ? ` (${r.nota})` : ''}`],
+      });
+    }
+  }
+  return out.sort((a, b) => Date.parse(a.time) - Date.parse(b.time));
 }
 
 async function answerStatus(info: PrintTalkInfo, deps: PrintTalkDeps): Promise<PrintTalkAnswer> {

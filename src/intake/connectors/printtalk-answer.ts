@@ -36,7 +36,7 @@ export interface ConfirmedOrder {
 export interface StatusNotification {
   /** ISO date-time. */
   time: string;
-  cls: 'Event' | 'Information' | 'Error';
+  cls: 'Event' | 'Information' | 'Warning' | 'Error';
   milestone?: string;
   comments: string[];
 }

@@ -8,6 +8,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { updateProductionState } from '../../../src/handoff/production.ts';
+import { decideRequest } from '../../../src/intake/lifecycle.ts';
 import { createSchema, PG_SKIP, testDatabaseUrl } from '../../store/pg-schema.ts';
 import { call, startConnectorService, type ConnectorService } from './helpers.ts';
 import {
@@ -159,6 +160,12 @@ void describe('PrintTalk 2.x on the connector routes', { skip: PRINTTALK_SKIP },
     assert.equal(objectOf(pending), 'OrderStatusResponse', 'not a Confirmation: the order is not cancelled yet');
     assert.equal(attrOf(pending, 'Notification', 'Class'), 'Information');
     assert.match(comments(pending)[0] ?? '', /^Richiesta di annullamento \S+ dell'ordine "WEB-ANN-2" .*decide la produzione/);
+    const requestId = /Richiesta di annullamento (\S+) /.exec(comments(pending)[0] ?? '')![1]!;
+    const askStatus = STATUS.replaceAll('WEB-2026-0412', 'WEB-ANN-2');
+    assert.ok(comments(await send(askStatus)).includes(`Richiesta di annullamento ${requestId}: ricevuta, in attesa della decisione della produzione`));
+    await decideRequest({ store: svc.store }, { orderId: id, requestId, esito: 'rifiutata', nota: 'già stampato', by: 'test' });
+    const decided = await send(askStatus);
+    assert.ok(comments(decided).includes(`Richiesta di annullamento ${requestId}: rifiutata dalla produzione (già stampato)`), decided);
 
     const id3 = attrOf(await send(po('WEB-ANN-3')), 'Ordine', 'id_ordine')!;
     await updateProductionState({ store: svc.store }, { orderId: id3, stato: 'in_lavorazione', integration: 'test' });
