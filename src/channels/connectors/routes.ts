@@ -133,7 +133,8 @@ export function registerConnectorRoutes(app: FastifyInstance, deps: ConnectorRou
       site: req.params.sito?.trim().toUpperCase(),
     });
 
-    const printTalk = mayHoldPrintTalk(type) ? readPrintTalkRequest(raw, header) : undefined;
+    // Only XJDF connectors speak PrintTalk; an ERP's XML connector keeps its mapping whatever its root is called.
+    const printTalk = caller.connector.format === 'xjdf' && mayHoldPrintTalk(type) ? readPrintTalkRequest(raw, header) : undefined;
     if (printTalk) {
       const a = await answerPrintTalk(printTalk, { store: deps.store, connector: caller.connector, submit: async () => (await store()).outcome });
       return reply.code(200).header('content-type', a.contentType).send(a.body);
