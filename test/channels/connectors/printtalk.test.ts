@@ -255,7 +255,7 @@ void describe('PrintTalk 2.x on the connector routes', { skip: PRINTTALK_SKIP },
 });
 
 void describe('PrintTalk 2.x on PostgreSQL', { skip: PG_SKIP || PRINTTALK_SKIP }, () => {
-  void it('a PurchaseOrder is confirmed, a resend is the same order, and its status is answered', async () => {
+  void it('a PurchaseOrder is confirmed, a resend is the same order, its status is answered, a Cancellation cancels it', async () => {
     const schema = await createSchema(testDatabaseUrl!, 'ptk');
     const t = await startConnectorService({ INTAKE_DATABASE_URL: schema.url });
     try {
@@ -274,6 +274,9 @@ void describe('PrintTalk 2.x on PostgreSQL', { skip: PG_SKIP || PRINTTALK_SKIP }
       assert.equal(attrOf(status.body, 'Milestone', 'MilestoneType'), 'Accepted');
       const view = await call(`${url}/${attrOf(first.body, 'Ordine', 'id_ordine')}`, { key });
       assert.equal((view.json.ticket as { printtalk: { prezzi: unknown[] } }).printtalk.prezzi.length, 3);
+      const cancelled = await curlPost(url, key, cancellation('WEB-PG-1'));
+      assert.equal(attrOf(cancelled.body, 'Ordine', 'stato'), 'annullato', cancelled.body);
+      assert.equal((await call(`${url}/${attrOf(first.body, 'Ordine', 'id_ordine')}`, { key })).json.stato_produzione, 'annullato');
       assert.equal(t.store.kind, 'postgres');
     } finally {
       await t.close();
