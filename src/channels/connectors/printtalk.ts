@@ -1,6 +1,6 @@
 /**
- * PrintTalk 2.x on the connector routes: every request is answered in the HTTP body (status 200, like JMF) with a
- * PrintTalk document (src/intake/connectors/printtalk-answer.ts).
+ * PrintTalk 2.x on the connector routes (XJDF connectors only: the route asks no other): every request is answered
+ * in the HTTP body (status 200, like JMF) with a PrintTalk document (src/intake/connectors/printtalk-answer.ts).
  *
  * - PurchaseOrder: stored and judged like every submission (the XJDF inside goes through the XJDF reader and the
  *   connector's rules); all orders registered → Confirmation; otherwise → Refusal naming the errors in Italian
@@ -103,8 +103,8 @@ const isPending = (o: OrderOutcome): boolean => o.esito === 'ok' && o.id_richies
 /**
  * A judged PurchaseOrder or Cancellation → Confirmation or Refusal. A cancellation that production must decide (the
  * order is in production) is answered with an OrderStatusResponse saying the request waits: a Confirmation would
- * tell the sender the order is cancelled. Production's decision follows as a Confirmation or Refusal through the
- * hand-off (src/handoff/printtalk-decision.ts).
+ * tell the sender the order is cancelled. Production's decision is the order's `ordine.richiesta_esito` event
+ * (feed, webhooks) and is shown by later OrderStatusResponses.
  */
 export function answerOutcome(info: PrintTalkInfo, connector: Connector, outcome: Outcome): PrintTalkAnswer {
   if (outcome.fileError) return refusal(info, connector, reasonFor(outcome), fileErrors(outcome.fileError.code, outcome.fileError.message));
@@ -112,7 +112,7 @@ export function answerOutcome(info: PrintTalkInfo, connector: Connector, outcome
   const pending = outcome.orders.length === 1 ? outcome.orders.find(isPending) : undefined;
   if (pending) {
     const comment = `Richiesta di annullamento ${pending.id_richiesta} dell'ordine "${pending.riferimento_ordine ?? ''}" (numero ${pending.numero_ordine ?? '-'}): `
-      + 'l\'ordine è in lavorazione, decide la produzione; la decisione arriverà come Confirmation o Refusal';
+      + 'l\'ordine è in lavorazione, decide la produzione; la decisione si legge con una OrderStatusRequest';
     return renderPrintTalk(info, {
       object: 'OrderStatusResponse', jobIdRef: info.jobIdRefs[0] ?? pending.numero_ordine ?? pending.riferimento_ordine ?? 'ordine',
       notifications: [{ time: new Date().toISOString(), cls: 'Information', comments: [comment] }],
@@ -182,9 +182,6 @@ async function answerStatus(info: PrintTalkInfo, deps: PrintTalkDeps): Promise<P
 export async function answerPrintTalk(req: PrintTalkRequest, deps: PrintTalkDeps): Promise<PrintTalkAnswer> {
   const { info, problem } = req;
   if (problem !== undefined || info === undefined) return refusal(info, deps.connector, 'Other', [problem ?? 'Il documento PrintTalk non può essere letto']);
-  if (deps.connector.format !== 'xjdf') {
-    return refusal(info, deps.connector, 'Other', [`Questo connettore accetta il formato ${deps.connector.format}: PrintTalk va inviato a un connettore con formato xjdf`]);
-  }
   switch (info.object) {
     case 'PurchaseOrder':
     case 'Cancellation':
