@@ -190,7 +190,8 @@ const FILE_MESSAGES: [RegExp, (m: RegExpExecArray) => string][] = [
 function kindWords(kind: string): string {
   const known: Record<string, string> = {
     'a PDF document': 'un documento PDF', 'a ZIP archive (an .xlsx or .docx file is one)': 'un archivio ZIP (lo è anche un file .xlsx o .docx)',
-    'an Office document (.xls or .doc)': 'un documento Office (.xls o .doc)', 'a PNG image': "un'immagine PNG",
+    'an old Excel workbook (.xls), a password-protected workbook or another old-format Office document (.doc); save a workbook as .xlsx without a password':
+      'una cartella di lavoro Excel di vecchio formato (.xls), una cartella protetta da password o un altro documento Office di vecchio formato (.doc); salvi il file come .xlsx senza password', 'a PNG image': "un'immagine PNG",
     'a JPEG image': "un'immagine JPEG", 'a GIF image': "un'immagine GIF", 'a gzip archive': 'un archivio gzip',
   };
   return known[kind] ?? kind;
