@@ -10,6 +10,7 @@
 import { ERROR_CATALOG } from '../domain/errors.ts';
 import { errorBody } from './errors.ts';
 import type { Outcome, StoredSubmission } from '../domain/types.ts';
+import { messageCells, withCells } from '../render/cells.ts';
 
 export interface HttpAnswer {
   status: number;
@@ -44,9 +45,11 @@ export function renderOutcome(outcome: Outcome): HttpAnswer {
   const code = o.code ?? 'BUSINESS';
   if (o.message) {
     const body = errorBody(code, o.message);
-    return { status: body.statusCode, body };
+    // An Excel order's messages name fields; `celle` gives the cell of each.
+    const celle = o.foglio_file ? messageCells(o.message, o.foglio_file) : [];
+    return { status: body.statusCode, body: celle.length > 0 ? { ...body, celle } : body };
   }
-  return { status: ERROR_CATALOG[code].http, body: { esito: 'errore', errori: o.errori ?? [], code } };
+  return { status: ERROR_CATALOG[code].http, body: { esito: 'errore', errori: withCells(o.errori ?? [], o.foglio_file), code } };
 }
 
 /** 202 shape B: received durably, judged in the background. */

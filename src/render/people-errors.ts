@@ -7,11 +7,13 @@
  * back into its field and rule and said again as a sentence that names the field in words.
  *
  * Positions are given as a person can find them: for a CSV file the row of the file (from 1, the header counted, as
- * a spreadsheet numbers it), taken from the outcome's `righe_file`; otherwise "ordine N, riga M", counted from 1.
+ * a spreadsheet numbers it), taken from the outcome's `righe_file`; for an Excel workbook the cell ("foglio ordini,
+ * riga 7, colonna Quantità"), from its `foglio_file`; otherwise "ordine N, riga M", counted from 1.
  */
 import type { ErrorCode } from '../domain/errors.ts';
 import type { OrderOutcome } from '../domain/types.ts';
 import { formatList } from '../intake/formats/registry.ts';
+import { cellWords } from '../intake/formats/xlsx/places.ts';
 
 /** A field in words, with its article ("la quantità", "l'unità di misura"). */
 const FIELDS: Record<string, string> = {
@@ -49,15 +51,29 @@ export interface PlaceOptions {
   oneOrder?: boolean;
 }
 
-/** Where line `line` (from 0) of the order is: its row in a CSV file, or its place in the order. */
-export function linePlace(o: Pick<OrderOutcome, 'index' | 'righe_file'>, line: number, opts: PlaceOptions = {}): string {
+type Placed = Pick<OrderOutcome, 'index' | 'righe_file' | 'foglio_file'>;
+
+/**
+ * Where line `line` (from 0) of the order is: its cell in a workbook (`field`'s column), its row in a CSV file, or
+ * its place in the order.
+ */
+export function linePlace(o: Placed, line: number, opts: PlaceOptions = {}, field?: string): string {
+  if (o.foglio_file) return cellWords(o.foglio_file, field && field !== 'riga' ? `righe[${line}].${field}` : `righe[${line}]`);
   const row = o.righe_file?.[line];
   if (row !== undefined) return `riga ${row} del file`;
   return opts.oneOrder ? `riga ${line + 1}` : `ordine ${o.index + 1}, riga ${line + 1}`;
 }
 
-/** The rows of a CSV file an order came from, compressed: "riga 2 del file", "righe 2-4 e 9 del file". */
-export function orderRows(rows: readonly number[] | undefined): string | undefined {
+/** Where a field of the order itself is: its cell in a workbook (the order's first row); '' elsewhere. */
+function orderPlace(o: Placed, field: string): string {
+  return o.foglio_file && field !== 'ordine' && field !== 'righe' ? cellWords(o.foglio_file, field) : '';
+}
+
+/**
+ * The rows of a CSV file an order came from, compressed: "riga 2 del file", "righe 2-4 e 9 del file"; of a sheet
+ * (`sheet`): "foglio ordini, righe 2-4".
+ */
+export function orderRows(rows: readonly number[] | undefined, sheet?: string): string | undefined {
   if (!rows || rows.length === 0) return undefined;
   const sorted = [...new Set(rows)].sort((a, b) => a - b);
   const spans: string[] = [];
@@ -70,6 +86,7 @@ export function orderRows(rows: readonly number[] | undefined): string | undefin
   // A large order scattered over a file would make a line longer than any reader follows.
   const shown = spans.length > 6 ? [...spans.slice(0, 5), 'altre'] : spans;
   const list = shown.length === 1 ? shown[0]! : `${shown.slice(0, -1).join(', ')} e ${shown[shown.length - 1]}`;
+  if (sheet !== undefined) return `foglio ${sheet}, ${sorted.length === 1 ? 'riga' : 'righe'} ${list}`;
   return sorted.length === 1 ? `riga ${list} del file` : `righe ${list} del file`;
 }
 
@@ -98,12 +115,12 @@ function capitalise(s: string): string {
  * One stage A message as a person reads it, or undefined for a message this table does not know (the caller then
  * shows it as it is rather than lose it).
  */
-export function stageAItalian(message: string, o: Pick<OrderOutcome, 'index' | 'righe_file'> = { index: 0 }, opts: PlaceOptions = {}): PeopleError | undefined {
+export function stageAItalian(message: string, o: Placed = { index: 0 }, opts: PlaceOptions = {}): PeopleError | undefined {
   for (const [re, say] of STAGE_A) {
     const m = re.exec(message);
     if (!m) continue;
     const { line, field } = splitPath(m[1] ?? 'ordine');
-    return { where: line === undefined ? '' : linePlace(o, line, opts), text: capitalise(say(fieldWords(field), m[2])) };
+    return { where: line === undefined ? orderPlace(o, field) : linePlace(o, line, opts, field), text: capitalise(say(fieldWords(field), m[2])) };
   }
   return undefined;
 }
@@ -125,7 +142,7 @@ export function orderErrorsItalian(o: OrderOutcome, opts: PlaceOptions = {}): Pe
   }
   for (const e of o.errori ?? []) {
     const { line, field } = splitPath(e.campo);
-    const place = line === undefined ? '' : linePlace(o, line, opts);
+    const place = line === undefined ? orderPlace(o, field) : linePlace(o, line, opts, field);
     // A value a decoder of people's writing could not read is quoted (`«1.000» è ambiguo…`): its field is named too.
     const quoted = e.messaggio.startsWith('«') ? fieldWords(field).replace(/^(il|la|le|l') ?/, '') : '';
     out.push({ where: [place, quoted].filter(Boolean).join(', '), text: e.messaggio });
