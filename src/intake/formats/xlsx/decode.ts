@@ -197,7 +197,12 @@ async function readOrders(zip: WorkbookZip, info: WorkbookInfo, opts: XlsxReadOp
     const key = `${codiceText.length}:${codiceText}${riferimentoText}`;
     let order = orders.get(key);
     if (order === undefined) {
-      if (++count > maxOrders) return;
+      // Beyond maxOrders nothing more is remembered: the count says "more" and the caller refuses the file.
+      if (count >= maxOrders) {
+        count = maxOrders + 1;
+        return;
+      }
+      count++;
       order = {} as { righe: unknown[]; [f: string]: unknown };
       for (const field of ORDER_FIELDS) {
         const v = get(field);

@@ -29,9 +29,11 @@ export interface SheetRow {
   cells: Cell[];
 }
 
-/** Cell formats: by style index, whether it shows a date, and the zero-padded width of a code (`00000`: 5). */
+/**
+ * Cell formats, by style index: the zero-padded width of a code (`00000`: 5). Whether a format shows a date is not
+ * needed: a number in a date column is a date (the column says so), whatever format it shows in.
+ */
 export interface Styles {
-  date: boolean[];
   zeroPad: number[];
 }
 
@@ -143,15 +145,6 @@ export async function readWorkbook(zip: WorkbookZip): Promise<WorkbookInfo> {
   return { sheetName: chosen.name, sheetPart: resolveTarget(rel.target), date1904, macros, styles, sharedStrings };
 }
 
-/** Built-in number formats that show dates or times (ECMA-376 18.8.30, and the East Asian ones Excel writes). */
-const BUILTIN_DATES = new Set([14, 15, 16, 17, 18, 19, 20, 21, 22, 27, 28, 29, 30, 31, 32, 33, 34, 35, 36, 45, 46, 47, 50, 51, 52, 53, 54, 55, 56, 57, 58]);
-
-/** Whether a format code shows a date: a d, m, y (or e, g for eras) outside quotes, escapes and [brackets]. */
-export function isDateFormat(code: string): boolean {
-  const plain = code.replace(/"[^"]*"/g, '').replace(/\\./g, '').replace(/\[[^\]]*\]/g, '').split(';')[0]!;
-  return /[dmyegDMYEG]/.test(plain) && !/^[#0.,\s%]*$/.test(plain);
-}
-
 /** `00000` → 5: a format of zeros only pads a whole number to that many digits. */
 function zeroPadOf(code: string): number {
   return /^0+$/.test(code.trim()) ? code.trim().length : 0;
@@ -159,7 +152,7 @@ function zeroPadOf(code: string): number {
 
 async function readStyles(zip: WorkbookZip, part: string): Promise<Styles> {
   const codes = new Map<number, string>();
-  const styles: Styles = { date: [], zeroPad: [] };
+  const styles: Styles = { zeroPad: [] };
   let inXfs = false;
   await readPart(zip, part, handler(
     (name, a) => {
@@ -168,7 +161,6 @@ async function readStyles(zip: WorkbookZip, part: string): Promise<Styles> {
       else if (name === 'xf' && inXfs) {
         const id = Number(a.numFmtId ?? 0);
         const code = codes.get(id);
-        styles.date.push(code !== undefined ? isDateFormat(code) : BUILTIN_DATES.has(id));
         styles.zeroPad.push(code !== undefined ? zeroPadOf(code) : id === 1 ? 1 : 0);
       }
     },
