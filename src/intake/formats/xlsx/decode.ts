@@ -12,7 +12,7 @@
 import { IntakeError } from '../../../domain/errors.ts';
 import type { DecodeInput } from '../input.ts';
 import { markUnread, noteNumber, numberContext, readDate, readNumber } from '../people-values.ts';
-import { columnLetters, isWorkbook, notWorkbook, readSheet, readWorkbook, type Cell, type CellValue, type SheetRow, type Styles, type WorkbookInfo } from './workbook.ts';
+import { columnLetters, isWorkbook, notWorkbook, readSheet, readWorkbook, type CellValue, type SheetRow, type Styles, type WorkbookInfo } from './workbook.ts';
 import { SHEET_PLACES, withPlaces } from './places.ts';
 import type { SheetPlaces } from '../../../domain/types.ts';
 import { WorkbookZip } from './zip.ts';
@@ -151,7 +151,8 @@ async function readOrders(zip: WorkbookZip, info: WorkbookInfo, opts: XlsxReadOp
   const numbers = numberContext();
   let places: { columns: SheetPlaces['colonne'] } | undefined;
 
-  const at = (row: SheetRow, col: number | undefined): Cell | undefined => (col === undefined ? undefined : row.cells.find((c) => c.col === col));
+  /** The row's values by column (a row has a handful of cells; the array is reused). */
+  const byCol: (CellValue | undefined)[] = [];
 
   function dateField(order: Record<string, unknown>, field: string, v: CellValue): string {
     if (v.t === 'n') {
@@ -185,7 +186,12 @@ async function readOrders(zip: WorkbookZip, info: WorkbookInfo, opts: XlsxReadOp
       return;
     }
     const h = header;
-    const get = (field: string) => at(row, h.columns.get(field))?.v;
+    byCol.length = 0;
+    for (const c of row.cells) byCol[c.col] = c.v;
+    const get = (field: string) => {
+      const col = h.columns.get(field);
+      return col === undefined ? undefined : byCol[col];
+    };
     if (!CONTENT_FIELDS.some((f) => get(f) !== undefined)) return;
     if (++dataRows > maxRows) {
       throw new IntakeError('NOT_PARSEABLE', `the Excel sheet ${info.sheetName} has more than ${maxRows} rows of orders; split it into several files`);

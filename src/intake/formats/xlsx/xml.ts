@@ -38,8 +38,6 @@ function decodeEntities(s: string, part: string): string {
   });
 }
 
-const ATTR = /([^\s=/]+)\s*=\s*(?:"([^"]*)"|'([^']*)')/g;
-
 function localName(qname: string): string {
   const colon = qname.indexOf(':');
   return colon === -1 ? qname : qname.slice(colon + 1);
@@ -125,15 +123,37 @@ export class XmlReader {
     }
     const selfClosing = body.charCodeAt(body.length - 1) === 0x2f;
     const inner = selfClosing ? body.slice(0, -1) : body;
-    const space = inner.search(/\s/);
+    const space = firstSpace(inner);
     const name = localName(space === -1 ? inner : inner.slice(0, space));
     const attrs: Record<string, string> = Object.create(null) as Record<string, string>;
-    if (space !== -1) {
-      ATTR.lastIndex = space;
-      for (let m = ATTR.exec(inner); m; m = ATTR.exec(inner)) attrs[localName(m[1]!)] = decodeEntities(m[2] ?? m[3] ?? '', this.part);
-    }
+    if (space !== -1) readAttributes(inner, space, attrs, this.part);
     this.h.open(name, attrs, selfClosing);
     if (selfClosing) this.h.close(name);
+  }
+}
+
+function firstSpace(s: string): number {
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c === 0x20 || c === 0x09 || c === 0x0a || c === 0x0d) return i;
+  }
+  return -1;
+}
+
+/** `name="value"` pairs from `from` on (the hot path of a sheet: a few short attributes per cell). */
+function readAttributes(s: string, from: number, attrs: Record<string, string>, part: string): void {
+  let i = from;
+  for (;;) {
+    const eq = s.indexOf('=', i);
+    if (eq === -1) return;
+    const name = s.slice(i, eq).trim();
+    let q = eq + 1;
+    while (q < s.length && s.charCodeAt(q) !== 0x22 && s.charCodeAt(q) !== 0x27) q++;
+    if (q >= s.length) return;
+    const end = s.indexOf(s[q]!, q + 1);
+    if (end === -1) throw xmlRefused(part, 'is not well-formed XML');
+    attrs[localName(name)] = decodeEntities(s.slice(q + 1, end), part);
+    i = end + 1;
   }
 }
 
