@@ -11,6 +11,7 @@
  */
 import { IntakeError } from '../../../domain/errors.ts';
 import type { DecodeInput } from '../input.ts';
+import { LINE_FIELDS, ORDER_FIELDS, OPTIONAL_ORDER_FIELDS } from '../fields.ts';
 import { markUnread, noteNumber, numberContext, readDate, readNumber } from '../people-values.ts';
 import { columnLetters, isWorkbook, notWorkbook, readSheet, readWorkbook, type CellValue, type SheetRow, type Styles, type WorkbookInfo } from './workbook.ts';
 import { SHEET_PLACES, withPlaces } from './places.ts';
@@ -27,10 +28,8 @@ export const XLSX_SHEET_LIMITS = {
   maxRows: 200_000,
 } as const;
 
-/** Fields of the layout, in the key order a candidate has (order fields, then the lines'). */
-const ORDER_FIELDS = ['codice_cliente', 'riferimento_ordine', 'data_ordine', 'data_consegna', 'note', 'azione', 'motivo'] as const;
-const LINE_FIELDS = ['codice_articolo', 'quantita', 'unita_misura'] as const;
-const OPTIONAL: ReadonlySet<string> = new Set(['data_consegna', 'note', 'azione', 'motivo']);
+/** Fields of the layout (the CSV's), in the key order a candidate has (order fields, then the lines'). */
+const OPTIONAL = OPTIONAL_ORDER_FIELDS;
 const REQUIRED = [...ORDER_FIELDS, ...LINE_FIELDS].filter((f) => !OPTIONAL.has(f));
 const DATE_FIELDS: ReadonlySet<string> = new Set(['data_ordine', 'data_consegna']);
 /**
