@@ -110,4 +110,28 @@ void describe('the Excel template in the browser', () => {
       await context.close();
     }
   });
+
+  void it('an operator sees a received workbook as its sheet, a table with dates and codes as Excel shows them', async () => {
+    const customer = (await t.service.store.getCustomerByCode('C001'))!;
+    const [sub] = (await t.service.store.searchSubmissions({ customerId: customer.id, limit: 5 })).filter((x) => x.fileName === 'ordini-novembre.xlsx');
+    assert.ok(sub, 'the workbook sent from the portal');
+    const { context, page, incidents } = await newPage(browser);
+    try {
+      await login(page, t.url, 'console', email, password);
+      await page.goto(`${t.url}/console/invii/${sub.id}`);
+      const table = page.getByRole('table', { name: 'Foglio ordini' });
+      const rows = await table.locator('tbody tr').allInnerTexts();
+      assert.equal(rows[0], '1\tCodice cliente\tRiferimento ordine\tData ordine\tData consegna\tCodice articolo\tQuantità\tUnità di misura');
+      assert.equal(rows[1], '2\tC001\tPO-300\t20/11/2026\t01/12/2026\t00123\t250\tPZ');
+      assert.equal(rows[2], '3\tC001\tPO-300\t20/11/2026\t01/12/2026\tVOL-A4\t1,5\tKG');
+      await shot(page, 'console-submission-excel-sheet');
+      // "Correggi e registra" starts from the workbook's order, decoded as the channels decode it.
+      await Promise.all([page.waitForURL(`${t.url}/console/invii/${sub.id}/correggi**`), page.getByRole('link', { name: 'Correggi e registra' }).click()]);
+      const articles = await page.locator('input[name="codice_articolo"]').evaluateAll((els) => els.map((e) => (e as unknown as { value: string }).value));
+      assert.deepEqual(articles.slice(0, 2), ['00123', 'VOL-A4']);
+      assert.deepEqual(incidents, []);
+    } finally {
+      await context.close();
+    }
+  });
 });

@@ -42,5 +42,6 @@ export const xlsxFormat: OrderFormat<'xlsx'> = {
 export { readXlsx, decodeXlsx, XLSX_SHEET_LIMITS, serialDate, headerKey } from './decode.ts';
 export { orderWorkbook, TEMPLATE_COLUMNS, type TemplateUnit } from './template.ts';
 export { XLSX_ZIP_LIMITS } from './zip.ts';
+export { previewSheet, type SheetPreview } from './preview.ts';
 export { XLSX_LIMITS } from './workbook.ts';
 export { cellRef, cellWords, sheetPlacesOf } from './places.ts';

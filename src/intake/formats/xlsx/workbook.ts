@@ -30,11 +30,22 @@ export interface SheetRow {
 }
 
 /**
- * Cell formats, by style index: the zero-padded width of a code (`00000`: 5). Whether a format shows a date is not
- * needed: a number in a date column is a date (the column says so), whatever format it shows in.
+ * Cell formats, by style index: the zero-padded width of a code (`00000`: 5), and whether it shows a date. Orders
+ * need no date formats (a number in a date column is a date, the column says so, whatever format it shows in); the
+ * console's view of a sheet shows dates as dates.
  */
 export interface Styles {
   zeroPad: number[];
+  date: boolean[];
+}
+
+/** Built-in number formats that show dates (ECMA-376 18.8.30). */
+const BUILTIN_DATES = new Set([14, 15, 16, 17, 22]);
+
+/** Whether a format code shows a date: d, m or y outside quotes, escapes and [brackets] (`General` is not one). */
+export function isDateFormat(code: string): boolean {
+  const plain = code.replace(/"[^"]*"/g, '').replace(/\\./g, '').replace(/\[[^\]]*\]/g, '').split(';')[0]!;
+  return !/general/i.test(plain) && /[dmy]/i.test(plain);
 }
 
 export interface WorkbookInfo {
@@ -152,7 +163,7 @@ function zeroPadOf(code: string): number {
 
 async function readStyles(zip: WorkbookZip, part: string): Promise<Styles> {
   const codes = new Map<number, string>();
-  const styles: Styles = { zeroPad: [] };
+  const styles: Styles = { zeroPad: [], date: [] };
   let inXfs = false;
   await readPart(zip, part, handler(
     (name, a) => {
@@ -162,6 +173,7 @@ async function readStyles(zip: WorkbookZip, part: string): Promise<Styles> {
         const id = Number(a.numFmtId ?? 0);
         const code = codes.get(id);
         styles.zeroPad.push(code !== undefined ? zeroPadOf(code) : id === 1 ? 1 : 0);
+        styles.date.push(code !== undefined ? isDateFormat(code) : BUILTIN_DATES.has(id));
       }
     },
     undefined,

@@ -27,6 +27,9 @@ export const XLSX_ZIP_LIMITS = {
   ratioFrom: 4 * 1024 * 1024,
 } as const;
 
+/** Thrown by a reader that has read enough (a preview): the part's reading stops there, without an error. */
+export class StopReading extends Error {}
+
 export interface ZipPart {
   name: string;
   compressedSize: number;
@@ -98,7 +101,7 @@ export class WorkbookZip {
         onPiece(piece);
       }
     } catch (e) {
-      if (e instanceof IntakeError) throw e;
+      if (e instanceof IntakeError || e instanceof StopReading) throw e;
       throw damaged(name);
     } finally {
       stream.destroy();
