@@ -7,6 +7,10 @@ import { cellRef, cellWords, sheetPlacesOf } from '../../../src/intake/formats/x
 import { zipFiles } from '../../../src/intake/formats/xlsx/zip-writer.ts';
 import { unreadReason } from '../../../src/intake/formats/people-values.ts';
 import { assertIntakeError } from './helpers.ts';
+import { IntakeError } from '../../../src/domain/errors.ts';
+import { fileErrorItalian } from '../../../src/render/people-errors.ts';
+
+const XLSX_TYPE = 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet';
 import type { ErrorCode } from '../../../src/domain/errors.ts';
 
 const fixture = (name: string) => readFileSync(new URL(`../../fixtures/xlsx/${name}`, import.meta.url));
@@ -238,5 +242,35 @@ void describe('Excel workbooks refused with a clear message', () => {
     const ct = `<?xml version="1.0"?><Types><Override PartName="/xl/workbook.xml" ContentType="application/vnd.ms-excel.sheet.macroEnabled.main+xml"/></Types>`;
     const src = await open(workbook(HEADER_ROW + dataRow(2), { '[Content_Types].xml': ct, 'xl/vbaProject.bin': Buffer.from('not even looked at') }), 'ordine.xlsm');
     assert.equal(src.count, 1);
+  });
+
+  void it('says every refusal of a workbook in Italian, with its details, for replies and outcome files', async () => {
+    const rows = Array.from({ length: 3 }, (_x, i) => dataRow(i + 2, `R${i}`)).join('');
+    const cases: [Buffer, string][] = [
+      [fixture('ordini-libreoffice.xls'), 'a.xls'],
+      [fixture('ordini-libreoffice.ods'), 'a.ods'],
+      [zipFiles([{ name: 'ordine.csv', data: 'x' }]), 'a.zip'],
+      [workbook(HEADER_ROW + dataRow(2), {}, { sheetHead: '<!DOCTYPE worksheet>' }), 'a.xlsx'],
+      [workbook(HEADER_ROW + `<row r="2">${str('A2', '&x;')}</row>`), 'a.xlsx'],
+      [workbook(HEADER_ROW + dataRow(2), { 'xl/externalLinks/externalLink1.xml': '<externalLink/>' }), 'a.xlsx'],
+      [workbook(`<row r="1">${str('A1', 'Listino')}</row>`), 'a.xlsx'],
+      [workbook(`<row r="1">${str('A1', 'codice_cliente')}${str('B1', 'riferimento_ordine')}${str('C1', 'data_ordine')}</row>`), 'a.xlsx'],
+      [workbook(HEADER_ROW + dataRow(2), { 'xl/sharedStrings.xml': `<sst>${`<si><t>${'0'.repeat(100)}</t></si>`.repeat(200_000)}</sst>` }), 'a.xlsx'],
+      [workbook(HEADER_ROW + rows).subarray(0, 200), 'a.xlsx'],
+      [Buffer.from('codice_cliente;riferimento_ordine\n'), 'a.xlsx'],
+    ];
+    for (const [raw, fileName] of cases) {
+      let error: unknown;
+      try {
+        await openOrdersYielding({ raw, fileName, ...(fileName === 'a.xlsx' && raw[0] !== 0x50 ? { mediaType: XLSX_TYPE } : {}) }, { yieldNow: async () => undefined });
+      } catch (e) {
+        error = e;
+      }
+      assert.ok(error instanceof IntakeError, `${fileName} was read`);
+      const [it] = fileErrorItalian(error.code, error.messages);
+      assert.ok(it);
+      assert.doesNotMatch(it, /\b(the|must|cannot|workbook|sheet|refused)\b/, `English left in "${it}" (from ${error.messages[0]})`);
+      assert.doesNotMatch(it, /^Il file non è leggibile$|^Il formato del file non è accettato/, `no Italian sentence for: ${error.messages[0]}`);
+    }
   });
 });

@@ -244,10 +244,13 @@ async function readOrders(zip: WorkbookZip, info: WorkbookInfo, opts: XlsxReadOp
 
   await readSheet(zip, info, onRow);
   if (header === undefined) throw noHeader(info.sheetName);
+  let k = 0;
   for (const { line, text } of textQuantities) {
     const r = readNumber(text, numbers);
     if (r.ok) line.quantita = r.value;
     else markUnread(line, 'quantita', r.reason);
+    // A sheet of quantities typed as text: turns for the event loop while they are read.
+    if (++k % 10_000 === 0) await new Promise<void>((resolve) => setImmediate(resolve));
   }
   if (count === 0) throw new IntakeError('NO_ORDERS', 'the file holds no order');
   return { candidates: [...orders.values()], count };

@@ -27,8 +27,9 @@ export const xlsxFormat: OrderFormat<'xlsx'> = {
   sniff: () => false,
   magic: isZip,
   decode: () => {
-    // Workbooks are inflated part by part (async): read through openOrdersYielding, which every file channel uses.
-    throw new IntakeError('UNSUPPORTED_MEDIA_TYPE', 'an Excel workbook is not accepted here; send the order as JSON, XML or CSV');
+    // A workbook (a ZIP) is read by `read` on every path that takes workbooks (openOrdersYielding) and refused as a ZIP
+    // archive on the others (binaryKind): what reaches here was declared a workbook but is no ZIP at all.
+    throw new IntakeError('NOT_PARSEABLE', 'the file is declared as an Excel workbook (.xlsx) but is not one');
   },
   read: (input, opts) => readXlsx(input.raw, opts),
   memoryCost: (size) => XLSX_MEMORY.fixedBytes + size * XLSX_MEMORY.sizeFactor,
