@@ -209,6 +209,11 @@ void describe('Excel workbooks refused with a clear message', () => {
     assert.ok(Date.now() - t0 < 5000);
   });
 
+  void it('refuses an archive of more parts than any workbook has, before reading any', async () => {
+    const parts = Object.fromEntries(Array.from({ length: 1000 }, (_x, i) => [`xl/media/image${i}.png`, 'x']));
+    await rejects(open(workbook(HEADER_ROW + dataRow(2), parts)), 'NOT_PARSEABLE', /more than 1000 parts/);
+  });
+
   void it('refuses a damaged archive', async () => {
     const good = workbook(HEADER_ROW + dataRow(2));
     await rejects(open(good.subarray(0, good.length - 30)), 'NOT_PARSEABLE', /damaged ZIP archive/);

@@ -141,7 +141,6 @@ async function readOrders(zip: WorkbookZip, info: WorkbookInfo, opts: XlsxReadOp
   const maxOrders = opts.maxOrders ?? Infinity;
   const { styles, date1904 } = info;
   let header: Header | undefined;
-  let rowsSeen = 0;
   let dataRows = 0;
   const orders = new Map<string, { righe: unknown[]; [f: string]: unknown }>();
   let count = 0;
@@ -170,9 +169,8 @@ async function readOrders(zip: WorkbookZip, info: WorkbookInfo, opts: XlsxReadOp
 
   function onRow(row: SheetRow): void {
     if (header === undefined) {
-      rowsSeen++;
       header = headerOf(row);
-      if (header === undefined && rowsSeen >= XLSX_SHEET_LIMITS.headerRows) throw noHeader(info.sheetName);
+      if (header === undefined && row.row >= XLSX_SHEET_LIMITS.headerRows) throw noHeader(info.sheetName);
       if (header !== undefined) {
         const missing = REQUIRED.filter((f) => !header!.columns.has(f));
         if (missing.length > 0) {
