@@ -65,11 +65,14 @@ void describe('reply e-mail errors in Italian', () => {
 
   void it('an Excel workbook written by LibreOffice: each error names its cell, in words and in esito.json', async () => {
     const xlsx = readFileSync(new URL('../../fixtures/xlsx/ordini-libreoffice.xlsx', import.meta.url));
-    await h.send({ to: c1.mailbox, subject: 'Ordini Excel', attachments: [{ filename: 'ordini.xlsx', content: xlsx }] });
+    const xls = readFileSync(new URL('../../fixtures/xlsx/ordini-libreoffice.xls', import.meta.url));
+    await h.send({ to: c1.mailbox, subject: 'Ordini Excel', attachments: [{ filename: 'ordini.xlsx', content: xlsx }, { filename: 'vecchio.xls', content: xls, contentType: 'application/vnd.ms-excel' }] });
     const r = await received(sink, replyTo('Ordini Excel'));
     const text = r.parsed.text ?? '';
     assert.match(text, /Ordine 1 \(riferimento PO-100, foglio Ordini, righe 5-6\): NON registrato\n {2}- Foglio Ordini, riga 5, colonna Codice articolo: articolo sconosciuto: "00123"/);
     assert.match(text, /Ordine 2 \(riferimento PO-101, foglio Ordini, righe 8-9\): NON registrato\n {2}- Foglio Ordini, riga 9, colonna Quantità: la quantità deve essere maggiore di zero/);
+    // An old .xls beside it is not ignored in silence: the reply says how to save it.
+    assert.match(text, /vecchio\.xls: è una cartella di lavoro Excel di vecchio formato \(\.xls\), che non è accettata: la salvi come \.xlsx/);
     assert.doesNotMatch(text, ENGLISH);
     const [file] = esitoJson(r.parsed).file as unknown as { ordini: { celle?: unknown; errori?: { campo: string; cella?: string }[] }[] }[];
     assert.deepEqual(file?.ordini[1]?.celle, [{ campo: 'righe[1].quantita', cella: 'Ordini!F9' }]);
