@@ -10,7 +10,7 @@ import { IntakeError, isIntakeError } from '../domain/errors.ts';
 import { explainLines } from './connectors/lines.ts';
 import { decodeConnectorSubmission, type ConnectorOrder } from './connectors/submission.ts';
 import { serialiseDetails } from './connectors/ticket-details.ts';
-import { arraySource, fileBytes, fileRowsOf, openOrdersYielding, type OrderSource } from './formats/index.ts';
+import { arraySource, fileBytes, fileRowsOf, openOrdersYielding, sheetPlacesOf, type OrderSource } from './formats/index.ts';
 import { contentHash, yearIn } from './register.ts';
 import { changeOutcome } from './lifecycle-outcome.ts';
 import { okOutcome, registeredOutcome } from '../domain/registered-outcome.ts';
@@ -333,8 +333,12 @@ async function judgeBatch(f: FileState, first: number, candidates: readonly unkn
     if (owner !== undefined) outcomes[i]!.customerId = owner;
     // A refused order of a CSV file says where its lines are, for the people who must correct them (repeats included:
     // each its own rows, not its first occurrence's).
-    const rows = outcomes[i]!.esito === 'errore' ? fileRowsOf(candidates[i - first]) : undefined;
+    const refused = outcomes[i]!.esito === 'errore';
+    const rows = refused ? fileRowsOf(candidates[i - first]) : undefined;
     if (rows !== undefined) outcomes[i]!.righe_file = rows;
+    // A spreadsheet's order says the cell of each value.
+    const sheet = refused ? sheetPlacesOf(candidates[i - first]) : undefined;
+    if (sheet !== undefined) outcomes[i]!.foglio_file = sheet;
   }
   if (f.tally) await recordBatch(f, first, end);
 }

@@ -119,10 +119,10 @@ const EXAMPLE: ExampleOrder = {
   codice_cliente: 'DEMO', riferimento_ordine: 'PO-1', data_ordine: '2026-11-20', righe: [{ codice_articolo: 'BV-STD', quantita: 500, unita_misura: 'PZ' }],
 };
 
-/** Every media type of every registered format: JSON has its schema, the others are text with the format's example. */
+/** Every media type of every registered format: JSON has its schema, text formats their example, a workbook is bytes. */
 function requestBodies(): Record<string, unknown> {
   return Object.fromEntries(FORMATS.flatMap((f) => f.mediaTypes.map((type) => [
-    type, f.name === 'json' ? { schema: order } : { schema: { type: 'string' }, example: f.example(EXAMPLE) },
+    type, f.name === 'json' ? { schema: order } : f.magic ? { schema: { type: 'string', format: 'binary' } } : { schema: { type: 'string' }, example: f.example(EXAMPLE) },
   ])));
 }
 

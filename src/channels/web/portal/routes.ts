@@ -14,6 +14,7 @@ import { customerOf, portalPage } from './page.ts';
 import { registerPortalOrderForm } from './order-form.ts';
 import { registerUpload } from './upload.ts';
 import { outcomeExtras } from '../recap.ts';
+import { orderWorkbook, XLSX_MEDIA_TYPE } from '../../../intake/formats/index.ts';
 
 const PUBLIC = new Set(['/portale/login']);
 const PAGE = 50;
@@ -64,6 +65,13 @@ export function registerPortalRoutes(app: FastifyInstance, ctx: WebContext): voi
     const c = customerOf(req);
     const recent = await ctx.store.searchSubmissions({ customerId: c.id, limit: 20 });
     return portalPage(ctx, req, reply, 'portal/home.eta', { title: 'Invia ordini', nav: 'home', recent, script: 'portale.js' });
+  });
+
+  // The Excel template: the layout, the customer's code written in, the units of measure as a drop-down.
+  app.get('/modello.xlsx', async (req, reply) => {
+    const c = customerOf(req);
+    const units = await ctx.store.listUnits();
+    return download(reply, `modello-ordini-${safeFileName(c.code, 'cliente')}.xlsx`, XLSX_MEDIA_TYPE, orderWorkbook({ customerCode: c.code, units }));
   });
 
   app.get('/invii/:id', async (req, reply) => {
