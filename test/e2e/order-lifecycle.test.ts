@@ -127,6 +127,7 @@ void describe('order lifecycle in the browser (SQLite)', () => {
       const request = page.locator('tr.request');
       assert.match(await request.innerText(), /Modifica\s+In attesa della produzione/);
       assert.match(await page.locator('main').innerText(), /È in attesa una richiesta di modifica/);
+      assert.match(await page.getByRole('region', { name: 'Modifica richiesta' }).locator('tr.changed').innerText(), /BV-STD\s+750 era 500/);
       assert.equal(await page.getByRole('link', { name: 'Modifica' }).count(), 0, 'no change while a request waits');
       await shot(page, 'portal-order-request');
 
@@ -153,6 +154,12 @@ void describe('order lifecycle in the browser (SQLite)', () => {
       await page.goto(`${t.url}/console/clienti/C001/ordini/${ids['REQ-1']}`);
       const waiting = page.locator('tr.request');
       assert.match(await waiting.innerText(), /Modifica\s+In attesa della produzione/);
+      // What the request would change, before deciding.
+      const proposal = page.getByRole('region', { name: 'Modifica richiesta' });
+      assert.match(await proposal.locator('tr.changed').innerText(), /BV-STD\s+750 era 500\s+PZ/);
+      assert.match(await proposal.locator('tr.added').innerText(), /CAR-A4-80 aggiunta\s+3\s+RS/);
+      assert.match(await proposal.locator('tr.removed').innerText(), /VOL-A4 rimossa\s+1000\s+PZ/);
+      await shot(page, 'console-order-request');
       await page.locator('tr.decide').getByLabel('Nota per il cliente (facoltativa)').fill('Accettata: lastre non ancora incise');
       await page.getByRole('button', { name: 'Accetta' }).click();
       await page.locator('.notice.ok').waitFor();
@@ -212,6 +219,9 @@ void describe('order lifecycle in the browser (SQLite)', () => {
       assert.match(log, /Ordine annullato per conto del cliente[\s\S]*Motivo:\s*Il cliente ha telefonato: ordine doppio/);
       assert.match(log, /Richiesta accettata[\s\S]*Nota:\s*Accettata: lastre non ancora incise/);
       assert.match(log, new RegExp(`Numero ordine:\\s*${cons.numero_ordine}`));
+      await page.getByRole('link', { name: `ordine ${cons.numero_ordine}` }).click();
+      await page.getByRole('heading', { name: `Ordine ${cons.numero_ordine}` }).waitFor();
+      await page.goto(`${t.url}/console/registro`);
       await shot(page, 'console-audit-lifecycle');
       assert.deepEqual(incidents, []);
     } finally {

@@ -34,9 +34,12 @@ export interface VersionColumn {
   righe: VersionLine[];
 }
 
+/** A request as the pages list it; a waiting change carries what it would make of the current version. */
+export type RequestRow = ChangeRequest & { proposed?: Omit<VersionColumn, 'versione' | 'ricevuto_il' | 'canale' | 'azione' | 'current'> };
+
 export interface LifecyclePage {
   versions: VersionColumn[];
-  requests: ChangeRequest[];
+  requests: RequestRow[];
   pending?: ChangeRequest;
   /** Whether a change or a cancellation would be taken (at once or as a request); `why` says why not. */
   open: boolean;
@@ -74,6 +77,22 @@ function contentOf(o: RegisteredOrder): Order {
   return c;
 }
 
+/** `now`'s own fields and lines, marked where they differ from `prev` (nothing marked without one). */
+function compared(prev: Order | undefined, now: Order): RequestRow['proposed'] & object {
+  const c: RequestRow['proposed'] & object = {
+    data_ordine: now.data_ordine,
+    changed: {
+      data_ordine: prev !== undefined && prev.data_ordine !== now.data_ordine,
+      data_consegna: prev !== undefined && prev.data_consegna !== now.data_consegna,
+      note: prev !== undefined && prev.note !== now.note,
+    },
+    righe: compareLines(prev?.righe, now.righe),
+  };
+  if (now.data_consegna !== undefined) c.data_consegna = now.data_consegna;
+  if (now.note !== undefined) c.note = now.note;
+  return c;
+}
+
 const LOCKED: Record<string, string> = {
   spedito: "L'ordine è già stato spedito: non si può più modificare né annullare.",
   consegnato: "L'ordine è già stato consegnato: non si può più modificare né annullare.",
@@ -89,26 +108,15 @@ export async function lifecyclePage(store: Pick<LifecycleStore, 'orderVersions' 
       azione: o.versione === 1 ? 'nuovo' : 'modifica', order: contentOf(o), current: true,
     },
   ];
-  const versions = all.map((v, i): VersionColumn => {
-    const prev = i > 0 ? all[i - 1]!.order : undefined;
-    const c: VersionColumn = {
-      versione: v.versione, ricevuto_il: v.ricevuto_il, canale: v.canale, azione: v.azione, current: v.current,
-      data_ordine: v.order.data_ordine,
-      changed: {
-        data_ordine: prev !== undefined && prev.data_ordine !== v.order.data_ordine,
-        data_consegna: prev !== undefined && prev.data_consegna !== v.order.data_consegna,
-        note: prev !== undefined && prev.note !== v.order.note,
-      },
-      righe: compareLines(prev?.righe, v.order.righe),
-    };
-    if (v.order.data_consegna !== undefined) c.data_consegna = v.order.data_consegna;
-    if (v.order.note !== undefined) c.note = v.order.note;
-    return c;
-  });
-  const pending = requests.find((r) => r.stato_richiesta === 'in_attesa');
+  const versions = all.map((v, i): VersionColumn => ({
+    versione: v.versione, ricevuto_il: v.ricevuto_il, canale: v.canale, azione: v.azione, current: v.current,
+    ...compared(i > 0 ? all[i - 1]!.order : undefined, v.order),
+  }));
+  const rows = requests.map((r): RequestRow => (r.stato_richiesta === 'in_attesa' && r.order ? { ...r, proposed: compared(contentOf(o), r.order) } : r));
+  const pending = rows.find((r) => r.stato_richiesta === 'in_attesa');
   const why = (o.productionState && LOCKED[o.productionState])
     ?? (pending ? `È in attesa una richiesta di ${pending.tipo === 'modifica' ? 'modifica' : 'annullamento'}: si può cambiare di nuovo l'ordine dopo la decisione della produzione.` : undefined);
-  return { versions, requests, ...(pending ? { pending } : {}), open: why === undefined, ...(why ? { why } : {}) };
+  return { versions, requests: rows, ...(pending ? { pending } : {}), open: why === undefined, ...(why ? { why } : {}) };
 }
 
 /** A request's state as a badge. */

@@ -71,7 +71,7 @@ export function registerOrderLifecycleRoutes(app: FastifyInstance, ctx: WebConte
     });
     const result = outcome.orders[0];
     await record(ctx, req, 'ordine.annulla', 'ordine', order.id_ordine, {
-      numero_ordine: order.numero_ordine, riferimento_ordine: order.riferimento_ordine, motivo, nuovo_invio: submission.id,
+      cliente: customer.code, numero_ordine: order.numero_ordine, riferimento_ordine: order.riferimento_ordine, motivo, nuovo_invio: submission.id,
       esito: result?.esito ?? outcome.esito, ...(result?.id_richiesta ? { id_richiesta: result.id_richiesta } : {}),
     });
     const now = (await ctx.store.getOrder(customer.id, order.id_ordine)) ?? order;
@@ -101,7 +101,7 @@ export function registerOrderLifecycleRoutes(app: FastifyInstance, ctx: WebConte
         { orderId: order.id_ordine, requestId, esito, by: `operatore:${op.email}`, customerId: customer.id, ...(nota !== undefined ? { nota } : {}) },
       );
       await record(ctx, req, esito === 'accettata' ? 'richiesta.accetta' : 'richiesta.rifiuta', 'ordine', order.id_ordine, {
-        numero_ordine: order.numero_ordine, id_richiesta: requestId, tipo: d.request.tipo, ...(nota !== undefined ? { nota } : {}),
+        cliente: customer.code, numero_ordine: order.numero_ordine, id_richiesta: requestId, tipo: d.request.tipo, ...(nota !== undefined ? { nota } : {}),
       });
       const what = d.request.tipo === 'modifica' ? 'di modifica' : 'di annullamento';
       const text = !d.changed
