@@ -114,6 +114,7 @@ for (const engine of ['sqlite', 'postgres'] as const) {
       const control = await portal.send('POST', `/portale/ordini/${id}/annulla`, { _csrf, motivo: 'a\u0007b' });
       assert.equal(control.status, 422);
       assert.match(control.body, /L&#39;annullamento non è stato accettato/);
+      assert.match(control.body, /Il motivo contiene caratteri di controllo/);
       assert.equal((await stored(id)).productionState, undefined);
       assert.equal((await portal.send('POST', `/portale/ordini/${ANY_ID}/annulla`, { _csrf })).status, 404);
 
