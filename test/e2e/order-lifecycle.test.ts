@@ -80,6 +80,7 @@ void describe('order lifecycle in the browser (SQLite)', () => {
       await page.getByRole('button', { name: 'Invia la modifica' }).click();
       await page.getByRole('heading', { name: 'Modifica inviata' }).waitFor();
       assert.equal((await page.locator('.notice.ok').innerText()).trim(), `Ordine ${numero} modificato: versione 2`);
+      await shot(page, 'portal-order-changed');
 
       const now = await stored(ids['MOD-1']!);
       assert.equal(now.versione, 2);
