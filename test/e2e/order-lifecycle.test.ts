@@ -130,12 +130,14 @@ void describe('order lifecycle in the browser (SQLite)', () => {
       assert.match(await page.locator('main').innerText(), /È in attesa una richiesta di modifica/);
       assert.match(await page.getByRole('region', { name: 'Modifica richiesta' }).locator('tr.changed').innerText(), /BV-STD\s+750 era 500/);
       assert.equal(await page.getByRole('link', { name: 'Modifica' }).count(), 0, 'no change while a request waits');
+      await page.goto(`${t.url}/portale/ordini/${ids['WAIT-1']}/modifica`);
+      assert.equal(page.url(), `${t.url}/portale/ordini/${ids['WAIT-1']}`, 'the change form leads back to the order while a request waits');
       await shot(page, 'portal-order-request');
 
       // A change sent anyway (an old page, a second tab) is refused by the core, and the page says why.
       const client = new Client(t.url);
       await client.login('portale', c1.ftpUser, c1.ftpPassword);
-      const _csrf = await client.token(`/portale/ordini/${ids['WAIT-1']}/modifica`);
+      const _csrf = await client.token(`/portale/ordini/${ids['MOD-1']}/modifica`);
       const late = await client.send('POST', `/portale/ordini/${ids['WAIT-1']}/annulla`, { _csrf, motivo: '' });
       assert.equal(late.status, 422);
       assert.match(late.body, /è già in attesa una richiesta di modifica/);

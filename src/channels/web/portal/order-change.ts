@@ -51,6 +51,8 @@ export function registerPortalOrderChange(app: FastifyInstance, ctx: WebContext)
 
   app.get('/ordini/:id/modifica', async (req, reply) => {
     const order = await own(req);
+    // Not offered for an order shipped, delivered, cancelled or with a request waiting: the order's page says why.
+    if (!(await lifecyclePage(ctx.store, order)).open) return reply.redirect(`/portale/ordini/${order.id_ordine}`, 303);
     return changeForm(req, reply, order, withLines(formOfOrder(order), 1));
   });
 
