@@ -353,11 +353,16 @@ function asked(s: StoredSubmission, candidate: unknown): unknown {
   return { ...candidate, azione };
 }
 
-/** The order such a call names by its id, and the version its If-Match expects. */
-function target(s: StoredSubmission): { orderId?: string; ifMatch?: number } {
-  const t: { orderId?: string; ifMatch?: number } = {};
+/**
+ * The order such a call names by its id, the version its If-Match expects, and who acts: the console's submissions
+ * name the operator acting on the customer's behalf (only the console sets `operatore`; any other channel is the
+ * customer).
+ */
+function target(s: StoredSubmission): { orderId?: string; ifMatch?: number; by?: string } {
+  const t: { orderId?: string; ifMatch?: number; by?: string } = {};
   if (s.meta.ordine !== undefined) t.orderId = s.meta.ordine;
   if (s.meta.ifMatch !== undefined) t.ifMatch = Number(s.meta.ifMatch);
+  if (s.channel === 'console' && s.meta.operatore !== undefined) t.by = `operatore:${s.meta.operatore}`;
   return t;
 }
 

@@ -26,6 +26,9 @@ const FIELDS: Record<string, string> = {
   unita_misura: "l'unità di misura",
   righe: "le righe dell'ordine",
   ordine: "l'ordine",
+  note: 'il testo delle note',
+  motivo: 'il motivo',
+  azione: "l'azione",
 };
 
 /** An error as a person reads it: where to look (empty when the whole order is meant) and what is wrong. */
@@ -95,6 +98,7 @@ const STAGE_A: [RegExp, (f: string, n?: string) => string][] = [
   [/^(\S+) should not be empty$/, (f) => `manca ${f}`],
   [/^(\S+) must be a string$/, (f) => `${f} deve essere un testo`],
   [/^(\S+) must not contain control characters$/, (f) => `${f} contiene caratteri di controllo, che non sono ammessi`],
+  [/^(\S+) must not contain control characters other than line breaks and tabs$/, (f) => `${f} contiene caratteri di controllo, che non sono ammessi (solo a capo e tabulazione)`],
   [/^(\S+) must not contain half of a UTF-16 surrogate pair$/, (f) => `${f} contiene un carattere spezzato (metà di una coppia surrogata UTF-16)`],
   [/^(\S+) must be shorter than or equal to (\d+) characters$/, (f, n) => `${f} può avere al massimo ${n} caratteri`],
   [/^(\S+) must be a valid ISO 8601 date string.*$/, (f) => `${f} non è una data valida: va scritta come AAAA-MM-GG (per esempio 2026-03-15)`],

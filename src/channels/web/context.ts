@@ -18,6 +18,8 @@ export interface WebDeps {
   mailDomain: string;
   /** Largest file one upload may carry (INTAKE_MAX_FILE_BYTES, as for FTP/SFTP and e-mail). */
   maxFileBytes: number;
+  /** Told after an order event was committed outside the intake (an operator's decision): wakes the feed's long polls. */
+  onEvent?: () => void;
 }
 
 /** What the console and portal routes share. */

@@ -1,14 +1,13 @@
 /**
- * Orders in the console: filtered list (keyset pages), one order in detail, and the filtered list as CSV (its rows:
- * order-export.ts).
+ * Orders in the console: filtered list (keyset pages) and the filtered list as CSV (its rows: order-export.ts). One
+ * order in detail, with its versions and requests: order-lifecycle.ts.
  */
 import type { FastifyInstance } from 'fastify';
-import { IntakeError } from '../../../domain/errors.ts';
 import { CHANNELS } from '../../../domain/types.ts';
 import type { OrderSummary } from '../../../domain/store/web.ts';
 import type { WebContext } from '../context.ts';
-import { cursorOf, download, idParam } from '../render.ts';
-import { actor, consolePage, record, operatorOf } from './page.ts';
+import { cursorOf, download } from '../render.ts';
+import { actor, consolePage, record } from './page.ts';
 import { listFilters, PAGE_SIZE } from './filters.ts';
 import { EXPORT_HEADER, exportRows } from './order-export.ts';
 
@@ -54,12 +53,4 @@ export function registerOrderRoutes(app: FastifyInstance, ctx: WebContext): void
     return download(reply, 'ordini.csv', 'text/csv; charset=utf-8', `\ufeff${lines.join('\r\n')}\r\n`);
   });
 
-  app.get('/clienti/:code/ordini/:id', async (req, reply) => {
-    operatorOf(req);
-    const p = req.params as { code: string; id: string };
-    const customer = await ctx.store.getCustomerByCode(String(p.code));
-    const order = customer && await ctx.store.getOrder(customer.id, idParam(p.id));
-    if (!customer || !order) throw new IntakeError('NOT_FOUND');
-    return consolePage(ctx, req, reply, 'console/order.eta', { title: `Ordine ${order.numero_ordine}`, nav: 'orders', order, customer });
-  });
 }

@@ -12,6 +12,7 @@ import { cursorOf, download, idParam, parseCursor, str, type PageData } from '..
 import { safeFileName } from '../format.ts';
 import { customerOf, portalPage } from './page.ts';
 import { registerPortalOrderForm } from './order-form.ts';
+import { registerPortalOrderChange } from './order-change.ts';
 import { registerUpload } from './upload.ts';
 import { outcomeExtras } from '../recap.ts';
 import { orderWorkbook, XLSX_MEDIA_TYPE } from '../../../intake/formats/index.ts';
@@ -106,15 +107,9 @@ export function registerPortalRoutes(app: FastifyInstance, ctx: WebContext): voi
     return portalPage(ctx, req, reply, 'portal/orders.eta', { title: 'I miei ordini', nav: 'orders', rows, rif: rif ?? '', next });
   });
 
-  app.get('/ordini/:id', async (req, reply) => {
-    const c = customerOf(req);
-    const order = await ctx.store.getOrder(c.id, idParam((req.params as { id: string }).id));
-    if (!order) throw new IntakeError('NOT_FOUND');
-    return portalPage(ctx, req, reply, 'portal/order.eta', { title: `Ordine ${order.numero_ordine}`, nav: 'orders', order });
-  });
-
   registerUpload(app, ctx);
   registerPortalOrderForm(app, ctx);
+  registerPortalOrderChange(app, ctx);
 }
 
 /** The logged-in customer's submission, or 404 (also when it belongs to another customer). */
