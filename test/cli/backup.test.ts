@@ -110,7 +110,14 @@ describe('db backup and restore (SQLite)', () => {
       assert.match(r.stdout, /backed up/);
       const restored = ok(await runCli(dir, ['db', 'restore', file]));
       assert.match(restored.stdout, /the database that was there is kept as .*intake\.sqlite\.before-restore-\d{8}T\d{6}Z/);
-      assert.equal(readdirSync(dir).filter((f) => f.startsWith('intake.sqlite.before-restore-')).length, 1);
+      assert.equal(readdirSync(dir).filter((f) => /^intake\.sqlite\.before-restore-\d{8}T\d{6}Z(-\d)?$/.test(f)).length, 1);
+
+      // A database SQLite cannot read any more (why one restores, often) is replaced too, and kept aside.
+      writeFileSync(path.join(dir, 'intake.sqlite'), 'x'.repeat(8192));
+      rmSync(path.join(dir, 'intake.sqlite-wal'), { force: true });
+      ok(await runCli(dir, ['db', 'restore', file]));
+      assert.match(ok(await runCli(dir, ['db', 'check'])).stdout, /integrity check ok/);
+      assert.equal(readdirSync(dir).filter((f) => /^intake\.sqlite\.before-restore-\d{8}T\d{6}Z(-\d)?$/.test(f)).length, 2);
 
       const junk = path.join(dir, 'junk.sqlite');
       writeFileSync(junk, 'not a database at all, but long enough to be read as one page or not'.repeat(100));

@@ -160,18 +160,26 @@ export function sqliteInUse(file: string): string | undefined {
         .filter((r) => Number(r.pid) !== process.pid && processAlive(Number(r.pid)));
       if (live.length > 0) return `the service is running on it (process ${live.map((r) => r.pid).join(', ')}): stop it first`;
     }
-    try {
-      db.pragma('locking_mode = EXCLUSIVE');
-      db.exec('BEGIN EXCLUSIVE');
-      db.exec('ROLLBACK');
-    } catch (e) {
-      if ((e as { code?: string }).code?.startsWith('SQLITE_BUSY')) return 'another process has it open (the service, or a command still running): stop it first';
-      throw e;
-    }
+    db.pragma('locking_mode = EXCLUSIVE');
+    db.exec('BEGIN EXCLUSIVE');
+    db.exec('ROLLBACK');
     return undefined;
+  } catch (e) {
+    const code = (e as { code?: string }).code ?? '';
+    if (code.startsWith('SQLITE_BUSY') || code.startsWith('SQLITE_LOCKED')) return 'another process has it open (the service, or a command still running): stop it first';
+    // A file SQLite cannot read (the reason for restoring, often) is no database anyone serves from.
+    if (code === 'SQLITE_NOTADB' || code.startsWith('SQLITE_CORRUPT')) return undefined;
+    throw e;
   } finally {
     db.close();
   }
+}
+
+/** `name`, or `name-2`, `name-3`…: two restores in one second must not put one kept file over the other. */
+async function unusedName(name: string): Promise<string> {
+  let candidate = name;
+  for (let n = 2; await exists(candidate) || await exists(`${candidate}-wal`); n++) candidate = `${name}-${n}`;
+  return candidate;
 }
 
 export interface RestoreResult {
@@ -211,7 +219,7 @@ export async function restoreSqlite(from: string, target: string): Promise<Resto
     if (why) throw new IntakeError('CONFLICT', `${target} is in use, not restored: ${why}`);
     // sqliteInUse's connection was the last one and has closed: SQLite checkpointed and removed the WAL. One left by
     // a crash of a process that is gone belongs to the old file and would be replayed into the restored one.
-    previous = `${target}.before-restore-${stamp}`;
+    previous = await unusedName(`${target}.before-restore-${stamp}`);
     await rename(target, previous);
     for (const side of ['-wal', '-shm']) {
       if (await exists(target + side)) await rename(target + side, previous + side);
@@ -227,7 +235,7 @@ export async function restoreSqlite(from: string, target: string): Promise<Resto
     keyFile = path.join(path.dirname(target), 'secret.key');
     if (await exists(keyFile)) {
       if ((await readFile(keyFile, 'utf8')).trim() !== (await readFile(keyBackup, 'utf8')).trim()) {
-        previousKey = `${keyFile}.before-restore-${stamp}`;
+        previousKey = await unusedName(`${keyFile}.before-restore-${stamp}`);
         await rename(keyFile, previousKey);
       }
     }
