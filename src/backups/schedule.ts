@@ -1,7 +1,7 @@
 /**
  * Scheduled backups of the embedded store while `serve` runs (INTAKE_BACKUP_DIR, INTAKE_BACKUP_EVERY,
  * INTAKE_BACKUP_KEEP): each a file `intake-<UTC time>.sqlite` (and its `.secret.key` when the data directory has a key
- * file), made by src/store/sqlite/backup.ts on a thread of its own. The next backup is due one period after the newest one in the
+ * file), made by src/store/backup/sqlite.ts on a thread of its own. The next backup is due one period after the newest one in the
  * folder, so a restart neither takes an extra backup nor resets the clock; the oldest beyond the number kept are
  * deleted after each success.
  */
@@ -11,8 +11,8 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import type { Logger } from '../log.ts';
-import { BACKUP_KEY_SUFFIX, type BackupResult } from '../store/sqlite/backup.ts';
-import type { BackupThreadData } from '../store/sqlite/backup-thread.ts';
+import { BACKUP_KEY_SUFFIX, type BackupResult } from '../store/backup/sqlite.ts';
+import type { BackupThreadData } from '../store/backup/thread.ts';
 
 export interface BackupSchedule {
   /** Stops the timer; a backup under way is abandoned and its partial file removed. */
@@ -53,7 +53,7 @@ async function listBackups(dir: string): Promise<{ name: string; at: number }[]>
 
 function startThread(data: BackupThreadData): Worker {
   const ext = extname(fileURLToPath(import.meta.url));
-  const url = new URL(`../store/sqlite/backup-thread${ext}`, import.meta.url);
+  const url = new URL(`../store/backup/thread${ext}`, import.meta.url);
   if (ext !== '.ts') return new Worker(url, { workerData: data });
   // Under tsx (running from source) a worker does not inherit the loader in Node 20: registered first (as offload.ts).
   const tsx = import.meta.resolve('tsx/esm/api');

@@ -6,7 +6,7 @@ import { IntakeError } from '../../domain/errors.ts';
 import { copySqliteToPostgres, type CopyProgress } from '../../store/copy/copy.ts';
 import { openEngine, SQLITE_FILE_NAME } from '../../store/open.ts';
 import { SECRET_KEY_FILE } from '../../auth/secret-key-file.ts';
-import { backupSqlite, checkSqlite, restoreSqlite } from '../../store/sqlite/backup.ts';
+import { backupSqlite, checkSqlite, restoreSqlite } from '../../store/backup/sqlite.ts';
 import { postgresMigrationState } from '../../store/postgres/migration-state.ts';
 import { printJson, printTable, println } from '../output.ts';
 

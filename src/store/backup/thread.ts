@@ -1,9 +1,9 @@
 /**
- * One scheduled backup on a thread of its own: the copy is made in one step (backup.ts), which holds the thread for
+ * One scheduled backup on a thread of its own: the copy is made in one step (sqlite.ts), which holds the thread for
  * as long as the database takes to copy; the service's event loop goes on meanwhile.
  */
 import { parentPort, workerData } from 'node:worker_threads';
-import { backupSqlite } from './backup.ts';
+import { backupSqlite } from './sqlite.ts';
 
 export interface BackupThreadData { source: string; to: string; keySource?: string }
 

@@ -20,7 +20,7 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import { IntakeError } from '../../domain/errors.ts';
 import { migrationsDir, readMigrations } from '../common/migrate.ts';
-import { processAlive } from './instances.ts';
+import { processAlive } from '../sqlite/instances.ts';
 
 /** Beside a backup file: the secret key file that was in the data directory when it was taken. */
 export const BACKUP_KEY_SUFFIX = '.secret.key';
