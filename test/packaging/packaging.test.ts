@@ -133,7 +133,7 @@ describe('the systemd unit', { skip: skipUnlessPresent(NO_ANALYZE) }, () => {
       'MemoryDenyWriteExecute=no', 'Type=simple']) assert.match(unit, new RegExp(`^${line}$`, 'm'));
     assert.match(unit, /^RestrictAddressFamilies=AF_INET AF_INET6 AF_UNIX/m);
     assert.match(unit, /^ExecStartPost=.*\/readyz/m, 'started means ready');
-    // systemd's own score of the sandbox (0 = fully locked down, 10 = none); the unit's is about 1.5.
+    // systemd's own score of the sandbox (0 = fully locked down, 10 = none); the unit's is about 1.6.
     const sec = await run('systemd-analyze', ['security', '--offline=yes', unitFile]).catch((e: { stdout: string }) => e);
     const score = Number(/Overall exposure level for .*?: ([\d.]+)/.exec(sec.stdout)?.[1]);
     assert.ok(score <= 2.5, `exposure ${score}`);
