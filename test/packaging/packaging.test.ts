@@ -107,20 +107,49 @@ describe('the container image', () => {
   });
 });
 
-describe('compose.yaml', () => {
-  const compose = readFileSync(path.join(root, 'compose.yaml'), 'utf8');
+interface ComposeService {
+  image?: string; command?: string[]; restart?: string; ports?: string[]; volumes?: string[];
+  environment?: Record<string, string>; depends_on?: Record<string, { condition: string }>;
+}
 
-  it('runs PostgreSQL, a one-shot migration the three instances wait for, and a shared hot folder', () => {
-    assert.match(compose, /^ {2}postgres:\n(?: {4}.*\n)*? {4}image: postgres:/m);
-    assert.match(compose, /^ {2}migrate:\n(?: {4}.*\n)*? {4}command: \["db", "migrate"\]/m);
-    assert.match(compose, /migrate: \{ condition: service_completed_successfully \}/);
-    const instances = [...compose.matchAll(/^ {2}(intake-\d):\n {4}<<: \*intake\n(?: {4}.*\n)*? {4}volumes: \[hotfolder:\/hotfolder, data-\d:\/data\]/gm)].map((m) => m[1]);
+/** compose.yaml as Compose reads it (anchors and merge keys resolved), by PyYAML: no YAML parser among our packages. */
+async function readCompose(): Promise<{ services: Record<string, ComposeService>; volumes: Record<string, unknown> }> {
+  const { stdout } = await run('python3', ['-c', 'import json, sys, yaml; print(json.dumps(yaml.safe_load(open(sys.argv[1]))))', path.join(root, 'compose.yaml')]);
+  return JSON.parse(stdout) as { services: Record<string, ComposeService>; volumes: Record<string, unknown> };
+}
+
+const NO_YAML = await run('python3', ['-c', 'import yaml']).then(() => undefined, () => 'PyYAML is not installed (Debian package python3-yaml)');
+
+describe('compose.yaml', { skip: skipUnlessPresent(NO_YAML) }, () => {
+  it('runs PostgreSQL, a one-shot migration the three instances wait for, and a shared hot folder', async () => {
+    const { services, volumes } = await readCompose();
+    assert.match(services.postgres!.image!, /^postgres:/);
+    assert.deepEqual(services.migrate!.command, ['db', 'migrate']);
+    assert.equal(services.migrate!.restart, 'no');
+    const instances = Object.keys(services).filter((n) => n.startsWith('intake-')).sort();
     assert.deepEqual(instances, ['intake-1', 'intake-2', 'intake-3']);
-    assert.match(compose, /INTAKE_SECRET_KEY: \$\{INTAKE_SECRET_KEY:\?/, 'one secret key for every instance, required');
-    // Each instance publishes the passive range it is told to use.
-    const ranges = [...compose.matchAll(/"(\d+-\d+):\1"\]\n {4}environment: \{ <<: \*intake-env, INTAKE_FTP_PASV_RANGE: "(\d+-\d+)" \}/g)];
-    assert.equal(ranges.length, 3);
-    for (const [, published, setting] of ranges) assert.equal(published, setting);
+    const ranges = new Set<string>();
+    for (const name of instances) {
+      const s = services[name]!;
+      assert.deepEqual(s.depends_on?.migrate, { condition: 'service_completed_successfully' }, `${name} waits for the migration`);
+      assert.deepEqual(s.depends_on?.postgres, { condition: 'service_healthy' });
+      assert.ok(s.volumes?.includes('hotfolder:/hotfolder'), `${name} mounts the shared hot folder`);
+      assert.ok(s.volumes?.some((v) => /^data-\d:\/data$/.test(v)), `${name} has a /data volume of its own`);
+      assert.match(s.environment!.INTAKE_DATABASE_URL!, /^postgres:\/\/intake:.*@postgres:5432\/intake$/);
+      assert.equal(s.environment!.INTAKE_SECRET_KEY, services.migrate!.environment!.INTAKE_SECRET_KEY, 'one key for all');
+      // Each instance publishes, one to one, the passive range it is told to use, and no other instance uses it.
+      const range = s.environment!.INTAKE_FTP_PASV_RANGE!;
+      assert.ok(s.ports?.includes(`${range}:${range}`), `${name} publishes ${range}`);
+      assert.ok(!ranges.has(range));
+      ranges.add(range);
+      // As Compose interpolates them, with the two required values given as the operator would.
+      const given: Record<string, string> = { POSTGRES_PASSWORD: 'secret', INTAKE_SECRET_KEY: Buffer.alloc(32, 1).toString('base64') };
+      const env = Object.fromEntries(Object.entries(s.environment!).map(([k, v]) => [k, v.replace(
+        /\$\{(\w+)(?::-([^}]*)|:\?[^}]*)\}/g, (_m, key: string, fallback?: string) => given[key] ?? fallback ?? '')]));
+      assert.doesNotThrow(() => loadConfig(env), `${name}'s settings load`);
+    }
+    assert.match(services.migrate!.environment!.INTAKE_SECRET_KEY!, /^\$\{INTAKE_SECRET_KEY:\?/, 'required, not defaulted');
+    assert.ok('hotfolder' in volumes);
   });
 });
 
