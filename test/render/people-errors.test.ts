@@ -24,6 +24,7 @@ const BAD: unknown[] = [
   { ...good, righe: [] },
   { ...good, righe: new Array(100_001).fill(line) },
   { ...good, righe: [line, 'x', { codice_articolo: '', quantita: '1.000', unita_misura: 3 }, { ...line, quantita: -1 }] },
+  { ...good, azione: 'sostituisci', motivo: 7 },
 ];
 
 void describe('people-errors', () => {
@@ -45,6 +46,8 @@ void describe('people-errors', () => {
     assert.deepEqual(stageAItalian("data_ordine must be a valid ISO 8601 date string (YYYY-MM-DD)"),
       { where: '', text: "La data dell'ordine non è una data valida: va scritta come AAAA-MM-GG (per esempio 2026-03-15)" });
     assert.equal(stageAItalian('righe.0.codice_articolo should not be empty')?.text, 'Manca il codice articolo');
+    assert.equal(stageAItalian('azione must be one of the following values: nuovo, modifica, annulla')?.text,
+      "L'azione deve essere uno di questi valori: nuovo, modifica, annulla");
   });
 
   void it('places a line by its CSV file row, or by order and line counted from 1', () => {
