@@ -84,7 +84,8 @@ export function changeResponse(ns: string, operation: 'ModificaOrdine' | 'Annull
 export function inviaOrdineResponse(ns: string, o: OrderOutcome): string {
   const inner = o.esito === 'ok'
     ? el('esito', 'ok') + el('id_ordine', o.id_ordine) + el('numero_ordine', o.numero_ordine)
-      + el('messaggio', o.duplicate ? MESSAGES.duplicate : MESSAGES.accepted) + el('duplicato', o.duplicate ? true : undefined)
+      // An envelope may name azione itself: then the message says what the change did.
+      + el('messaggio', changeMessage(o) ?? (o.duplicate ? MESSAGES.duplicate : MESSAGES.accepted)) + el('duplicato', o.duplicate ? true : undefined)
     : el('esito', 'errore') + errori(o.errori);
   return envelope(root('InviaOrdineResponse', ns, inner));
 }

@@ -8,7 +8,7 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import { IntakeError, isIntakeError } from '../../domain/errors.ts';
 import { statusById, statusByRef, type OrderStatus } from '../../intake/status.ts';
 import type { Intake } from '../../intake/intake.ts';
-import type { Principal } from '../../domain/types.ts';
+import type { OrderOutcome, Principal } from '../../domain/types.ts';
 import type { StatusStore } from '../../domain/store/ports.ts';
 import { sendError } from '../../http/errors.ts';
 import type { ApiKeyAuth } from '../../http/auth.ts';
@@ -56,6 +56,11 @@ function field(content: Record<string, unknown>, name: string): string | undefin
   return t.trim() || undefined;
 }
 
+/** What the lifecycle refused (only such outcomes carry `azione` with esito=errore) is a fault with its Italian reason. */
+function lifecycleRefusal(o: OrderOutcome): void {
+  if (o.esito === 'errore' && o.azione !== undefined) throw SoapFault.of(o.code ?? 'BUSINESS', (o.errori ?? []).map((e) => e.messaggio));
+}
+
 export function registerSoapRoutes(app: FastifyInstance, deps: SoapDeps): void {
   let cached: { base: string; wsdl: string } | undefined;
   function wsdl(base: string): string {
@@ -94,6 +99,7 @@ export function registerSoapRoutes(app: FastifyInstance, deps: SoapDeps): void {
     // Structure errors and another customer's code are faults (REST: 400 shape A, 403); business errors and
     // conflicts are an answer with esito=errore (REST: shape B), exactly as REST splits them.
     if (o.esito === 'errore' && o.message) throw SoapFault.of(o.code ?? 'VALIDATION', o.message);
+    lifecycleRefusal(o);
     return inviaOrdineResponse(ns, o);
   }
 
@@ -105,9 +111,7 @@ export function registerSoapRoutes(app: FastifyInstance, deps: SoapDeps): void {
   async function changeOrdine(req: FastifyRequest, principal: Principal, raw: Buffer, ns: string, operation: 'ModificaOrdine' | 'AnnullaOrdine'): Promise<string> {
     const o = await submitOrder(req, principal, raw, operation, operation === 'ModificaOrdine' ? 'modifica' : 'annulla');
     if (o.esito === 'errore' && o.message) throw SoapFault.of(o.code ?? 'VALIDATION', o.message);
-    if (o.esito === 'errore' && o.azione !== undefined) {
-      throw SoapFault.of(o.code ?? 'BUSINESS', (o.errori ?? []).map((e) => e.messaggio));
-    }
+    lifecycleRefusal(o);
     return changeResponse(ns, operation, o);
   }
 

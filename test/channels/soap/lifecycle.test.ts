@@ -179,6 +179,12 @@ for (const engine of ['sqlite', 'postgres'] as const) {
       assert.equal(locked.faultcode, 'soap:Client');
       assert.match(locked.faultstring, /^L'ordine \d{4}-\d{6} è annullato: non può più essere modificato/);
       assert.equal(locked.detail, undefined, 'a conflict has its one message, no detail (as REST answers 409)');
+      // A hand-written InviaOrdine naming azione itself acts as the change it names, and says so.
+      const named = await post(t.url, envelope(ns, c1.apiKey, `<ord:InviaOrdine>${fields('X-1', 4).replace('<ord:righe>', '<ord:azione>modifica</ord:azione><ord:righe>')}</ord:InviaOrdine>`));
+      assert.match(faultOf(named).faultstring, /è annullato: non può più essere modificato/);
+      await post(t.url, envelope(ns, c1.apiKey, `<ord:InviaOrdine>${fields('X-2', 1)}</ord:InviaOrdine>`));
+      const viaInvia = await post(t.url, envelope(ns, c1.apiKey, `<ord:InviaOrdine>${fields('X-2', 5).replace('<ord:righe>', '<ord:azione>modifica</ord:azione><ord:righe>')}</ord:InviaOrdine>`));
+      assert.match(viaInvia.text, /<ord:messaggio>Ordine \d{4}-\d{6} modificato: versione 2<\/ord:messaggio>/);
       const structure = faultOf(await post(t.url, envelope(ns, c1.apiKey, '<ord:AnnullaOrdine><ord:codice_cliente>C001</ord:codice_cliente></ord:AnnullaOrdine>')));
       assert.equal(structure.faultcode, 'soap:Client');
       assert.ok(structure.detail?.some((m) => /riferimento_ordine/.test(m)), JSON.stringify(structure));
