@@ -9,6 +9,7 @@
 import type { EventStore } from './events.ts';
 import type { HandoffStore } from './handoff.ts';
 import type { MailStore } from './mail.ts';
+import type { MailTrustStore } from './mail-trust.ts';
 import type { Store } from './store.ts';
 import type { WebStore } from './web.ts';
 
@@ -33,7 +34,7 @@ export type IntakeStore = ClaimStore & JudgeStore & Pick<Store,
   'saveSubmission' | 'saveSingleOrder' | 'completeSubmission' | 'resetSubmission' | 'countRetry' | 'getSubmission'>;
 
 /** The e-mail channel (src/channels/mail/): its own tables, the customers its mailboxes belong to, its leases. */
-export type MailChannelStore = MailStore & Pick<Store,
+export type MailChannelStore = MailStore & MailTrustStore & Pick<Store,
   | 'getCustomer' | 'getCustomerByMailbox' | 'getSubmission' | 'getOrders' | 'articleDescriptions'
   | 'listCustomers' | 'listSubmissions' | 'queueNotification'
   | 'acquireLease' | 'renewLease' | 'releaseLease' | 'reapInstances'>;
