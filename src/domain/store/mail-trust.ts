@@ -20,6 +20,9 @@ export interface MailPolicy {
   updatedAt?: string;
 }
 
+/** An address (local@domain) or a whole domain (@domain), as compared: lower case, no blanks. */
+export const ALLOW_ENTRY = /^(?:[^\s@<>",;]{1,64})?@[a-z0-9](?:[a-z0-9-]{0,62}[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]{0,62}[a-z0-9])?)+$/;
+
 export const DEFAULT_MAIL_POLICY: MailPolicy = { mode: 'qualsiasi', allow: [], notifyHeld: false };
 
 /** One method's verdict as the service read it: `pass`, `fail`, `none`, `temperror`, … (RFC 8601 result names). */

@@ -2,7 +2,7 @@
 import { withoutUndefined } from '../../domain/objects.ts';
 import { IntakeError } from '../../domain/errors.ts';
 import { boolOut, isoOut, jsonOut, optIsoOut } from './rows.ts';
-import type { HoldState, MailAuth, MailHold, MailPolicy, MailPolicyMode } from '../../domain/store/mail-trust.ts';
+import { ALLOW_ENTRY, type HoldState, type MailAuth, type MailHold, type MailPolicy, type MailPolicyMode } from '../../domain/store/mail-trust.ts';
 
 export const HOLD_COLUMNS = 'h.mail_id, h.customer_id, h.reason, h.sender, h.detail, h.held_at, h.state, h.decided_by, h.decided_at, m.auth';
 
@@ -30,8 +30,6 @@ export function toPolicy(r: PolicyRow): MailPolicy {
 /** Allow-list entries at once: an order desk names a handful of people or domains, not a directory. */
 export const MAX_ALLOW = 200;
 const MODES: readonly MailPolicyMode[] = ['qualsiasi', 'elenco', 'autenticato'];
-/** An address (local@domain) or a whole domain (@domain), as compared: lower case, no blanks. */
-export const ALLOW_ENTRY = /^(?:[^\s@<>",;]{1,64})?@[a-z0-9](?:[a-z0-9-]{0,62}[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]{0,62}[a-z0-9])?)+$/;
 
 export function checkPolicy(p: Omit<MailPolicy, 'updatedAt'>): void {
   const problems: string[] = [];
