@@ -136,6 +136,8 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
     const result: MailResult = { esito: 'nessun_ordine', submissions: [], held: verdict.reason, noReply: `held: ${verdict.detail}` };
     if (await store.holdMail({ mailId: m.id, customerId: m.customerId, reason: verdict.reason, sender: auth.from ?? m.envelopeFrom, detail: verdict.detail }, result)) {
       deps.metrics?.mailHeld(verdict.reason);
+      // Finished: this instance's claim on it goes too, so a release is derived at the next sweep, not after the lease.
+      await store.releaseMailClaims(deps.holder, [m.id]);
       log.warn({ mail: m.id, customer: m.customerId, reason: verdict.reason, detail: verdict.detail, from: auth.from }, 'mail message held: not registered, no reply');
     }
     return { held: true };

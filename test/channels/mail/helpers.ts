@@ -3,6 +3,7 @@
  * channel started on it as main.ts starts it (SMTP on an ephemeral port), a real SMTP client (nodemailer), and a
  * test SMTP sink (an smtp-server instance) standing in for the relay that delivers the replies.
  */
+import type { Metrics } from '../../../src/metrics/metrics.ts';
 import { startDnsServer, type DnsFixture } from '../../helpers/dns-server.ts';
 import { rmSync } from 'node:fs';
 import { connect, createServer, type AddressInfo } from 'node:net';
@@ -107,6 +108,8 @@ export interface MailOptions {
   recipientLimits?: RecipientLimits;
   /** The fixture DNS server senders are checked against (default: a new, empty one, closed with the harness). */
   dns?: DnsFixture;
+  /** Counters of the mail channel (held messages), to read back. */
+  metrics?: Metrics;
 }
 
 export const FAST_RETRY: RetryPolicy = { firstMs: 100, maxMs: 400, giveUpMs: 60_000, idleMs: 200 };
@@ -149,7 +152,7 @@ export async function startMail(opts: MailOptions = {}): Promise<MailHarness> {
   });
   let channels: MailChannels;
   try {
-    channels = await startMailChannels({ config, intake: t.service.intake, store: t.service.store, log: createLogger('silent'), replyRetry: opts.retry, recipientLimits: opts.recipientLimits });
+    channels = await startMailChannels({ config, intake: t.service.intake, store: t.service.store, log: createLogger('silent'), replyRetry: opts.retry, recipientLimits: opts.recipientLimits, metrics: opts.metrics });
   } catch (e) {
     await t.close();
     throw e;

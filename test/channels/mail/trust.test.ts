@@ -1,25 +1,11 @@
 // SPF, DKIM and DMARC of real messages (signed by nodemailer's DKIM signer) against the fixture DNS server, and the
 // verdicts of the three sender policies on them.
 import assert from 'node:assert/strict';
-import { generateKeyPairSync } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
-import nodemailer from 'nodemailer';
 import { createAuthenticator, createDnsResolve, judgeSender, trustedSpf } from '../../../src/channels/mail/trust.ts';
 import type { MailPolicy } from '../../../src/domain/store/mail-trust.ts';
 import { startDnsServer, type DnsFixture } from '../../helpers/dns-server.ts';
-
-/** A DKIM key pair: the private half signs, the public half is published in the fixture DNS. */
-export function dkimKey(): { privateKey: string; record: string } {
-  const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: 1024 });
-  const der = publicKey.export({ type: 'spki', format: 'der' }).toString('base64');
-  return { privateKey: privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(), record: `v=DKIM1; k=rsa; p=${der}` };
-}
-
-export async function compose(opts: { from: string; to: string; replyTo?: string; subject?: string; dkim?: { domainName: string; keySelector: string; privateKey: string }; headers?: Record<string, string> }): Promise<Buffer> {
-  const t = nodemailer.createTransport({ streamTransport: true, buffer: true, newline: 'windows', ...(opts.dkim ? { dkim: opts.dkim } : {}) });
-  const info = await t.sendMail({ from: opts.from, to: opts.to, replyTo: opts.replyTo, subject: opts.subject ?? 'ordine', text: 'ordine in allegato', headers: opts.headers });
-  return info.message as Buffer;
-}
+import { compose, dkimKey } from '../../helpers/dkim.ts';
 
 void describe('sender authentication and policies', () => {
   let dns: DnsFixture;
