@@ -10,6 +10,8 @@ import type { Store } from '../../domain/store/store.ts';
 import { ALLOW_ENTRY, type MailHold, type MailPolicy, type MailPolicyMode } from '../../domain/store/mail-trust.ts';
 
 type HoldStore = Pick<Store, 'getMailHold' | 'decideMailHold' | 'addAudit'>;
+/** Allow-list entries typed at once in the console's box. */
+export const MAX_ALLOW_INPUT = 200;
 
 export async function decideHold(store: HoldStore, mailId: string, decision: 'released' | 'discarded', actor: string): Promise<MailHold> {
   if (!(await store.decideMailHold(mailId, decision, actor))) {
@@ -31,12 +33,13 @@ export function allowEntry(v: string): string {
 }
 
 /** The policy after a change: a new mode, entries added, entries removed (in that order). */
-export function changedPolicy(p: MailPolicy, change: { mode?: string; allow?: readonly string[]; remove?: readonly string[] }): Omit<MailPolicy, 'updatedAt'> {
+export function changedPolicy(p: MailPolicy, change: { mode?: string; allow?: readonly string[]; remove?: readonly string[]; replace?: boolean }): Omit<MailPolicy, 'updatedAt'> {
   if (change.mode !== undefined && !POLICY_MODES.includes(change.mode as MailPolicyMode)) {
     throw new IntakeError('VALIDATION', `la modalità deve essere una di: ${POLICY_MODES.join(', ')}`);
   }
   const remove = new Set((change.remove ?? []).map(allowEntry));
-  const allow = [...new Set([...p.allow, ...(change.allow ?? []).map(allowEntry)])].filter((a) => !remove.has(a));
+  // replace: the list given is the whole allow-list (the console's form), not entries to add.
+  const allow = [...new Set([...(change.replace ? [] : p.allow), ...(change.allow ?? []).map(allowEntry)])].filter((a) => !remove.has(a));
   return { mode: (change.mode as MailPolicyMode | undefined) ?? p.mode, allow, notifyHeld: p.notifyHeld };
 }
 
