@@ -157,14 +157,15 @@ export function allowed(policy: MailPolicy, address: string | undefined): boolea
  * `replyTo` is the address the message asks replies to go to (Reply-To, else From).
  */
 export function judgeSender(policy: MailPolicy, auth: MailAuth, replyTo?: string): SenderVerdict {
-  if (auth.temporary) return { ok: false, reason: 'dns', detail: 'a DNS lookup failed: the sender will be checked again' };
+  // The details are shown to the operator (console, CLI): in Italian.
+  if (auth.temporary) return { ok: false, reason: 'dns', detail: 'una ricerca DNS non è riuscita: il mittente sarà verificato di nuovo' };
   const enforced = auth.dmarc.result === 'fail' && (auth.dmarc.policy === 'reject' || auth.dmarc.policy === 'quarantine');
-  const failDetail = `DMARC fail for ${auth.dmarc.domain ?? '?'} (p=${auth.dmarc.policy ?? '?'})`;
+  const failDetail = `DMARC fallito per ${auth.dmarc.domain ?? '?'} (p=${auth.dmarc.policy ?? '?'})`;
   if (policy.mode === 'qualsiasi') return enforced ? { ok: false, reason: 'dmarc-fail', detail: failDetail } : { ok: true };
-  if (!allowed(policy, auth.from)) return { ok: false, reason: 'not-allowed', detail: `${auth.from ?? 'no single From address'} is not in the allow-list` };
+  if (!allowed(policy, auth.from)) return { ok: false, reason: 'not-allowed', detail: `${auth.from ?? 'nessun indirizzo From (o più di uno)'} non è nell'elenco dei mittenti` };
   if (policy.mode === 'elenco' && enforced) return { ok: false, reason: 'dmarc-fail', detail: failDetail };
   if (policy.mode === 'autenticato' && auth.dmarc.result !== 'pass') {
-    return { ok: false, reason: 'not-authenticated', detail: `DMARC ${auth.dmarc.result} for ${auth.dmarc.domain ?? auth.from ?? '?'}: the sender must pass DMARC` };
+    return { ok: false, reason: 'not-authenticated', detail: `DMARC ${auth.dmarc.result} per ${auth.dmarc.domain ?? auth.from ?? '?'}: il mittente deve superare DMARC` };
   }
   // The reply goes to an allowed address only: a Reply-To outside the list would let anyone who can write one allowed
   // From send the outcome elsewhere.

@@ -5,7 +5,7 @@
  */
 import { Option, type Command } from 'commander';
 import { requireCustomerByCode } from '../../customers/find.ts';
-import { decideHold, HOLD_REASONS, POLICY_MODES, setPolicy } from '../../channels/mail/holds.ts';
+import { decideHold, HOLD_REASONS, POLICY_MODES, setPolicy } from '../../customers/mail-senders.ts';
 import type { HoldState, MailHold } from '../../domain/store/mail-trust.ts';
 import type { Store } from '../../domain/store/store.ts';
 import { DEFAULT_LIMIT, parseLimit, withStore } from '../context.ts';

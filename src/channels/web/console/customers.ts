@@ -12,7 +12,7 @@ import { setNotifications } from '../../../handoff/notify-settings.ts';
 import { str } from '../render.ts';
 import type { WebContext } from '../context.ts';
 import { actor, consolePage, operatorOf, record } from './page.ts';
-import { MAX_ALLOW_INPUT, setPolicy } from '../../mail/holds.ts';
+import { MAX_ALLOW_INPUT, setPolicy } from '../../../customers/mail-senders.ts';
 
 /** Days the activity counts cover: a working week and the weekend around it. */
 export const ACTIVITY_DAYS = 7;

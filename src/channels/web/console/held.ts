@@ -1,11 +1,11 @@
 /**
  * Messages held by the sender checks ("Messaggi trattenuti"): who sent them, why they were held, the authentication
  * results, and the operator's Rilascia (derived as if the sender had passed) / Scarta, through the same functions as
- * `order-intake mail held release|discard` (src/channels/mail/holds.ts). A release is derived by the service's next
+ * `order-intake mail held release|discard` (src/customers/mail-senders.ts). A release is derived by the service's next
  * sweep (INTAKE_SWEEP_INTERVAL_MS).
  */
 import type { FastifyInstance } from 'fastify';
-import { decideHold, HOLD_REASONS } from '../../mail/holds.ts';
+import { decideHold, HOLD_REASONS } from '../../../customers/mail-senders.ts';
 import type { WebContext } from '../context.ts';
 import { actor, consolePage, operatorOf } from './page.ts';
 

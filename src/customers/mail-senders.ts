@@ -4,10 +4,10 @@
  * its sender had passed (registered once: the message was never registered while held); a discard keeps it,
  * finished, with nothing registered and nobody answered.
  */
-import { audit } from '../../operators/audit.ts';
-import { IntakeError } from '../../domain/errors.ts';
-import type { Store } from '../../domain/store/store.ts';
-import { ALLOW_ENTRY, type MailHold, type MailPolicy, type MailPolicyMode } from '../../domain/store/mail-trust.ts';
+import { audit } from '../operators/audit.ts';
+import { IntakeError } from '../domain/errors.ts';
+import type { Store } from '../domain/store/store.ts';
+import { ALLOW_ENTRY, type MailHold, type MailPolicy, type MailPolicyMode } from '../domain/store/mail-trust.ts';
 
 type HoldStore = Pick<Store, 'getMailHold' | 'decideMailHold' | 'addAudit'>;
 /** Allow-list entries typed at once in the console's box. */
