@@ -10,9 +10,16 @@ export function dkimKey(): { privateKey: string; record: string } {
   return { privateKey: privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(), record: `v=DKIM1; k=rsa; p=${der}` };
 }
 
-export async function compose(opts: { from: string; to: string; replyTo?: string; subject?: string; dkim?: { domainName: string; keySelector: string; privateKey: string }; headers?: Record<string, string> }): Promise<Buffer> {
+/** A message as nodemailer builds it (CRLF line ends), DKIM-signed when `dkim` is given. */
+export async function compose(opts: {
+  from: string; to: string; replyTo?: string; subject?: string; dkim?: { domainName: string; keySelector: string; privateKey: string };
+  headers?: Record<string, string>; attachments?: { filename: string; content: string; contentType?: string }[];
+}): Promise<Buffer> {
   const t = nodemailer.createTransport({ streamTransport: true, buffer: true, newline: 'windows', ...(opts.dkim ? { dkim: opts.dkim } : {}) });
-  const info = await t.sendMail({ from: opts.from, to: opts.to, replyTo: opts.replyTo, subject: opts.subject ?? 'ordine', text: 'ordine in allegato', headers: opts.headers });
+  const info = await t.sendMail({
+    from: opts.from, to: opts.to, replyTo: opts.replyTo, subject: opts.subject ?? 'ordine', text: 'ordine in allegato', headers: opts.headers,
+    attachments: opts.attachments,
+  });
   return info.message as Buffer;
 }
 
