@@ -14,6 +14,8 @@ export interface DnsFixture {
   /** Queries seen (name/type), to check that a lookup was made. */
   queries: string[];
   close(): Promise<void>;
+  /** Let the process end while the server is open. */
+  unref(): void;
 }
 
 const TYPE_TXT = 16;
@@ -49,6 +51,7 @@ export async function startDnsServer(records: Record<string, string | string[]> 
     silent: false,
     queries: [],
     close: () => new Promise<void>((resolve) => socket.close(() => resolve())),
+    unref: () => socket.unref(),
   };
   socket.on('message', (msg: Buffer, rinfo: RemoteInfo) => {
     if (msg.length < 12) return;
@@ -80,4 +83,19 @@ export async function startDnsServer(records: Record<string, string | string[]> 
   await new Promise<void>((resolve) => socket.bind(0, '127.0.0.1', () => resolve()));
   fixture.address = `127.0.0.1:${socket.address().port}`;
   return fixture;
+}
+
+let shared: Promise<DnsFixture> | undefined;
+
+/**
+ * One empty fixture DNS server per test process, for services started by tests that are not about sender checks:
+ * their senders (`mario@cliente.it`) get NXDOMAIN from it, as from no DNS at all, so no test depends on what the
+ * real domains publish. Its socket does not keep the process alive.
+ */
+export async function sharedDnsAddress(): Promise<string> {
+  shared ??= startDnsServer().then((d) => {
+    d.unref();
+    return d;
+  });
+  return (await shared).address;
 }
