@@ -280,7 +280,9 @@ function dnsServers(v: string | undefined): readonly string[] | undefined {
 }
 
 function authservId(v: string | undefined): string {
-  const id = v?.trim() || hostname();
+  const id = v?.trim();
+  // The host name is only a default: whatever it holds, the service starts with a usable token made of it.
+  if (!id) return hostname().replace(/[^A-Za-z0-9._-]/g, '-').replace(/^[^A-Za-z0-9]+/, '').slice(0, 255) || 'localhost';
   if (!/^[A-Za-z0-9][A-Za-z0-9._-]{0,254}$/.test(id)) throw new ConfigError(`INTAKE_MAIL_AUTHSERV_ID must be a host name, got "${id}"`);
   return id;
 }
