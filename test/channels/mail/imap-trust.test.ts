@@ -12,6 +12,7 @@ import { order, waitFor } from '../../helpers/service.ts';
 import { compose } from '../../helpers/dkim.ts';
 import { startDnsServer, type DnsFixture } from '../../helpers/dns-server.ts';
 import { createSchema, PG_SKIP, testDatabaseUrl } from '../../store/pg-schema.ts';
+import { runCli } from '../../cli/run.ts';
 import { dovecotSkip, startDovecot, type Dovecot } from './dovecot.ts';
 import { received, startMail, startSink, type MailHarness, type Sink } from './helpers.ts';
 
@@ -91,6 +92,18 @@ function suite(backend: 'sqlite' | 'postgres'): void {
       assert.equal(await store.getOrderByRef(c.id, 'IMAP-FORGED'), undefined);
       const outbox = await store.listReplies({ customerId: c.id });
       assert.ok(outbox.every((r) => r.mailId !== hold.mailId && r.recipient !== 'ceo@bank.test'), 'no reply for it');
+    });
+
+    void it('the operator names the trusted provider with customer imap set --authserv-id', async () => {
+      const env = { INTAKE_SECRET_KEY: KEY, PASSWORD: d.password, ...(schema ? { INTAKE_DATABASE_URL: schema.url } : {}) };
+      const set = await runCli(h.t.dataDir, ['customer', 'imap', 'set', '--code', 'C001', '--host', '127.0.0.1', '--port', String(d.port), '--no-tls',
+        '--user', d.user, '--password-env', 'PASSWORD', '--authserv-id', 'mx.altro-provider.test', '--json'], env);
+      assert.equal(set.code, 0, set.stderr);
+      assert.equal((JSON.parse(set.stdout) as { trusted_authserv_id: string }).trusted_authserv_id, 'mx.altro-provider.test');
+      const bad = await runCli(h.t.dataDir, ['customer', 'imap', 'set', '--code', 'C001', '--host', '127.0.0.1', '--port', String(d.port), '--no-tls',
+        '--user', d.user, '--password-env', 'PASSWORD', '--authserv-id', 'due nomi', '--no-check'], env);
+      assert.notEqual(bad.code, 0);
+      assert.match(bad.stderr, /authserv-id must be a host name/);
     });
   });
 }
