@@ -33,20 +33,20 @@ export function allowEntry(v: string): string {
 }
 
 /** The policy after a change: a new mode, entries added, entries removed (in that order). */
-export function changedPolicy(p: MailPolicy, change: { mode?: string; allow?: readonly string[]; remove?: readonly string[]; replace?: boolean }): Omit<MailPolicy, 'updatedAt'> {
+export function changedPolicy(p: MailPolicy, change: { mode?: string; allow?: readonly string[]; remove?: readonly string[]; replace?: boolean; notifyHeld?: boolean }): Omit<MailPolicy, 'updatedAt'> {
   if (change.mode !== undefined && !POLICY_MODES.includes(change.mode as MailPolicyMode)) {
     throw new IntakeError('VALIDATION', `la modalità deve essere una di: ${POLICY_MODES.join(', ')}`);
   }
   const remove = new Set((change.remove ?? []).map(allowEntry));
   // replace: the list given is the whole allow-list (the console's form), not entries to add.
   const allow = [...new Set([...(change.replace ? [] : p.allow), ...(change.allow ?? []).map(allowEntry)])].filter((a) => !remove.has(a));
-  return { mode: (change.mode as MailPolicyMode | undefined) ?? p.mode, allow, notifyHeld: p.notifyHeld };
+  return { mode: (change.mode as MailPolicyMode | undefined) ?? p.mode, allow, notifyHeld: change.notifyHeld ?? p.notifyHeld };
 }
 
 export async function setPolicy(store: Pick<Store, 'getMailPolicy' | 'setMailPolicy' | 'addAudit'>, customer: { id: string; code: string }, change: Parameters<typeof changedPolicy>[1], actor: string): Promise<MailPolicy> {
   const next = changedPolicy(await store.getMailPolicy(customer.id), change);
   const p = await store.setMailPolicy(customer.id, next);
-  await audit(store, actor, 'cliente.mittenti', 'cliente', customer.code, { mode: p.mode, allow: p.allow });
+  await audit(store, actor, 'cliente.mittenti', 'cliente', customer.code, { mode: p.mode, allow: p.allow, notify_held: p.notifyHeld });
   return p;
 }
 

@@ -18,7 +18,8 @@ import type { Intake } from '../../intake/intake.ts';
 import { createRenewal } from '../../intake/renewal.ts';
 import type { Channel } from '../../domain/types.ts';
 import type { Logger } from '../../log.ts';
-import type { MailMessage, MailResult } from '../../domain/store/mail.ts';
+import type { MailMessage, MailResult, NewMailReply } from '../../domain/store/mail.ts';
+import { composeHeldNotice } from '../../render/held-mail.ts';
 import type { MailChannelStore } from '../../domain/store/ports.ts';
 import { MAIL_LIMITS } from './limits.ts';
 import { parseMessage, type ParsedMessage } from './parse.ts';
@@ -121,6 +122,22 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
   }
 
   /**
+   * The customer's notice that a message in its name was held, to its registered address: the address for
+   * notifications when set, else the first address of its allow-list. Never to the held message's sender unless that
+   * is the registered address itself.
+   */
+  async function heldNotice(m: MailMessage, sender: string | undefined, reason: string): Promise<NewMailReply | undefined> {
+    const customer = await store.getCustomer(m.customerId);
+    const policy = await store.getMailPolicy(m.customerId);
+    const to = (await store.getNotifySettings(m.customerId)).address ?? policy.allow.find((a) => !a.startsWith('@'));
+    if (!customer || !to) return undefined;
+    const id = uuidv7();
+    const notice = await composeHeldNotice({ id, to, mailbox: customer.mailbox, mailDomain: deps.mailDomain, now: new Date() },
+      { sender, reason, receivedAt: m.receivedAt, timeZone: deps.timeZone });
+    return { id, mailId: m.id, customerId: m.customerId, recipient: to, subject: notice.subject, raw: notice.raw };
+  }
+
+  /**
    * The sender policy's verdict: undefined when the message may order (with the address replies may go to), or the
    * message is held now (finished without a reply, nothing registered) and derive stops.
    */
@@ -134,7 +151,11 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
     if (verdict.ok) return { held: false, replyTo: verdict.replyTo };
     if (released) return { held: false, replyTo: policy.mode === 'qualsiasi' ? undefined : auth.from };
     const result: MailResult = { esito: 'nessun_ordine', submissions: [], held: verdict.reason, noReply: `held: ${verdict.detail}` };
-    if (await store.holdMail({ mailId: m.id, customerId: m.customerId, reason: verdict.reason, sender: auth.from ?? m.envelopeFrom, detail: verdict.detail }, result)) {
+    const sender = auth.from ?? m.envelopeFrom;
+    // A DNS failure is not news for the customer: the message is checked again on its own.
+    const notice = policy.notifyHeld && verdict.reason !== 'dns' ? await heldNotice(m, sender, verdict.reason) : undefined;
+    if (await store.holdMail({ mailId: m.id, customerId: m.customerId, reason: verdict.reason, sender, detail: verdict.detail }, result, notice)) {
+      if (notice) deps.onReplyQueued();
       deps.metrics?.mailHeld(verdict.reason);
       // Finished: this instance's claim on it goes too, so a release is derived at the next sweep, not after the lease.
       await store.releaseMailClaims(deps.holder, [m.id]);

@@ -34,14 +34,16 @@ export function registerMailTrustCommands(program: Command): void {
     .addOption(new Option('--mode <mode>', 'qualsiasi: anyone; elenco: only the allow-list; autenticato: the allow-list and DMARC pass').choices(POLICY_MODES))
     .option('--allow <entry>', 'allow an address (ordini@cliente.it) or a domain (@cliente.it); repeatable', collect)
     .option('--remove <entry>', 'remove an entry from the allow-list; repeatable', collect)
+    .addOption(new Option('--notify-held <on|off>', "tell the customer (its notification address, else the allow-list's first address) of each message held in its name").choices(['on', 'off']))
     .option('--json', 'print JSON')
-    .action(async (code: string, opts: { mode?: string; allow?: string[]; remove?: string[]; json?: boolean }) => {
+    .action(async (code: string, opts: { mode?: string; allow?: string[]; remove?: string[]; notifyHeld?: 'on' | 'off'; json?: boolean }) => {
       await withStore(async (store) => {
         const c = await requireCustomerByCode(store, code);
-        const changing = opts.mode !== undefined || opts.allow !== undefined || opts.remove !== undefined;
-        const p = changing ? await setPolicy(store, c, opts, 'cli') : await store.getMailPolicy(c.id);
-        if (opts.json) printJson({ codice_cliente: c.code, mode: p.mode, allow: p.allow, updated_at: p.updatedAt ?? null });
-        else printFields([['customer', c.code], ['mode', p.mode], ['allow', p.allow.join(' ') || '(empty)'], ['updated at', p.updatedAt]]);
+        const changing = opts.mode !== undefined || opts.allow !== undefined || opts.remove !== undefined || opts.notifyHeld !== undefined;
+        const change = { ...opts, notifyHeld: opts.notifyHeld === undefined ? undefined : opts.notifyHeld === 'on' };
+        const p = changing ? await setPolicy(store, c, change, 'cli') : await store.getMailPolicy(c.id);
+        if (opts.json) printJson({ codice_cliente: c.code, mode: p.mode, allow: p.allow, notify_held: p.notifyHeld, updated_at: p.updatedAt ?? null });
+        else printFields([['customer', c.code], ['mode', p.mode], ['allow', p.allow.join(' ') || '(empty)'], ['notify held', p.notifyHeld ? 'on' : 'off'], ['updated at', p.updatedAt]]);
       });
     });
 

@@ -3,11 +3,12 @@
  *
  * What must stay true in every implementation:
  * - a message is held in the same transaction that finishes it without a reply, so a held message is never also
- *   derived, and nothing held is deleted (its raw bytes stay in mail_messages);
+ *   derived, and nothing held is deleted (its raw bytes stay in mail_messages); the notice to the customer, when
+ *   asked for, is queued in that transaction too (as the message's outgoing mail, never to its sender);
  * - a hold is decided once: release (or a retry after a DNS failure) puts the message back to `received` for the
  *   pipeline, discard leaves it finished; a second decision on the same hold changes nothing and says so.
  */
-import type { MailResult } from './mail.ts';
+import type { MailResult, NewMailReply } from './mail.ts';
 
 export type MailPolicyMode = 'qualsiasi' | 'elenco' | 'autenticato';
 
@@ -74,7 +75,7 @@ export interface MailTrustStore {
    * Finish a received message without a reply and hold it, in one transaction; false (nothing changed) when it
    * is no longer received.
    */
-  holdMail(hold: Omit<MailHold, 'state' | 'decidedBy' | 'decidedAt' | 'auth' | 'heldAt'>, result: MailResult): Promise<boolean>;
+  holdMail(hold: Omit<MailHold, 'state' | 'decidedBy' | 'decidedAt' | 'auth' | 'heldAt'>, result: MailResult, notice?: NewMailReply): Promise<boolean>;
   getMailHold(mailId: string): Promise<MailHold | undefined>;
   listMailHolds(q: { state?: HoldState; customerId?: string; limit?: number }): Promise<MailHold[]>;
   /** Held messages with this reason held before `before` (ISO): those to try again. */

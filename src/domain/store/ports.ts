@@ -36,7 +36,7 @@ export type IntakeStore = ClaimStore & JudgeStore & Pick<Store,
 /** The e-mail channel (src/channels/mail/): its own tables, the customers its mailboxes belong to, its leases. */
 export type MailChannelStore = MailStore & MailTrustStore & Pick<Store,
   | 'getCustomer' | 'getCustomerByMailbox' | 'getSubmission' | 'getOrders' | 'articleDescriptions'
-  | 'listCustomers' | 'listSubmissions' | 'queueNotification'
+  | 'listCustomers' | 'listSubmissions' | 'queueNotification' | 'getNotifySettings'
   | 'acquireLease' | 'renewLease' | 'releaseLease' | 'reapInstances'>;
 
 /**

@@ -2,7 +2,7 @@
 import type pg from 'pg';
 import { pgCode, withTransaction } from './tx.ts';
 import { notFound } from '../common/refusals.ts';
-import { limitOf } from '../common/rows.ts';
+import { cleanText, limitOf } from '../common/rows.ts';
 import { checkPolicy, HOLD_COLUMNS, holdText, toHold, toPolicy, type HoldRow, type PolicyRow } from '../common/mail-trust-rows.ts';
 import { DEFAULT_MAIL_POLICY, type MailTrustStore } from '../../domain/store/mail-trust.ts';
 
@@ -13,7 +13,7 @@ export function postgresMailTrust(pool: pg.Pool): MailTrustStore {
       if (res.rowCount === 0) throw notFound.mailMessage(mailId);
     },
 
-    async holdMail(h, result) {
+    async holdMail(h, result, notice) {
       return withTransaction(pool, async (c) => {
         const done = await c.query(
           `UPDATE mail_messages SET state = 'done', done_at = now(), result = $2, claimed_until = NULL, claimed_by = NULL
@@ -32,6 +32,14 @@ export function postgresMailTrust(pool: pg.Pool): MailTrustStore {
              held_at = excluded.held_at, state = 'held', decided_by = NULL, decided_at = NULL`,
           [h.mailId, h.customerId, holdText(h.reason, 100), holdText(h.sender, 320), holdText(h.detail)],
         );
+        // The message's one outgoing mail (to the customer, not to the sender): held again after a retry, not sent twice.
+        if (notice) {
+          await c.query(
+            `INSERT INTO mail_replies (id, mail_id, customer_id, recipient, subject, raw, next_attempt_at, created_at)
+             VALUES ($1, $2, $3, $4, $5, $6, now(), now()) ON CONFLICT DO NOTHING`,
+            [notice.id, notice.mailId, notice.customerId, cleanText(notice.recipient), cleanText(notice.subject), notice.raw],
+          );
+        }
         return true;
       });
     },

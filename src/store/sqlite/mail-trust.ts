@@ -1,7 +1,7 @@
 /** Senders' policies and held messages in the embedded store (migration 036): see the port in mail-trust.ts. */
 import type Database from 'better-sqlite3';
 import { notFound } from '../common/refusals.ts';
-import { limitOf } from '../common/rows.ts';
+import { cleanText, limitOf } from '../common/rows.ts';
 import { checkPolicy, HOLD_COLUMNS, holdText, toHold, toPolicy, type HoldRow, type PolicyRow } from '../common/mail-trust-rows.ts';
 import { DEFAULT_MAIL_POLICY, type MailTrustStore } from '../../domain/store/mail-trust.ts';
 import { statementCache } from './statements.ts';
@@ -14,7 +14,7 @@ export function sqliteMailTrust(db: Database.Database, now: () => number = Date.
   };
   const iso = (): string => new Date(now()).toISOString();
 
-  const hold = db.transaction((h: Parameters<MailTrustStore['holdMail']>[0], result: string): boolean => {
+  const hold = db.transaction((h: Parameters<MailTrustStore['holdMail']>[0], result: string, notice?: Parameters<MailTrustStore['holdMail']>[2]): boolean => {
     const at = iso();
     const done = q(`UPDATE mail_messages SET state = 'done', done_at = ?, result = ? WHERE id = ? AND state = 'received'`)
       .run(at, result, h.mailId).changes;
@@ -27,6 +27,12 @@ export function sqliteMailTrust(db: Database.Database, now: () => number = Date.
       ON CONFLICT (mail_id) DO UPDATE SET reason = excluded.reason, sender = excluded.sender, detail = excluded.detail,
         held_at = excluded.held_at, state = 'held', decided_by = NULL, decided_at = NULL`)
       .run(h.mailId, h.customerId, holdText(h.reason, 100), holdText(h.sender, 320), holdText(h.detail), at);
+    // The message's one outgoing mail (to the customer, not to the sender): held again after a retry, not sent twice.
+    if (notice) {
+      q(`INSERT INTO mail_replies (id, mail_id, customer_id, recipient, subject, raw, next_attempt_at, created_at)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`).run(notice.id, notice.mailId, notice.customerId,
+        cleanText(notice.recipient), cleanText(notice.subject), notice.raw, at, at);
+    }
     return true;
   });
 
@@ -46,8 +52,8 @@ export function sqliteMailTrust(db: Database.Database, now: () => number = Date.
       if (n === 0) throw notFound.mailMessage(mailId);
     },
 
-    async holdMail(h, result) {
-      return hold.immediate(h, JSON.stringify(result));
+    async holdMail(h, result, notice) {
+      return hold.immediate(h, JSON.stringify(result), notice);
     },
 
     async getMailHold(mailId) {

@@ -108,9 +108,11 @@ function suite(backend: 'sqlite' | 'postgres'): void {
     });
 
     void it('elenco: an allowed sender orders; a sender outside the list is held and can be discarded', async () => {
-      const set = await cli(['customer', 'mail-policy', 'C001', '--mode', 'elenco', '--allow', 'Ordini@Cliente.test', '--allow', '@altro.test', '--remove', '@altro.test', '--json']);
+      const set = await cli(['customer', 'mail-policy', 'C001', '--mode', 'elenco', '--allow', 'Ordini@Cliente.test', '--allow', '@altro.test', '--remove', '@altro.test',
+        '--notify-held', 'on', '--json']);
       assert.equal(set.code, 0, set.stderr);
-      assert.deepEqual(JSON.parse(set.stdout), { codice_cliente: 'C001', mode: 'elenco', allow: ['ordini@cliente.test'], updated_at: (JSON.parse(set.stdout) as { updated_at: string }).updated_at });
+      const shown = JSON.parse(set.stdout) as Record<string, unknown>;
+      assert.deepEqual(shown, { codice_cliente: 'C001', mode: 'elenco', allow: ['ordini@cliente.test'], notify_held: true, updated_at: shown.updated_at });
       await h.send({ from: 'ordini@cliente.test', to: mailbox, subject: 'In elenco', attachments: attach('T-ALLOWED') });
       const m = await h.finished('C001', 'In elenco');
       assert.equal(m.result?.held, undefined);
@@ -125,7 +127,11 @@ function suite(backend: 'sqlite' | 'postgres'): void {
       assert.equal((await store().getMailHold(hold.mailId))?.state, 'discarded');
       assert.equal((await store().getMailMessage(hold.mailId))?.state, 'done', 'kept, finished');
       assert.ok(sink.messages.every((x) => !x.rcptTo.includes('estraneo@altro.test')), 'no reply to a sender outside the list');
-      const back = await cli(['customer', 'mail-policy', 'C001', '--mode', 'qualsiasi']);
+      // The customer asked to be told: its registered address (the list's first) hears of it, in Italian.
+      const notice = await waitFor(() => sink.messages.find((x) => /^Messaggio trattenuto da estraneo@altro\.test/.test(x.parsed.subject ?? '')), 15_000, 'the held notice');
+      assert.deepEqual(notice.rcptTo, ['ordini@cliente.test']);
+      assert.match(notice.parsed.text ?? '', /è stato trattenuto: il mittente non è nell'elenco dei mittenti autorizzati/);
+      const back = await cli(['customer', 'mail-policy', 'C001', '--mode', 'qualsiasi', '--notify-held', 'off']);
       assert.equal(back.code, 0, back.stderr);
     });
 

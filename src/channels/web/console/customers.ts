@@ -78,13 +78,13 @@ export function registerCustomerRoutes(app: FastifyInstance, ctx: WebContext): v
       const customer = await findCustomerByCode(ctx.store, code);
       if (!customer) throw new IntakeError('NOT_FOUND');
       if (allow.length > MAX_ALLOW_INPUT) throw new IntakeError('VALIDATION', `al massimo ${MAX_ALLOW_INPUT} voci`);
-      await setPolicy(ctx.store, customer, { mode, allow, replace: true }, operatorOf(req).email);
+      await setPolicy(ctx.store, customer, { mode, allow, replace: true, notifyHeld: b.avvisa === 'on' }, operatorOf(req).email);
       return reply.redirect(`/console/clienti/${encodeURIComponent(customer.code)}?fatto=mittenti`, 303);
     } catch (e) {
       if (!isIntakeError(e) || e.code !== 'VALIDATION') throw e;
       return customerPage(req, reply.code(400), code, {
         policyError: `Impostazione non salvata: ${e.message}.`,
-        policyForm: { mode, allow: allow },
+        policyForm: { mode, allow, notifyHeld: b.avvisa === 'on' },
       });
     }
   });
