@@ -77,7 +77,12 @@ export function mailTrustContract(makeStore: StoreFactory): void {
       assert.equal((await store.getMailMessage(a))?.state, 'done', 'discarded: kept, finished');
       assert.equal(await store.decideMailHold(b, 'retried', 'dns-retry'), true);
       assert.equal((await store.getMailMessage(b))?.state, 'received');
-      assert.equal(await store.holdMail({ mailId: b, customerId: c.id, reason: 'dns' }, result), true, 'held again after a retry');
+      const notice = (id: string) => ({ id, mailId: b, customerId: c.id, recipient: 'ordini@cliente.it', subject: 'Messaggio trattenuto', raw: Buffer.from('x') });
+      assert.equal(await store.holdMail({ mailId: b, customerId: c.id, reason: 'not-allowed' }, result, notice(randomUUID())), true, 'held again after a retry');
+      assert.equal(await store.decideMailHold(b, 'retried', 'dns-retry'), true);
+      assert.equal(await store.holdMail({ mailId: b, customerId: c.id, reason: 'dns' }, result, notice(randomUUID())), true);
+      const queued = (await store.listReplies({ customerId: c.id })).filter((r) => r.mailId === b);
+      assert.deepEqual(queued.map((r) => [r.recipient, r.subject]), [['ordini@cliente.it', 'Messaggio trattenuto']], 'the customer is told once');
       assert.equal((await store.getMailHold(b))?.state, 'held');
       assert.equal(await store.decideMailHold(randomUUID(), 'released', 'x'), false);
     }));
