@@ -7,7 +7,8 @@ import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import type { Browser } from 'playwright-core';
 import type { MailAuth } from '../../src/domain/store/mail-trust.ts';
-import type { TestService } from '../helpers/service.ts';
+import { order, waitFor, type TestService } from '../helpers/service.ts';
+import { compose } from '../helpers/dkim.ts';
 import { assertNoSideScroll, launch, login, newPage, PHONE, shot, startWithOperator } from './browser.ts';
 
 const FORGED: MailAuth = {
@@ -27,8 +28,9 @@ void describe('held e-mail in the console', () => {
   async function held(id: string, from: string, reason: string, detail: string, auth: MailAuth): Promise<void> {
     const store = t.service.store;
     const c = (await store.getCustomerByCode('C001'))!;
+    const raw = await compose({ from, to: c.mailbox, subject: 'ordine', attachments: [{ filename: `${id}.json`, content: JSON.stringify(order('C001', `HELD-${id.slice(0, 8)}`)) }] });
     await store.saveMailMessages([{
-      id, customerId: c.id, source: 'smtp', envelopeFrom: from, recipients: [c.mailbox], raw: Buffer.from(`From: ${from}\r\nSubject: ordine\r\n\r\nciao\r\n`),
+      id, customerId: c.id, source: 'smtp', envelopeFrom: from, recipients: [c.mailbox], raw,
       sha256: 'x'.repeat(64), remote: '127.0.0.1', receivedAt: new Date().toISOString(),
     }]);
     await store.setMailAuth(id, auth);
@@ -89,6 +91,13 @@ void describe('held e-mail in the console', () => {
     assert.equal((await store.getMailHold(ids.forged))?.state, 'released');
     assert.equal((await store.getMailHold(ids.forged))?.decidedBy, email);
     assert.equal((await store.getMailHold(ids.outside))?.state, 'discarded');
+    // Released: the service's sweep registers it, and the submission's page shows the sender checks.
+    const c = (await store.getCustomerByCode('C001'))!;
+    const s = await waitFor(async () => (await store.listSubmissions({ customerId: c.id })).find((x) => x.meta.mail_id === ids.forged), 20_000, 'the released order');
+    await page.goto(`${t.url}/console/invii/${s.id}`);
+    await page.getByRole('heading', { name: "Controlli sul mittente dell'e-mail" }).waitFor();
+    assert.match(await page.locator('pre', { hasText: 'Authentication-Results: intake.test;' }).innerText(), /dmarc=fail \(p=REJECT\) header\.from=bank\.test/);
+    await shot(page, 'console-submission-auth');
     await page.getByRole('link', { name: 'Registro attività' }).click();
     const audit = await page.locator('table').innerText();
     assert.match(audit, /Messaggio trattenuto rilasciato/);
