@@ -3,6 +3,8 @@
  * down by the composition root. No other module reads process.env. Every key is documented below; the operators'
  * settings page (docs/operators/settings.md) is generated from these comments by `npm run docs`.
  */
+import { isIP } from 'node:net';
+import { hostname } from 'node:os';
 import path from 'node:path';
 /**
  * A setting that cannot be used: the service refuses to start and says which and why. Not an IntakeError: no
@@ -43,6 +45,23 @@ export interface Config {
   readonly mailDomain: string;
   /** INTAKE_SMTP_RELAY: smtp://host:port for outgoing replies; unset keeps replies in the store. */
   readonly smtpRelay?: string;
+  /**
+   * INTAKE_MAIL_AUTHSERV_ID: the name this service signs its Authentication-Results headers with (RFC 8601), the
+   * results of its own SPF, DKIM and DMARC checks on received mail. Default: the host name.
+   */
+  readonly mailAuthservId: string;
+  /**
+   * INTAKE_DNS_SERVERS: DNS servers for the SPF, DKIM and DMARC lookups of received mail, comma-separated `ip` or
+   * `ip:port` (`[ipv6]:port`). Unset: the system resolver's.
+   */
+  readonly dnsServers?: readonly string[];
+  /** INTAKE_DNS_TIMEOUT_MS: time limit of one DNS lookup (each of its two tries). Default 3000 */
+  readonly dnsTimeoutMs: number;
+  /**
+   * INTAKE_MAIL_DNS_RETRY_SECONDS: a message whose sender could not be checked because DNS failed is held and
+   * checked again after this long. Default 300
+   */
+  readonly mailDnsRetrySeconds: number;
   /** INTAKE_TIMEZONE: IANA zone whose calendar year numbers orders. Default Europe/Rome */
   readonly timeZone: string;
   /** INTAKE_PUBLIC_URL: base URL customers use (SOAP namespace, WSDL address, printed examples). */
@@ -259,6 +278,29 @@ function portRange(env: Env, key: string, fallback: { min: number; max: number }
   return Object.freeze({ min, max });
 }
 
+/** INTAKE_DNS_SERVERS: `ip`, `ip:port` or `[ipv6]:port`, as node:dns's setServers takes them. */
+function dnsServers(v: string | undefined): readonly string[] | undefined {
+  const list = v?.split(',').map((s) => s.trim()).filter(Boolean) ?? [];
+  if (list.length === 0) return undefined;
+  for (const s of list) {
+    const m = /^(?:\[([0-9a-fA-F:.]+)\]|(\d{1,3}(?:\.\d{1,3}){3})|([0-9a-fA-F:]*:[0-9a-fA-F:.]*))(?::(\d{1,5}))?$/.exec(s);
+    const ip = m && (m[1] ?? m[2] ?? m[3]);
+    const okIp = typeof ip === 'string' && isIP(ip) !== 0;
+    // A bare IPv6 address cannot carry a port without brackets.
+    const okPort = m?.[4] === undefined || (Number(m[4]) >= 1 && Number(m[4]) <= 65535 && m[3] === undefined);
+    if (!okIp || !okPort) throw new ConfigError(`INTAKE_DNS_SERVERS must list ip or ip:port ([ipv6]:port), comma-separated; "${s}" is not one`);
+  }
+  return Object.freeze(list);
+}
+
+function authservId(v: string | undefined): string {
+  const id = v?.trim();
+  // The host name is only a default: whatever it holds, the service starts with a usable token made of it.
+  if (!id) return hostname().replace(/[^A-Za-z0-9._-]/g, '-').replace(/^[^A-Za-z0-9]+/, '').slice(0, 255) || 'localhost';
+  if (!/^[A-Za-z0-9][A-Za-z0-9._-]{0,254}$/.test(id)) throw new ConfigError(`INTAKE_MAIL_AUTHSERV_ID must be a host name, got "${id}"`);
+  return id;
+}
+
 function timeZone(v: string): string {
   try {
     new Intl.DateTimeFormat('en', { timeZone: v });
@@ -296,6 +338,10 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     smtpPort: port(env, 'INTAKE_SMTP_PORT', 2525),
     mailDomain: (env.INTAKE_MAIL_DOMAIN?.trim() || 'ordini.localhost').toLowerCase(),
     smtpRelay,
+    mailAuthservId: authservId(env.INTAKE_MAIL_AUTHSERV_ID),
+    dnsServers: dnsServers(env.INTAKE_DNS_SERVERS),
+    dnsTimeoutMs: millis(env, 'INTAKE_DNS_TIMEOUT_MS', 3000, 100, 60_000),
+    mailDnsRetrySeconds: seconds(env, 'INTAKE_MAIL_DNS_RETRY_SECONDS', 300, 1, 24 * 3600),
     timeZone: timeZone(env.INTAKE_TIMEZONE?.trim() || 'Europe/Rome'),
     publicUrl,
     logLevel: env.INTAKE_LOG_LEVEL?.trim() || 'info',

@@ -14,6 +14,7 @@ import { registerDbCommands } from './commands/db.ts';
 import { registerIntegrationCommands } from './commands/integration.ts';
 import { registerKeyCommands } from './commands/key.ts';
 import { registerMailCommands } from './commands/mail.ts';
+import { registerMailTrustCommands } from './commands/mail-trust.ts';
 import { registerNotifyCommands } from './commands/notify.ts';
 import { registerOrderCommands } from './commands/orders.ts';
 import { registerOperatorCommands } from './commands/operator.ts';
@@ -48,6 +49,7 @@ export function buildProgram(): Command {
   registerOrderCommands(program);
   registerSubmissionCommands(program);
   registerMailCommands(program);
+  registerMailTrustCommands(program);
   registerNotifyCommands(program);
   registerDbCommands(program);
   registerSiteCommands(program);

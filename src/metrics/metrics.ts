@@ -10,6 +10,7 @@
  * - intake_ack_seconds{channel}                  from holding a whole submission to acknowledging it
  * - intake_queue_depth{queue}                    work waiting, counted in the store at scrape time (addQueue)
  * - intake_lockout_refusals_total                password logins refused because a user or address is locked
+ * - intake_mail_held_total{reason}               e-mail messages held by the sender checks (mail-trust)
  * - intake_open_connections{channel}             TCP connections open now
  * - intake_store_write_seconds{operation}        commit latency of the store's writes, as the caller waits for it
  * plus prom-client's default process metrics (CPU, memory, event loop lag, …).
@@ -40,6 +41,8 @@ export interface Metrics {
   acknowledged(channel: string, seconds: number): void;
   /** A password login was refused because its user name or address is locked out. */
   lockoutRefusal(): void;
+  /** An e-mail message was held (not registered, not answered): dmarc-fail, not-allowed, not-authenticated, dns. */
+  mailHeld(reason: string): void;
   /**
    * Count the open connections of a server: `server` emits 'connection' with something that emits 'close' once
    * (net.Server and its sockets; an ssh2 Server and its clients).
@@ -75,6 +78,7 @@ export function createMetrics(opts: { defaultMetrics?: boolean } = {}): Metrics 
   const orders = new Counter({ name: 'intake_orders_total', help: 'Orders judged, by channel and outcome (accepted | duplicate | rejected).', labelNames: ['channel', 'outcome'], registers });
   const ack = new Histogram({ name: 'intake_ack_seconds', help: 'Seconds from holding a whole submission to acknowledging it, by channel.', labelNames: ['channel'], buckets: ACK_BUCKETS, registers });
   const lockouts = new Counter({ name: 'intake_lockout_refusals_total', help: 'Password logins (FTP/SFTP) refused because the user name or the address is locked out.', registers });
+  const held = new Counter({ name: 'intake_mail_held_total', help: 'E-mail messages held by the sender checks, by reason (dmarc-fail | not-allowed | not-authenticated | dns).', labelNames: ['reason'], registers });
   const connections = new Gauge({ name: 'intake_open_connections', help: 'TCP connections open now, by channel.', labelNames: ['channel'], registers });
   const storeWrites = new Histogram({ name: 'intake_store_write_seconds', help: 'Seconds a store write takes until committed, by operation.', labelNames: ['operation'], buckets: STORE_BUCKETS, registers });
   const queues = new Map<string, () => Promise<number>>();
@@ -123,6 +127,9 @@ export function createMetrics(opts: { defaultMetrics?: boolean } = {}): Metrics 
     lockoutRefusal() {
       lockouts.inc();
     },
+    mailHeld(reason) {
+      held.inc({ reason });
+    },
     trackConnections(channel, server) {
       connections.inc({ channel }, 0); // the series exists (at 0) from the start, so a dashboard shows it
       server.on('connection', (conn: EventEmitter) => {
@@ -154,6 +161,7 @@ export const noopMetrics: Metrics = {
   timeAck: (_channel, work) => work(),
   acknowledged() {},
   lockoutRefusal() {},
+  mailHeld() {},
   trackConnections() {},
   timeStoreWrite: (_operation, write) => write(),
   addQueue() {},

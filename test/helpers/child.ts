@@ -1,4 +1,5 @@
 /** Runs `order-intake serve` as a real child process (as an operator would) and reads what it prints. */
+import { sharedDnsAddress } from './dns-server.ts';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import path from 'node:path';
@@ -26,7 +27,7 @@ export async function spawnServe(dataDir: string, env: Record<string, string> = 
     cwd: root,
     env: withPostgresKey({
       ...process.env, INTAKE_DATA_DIR: dataDir, INTAKE_HOST: '127.0.0.1', INTAKE_HTTP_PORT: '0',
-      INTAKE_SFTP_PORT: 'off', INTAKE_FTP_PORT: 'off', INTAKE_SMTP_PORT: 'off', ...env,
+      INTAKE_SFTP_PORT: 'off', INTAKE_FTP_PORT: 'off', INTAKE_SMTP_PORT: 'off', INTAKE_DNS_SERVERS: await sharedDnsAddress(), ...env,
     }),
     stdio: ['ignore', 'pipe', 'pipe'],
   });

@@ -2,6 +2,7 @@
  * Starts the real service in-process on ephemeral ports with a throw-away data directory, and provisions test
  * customers and articles through the same code the CLI uses.
  */
+import { sharedDnsAddress } from './dns-server.ts';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -45,6 +46,8 @@ export async function startTestService(env: Record<string, string> = {}, dataDir
   const config = loadConfig(withPostgresKey({
     INTAKE_DATA_DIR: dataDir, INTAKE_HOST: '127.0.0.1', INTAKE_HTTP_PORT: '0', INTAKE_SFTP_PORT: 'off',
     INTAKE_FTP_PORT: 'off', INTAKE_SMTP_PORT: 'off', INTAKE_LOG_LEVEL: 'silent', INTAKE_MAIL_DOMAIN: 'ordini.test',
+    // Senders of test mail are checked against an empty fixture DNS server, never against real DNS.
+    INTAKE_DNS_SERVERS: await sharedDnsAddress(),
     // The runner's smaller PostgreSQL pool (scripts/run-tests.mjs), as the serve children get it through the environment.
     ...(process.env.INTAKE_DATABASE_POOL ? { INTAKE_DATABASE_POOL: process.env.INTAKE_DATABASE_POOL } : {}),
     ...env,

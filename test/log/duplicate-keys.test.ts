@@ -2,6 +2,7 @@
 // and again by a module below it (`"channel":"mail","channel":"smtp"`) came out twice; log stores reject such lines
 // or keep either value. The service runs at debug level with every file and mail channel, and real clients (curl,
 // swaks) drive each path that logs: logins good and bad, uploads, listings, a mail message and its reply.
+import { sharedDnsAddress } from '../helpers/dns-server.ts';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { Writable } from 'node:stream';
@@ -54,6 +55,7 @@ before(async () => {
   const config = loadConfig({
     INTAKE_DATA_DIR: dataDir, INTAKE_HOST: '127.0.0.1', INTAKE_HTTP_PORT: '0', INTAKE_SFTP_PORT: '0', INTAKE_FTP_PORT: '0',
     INTAKE_SMTP_PORT: '0', INTAKE_FTP_PASV_RANGE: '34000-34099', INTAKE_MAIL_DOMAIN: 'ordini.test', INTAKE_SMTP_RELAY: 'smtp://127.0.0.1:9',
+    INTAKE_DNS_SERVERS: await sharedDnsAddress(),
   });
   const capture = new Writable({
     write(chunk: Buffer, _enc, cb) {

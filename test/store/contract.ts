@@ -13,6 +13,7 @@ import { filesContract } from './contract-files.ts';
 import { uploadPiecesContract } from './contract-upload-pieces.ts';
 import { outcomesContract } from './contract-outcomes.ts';
 import { mailContract } from './contract-mail.ts';
+import { mailTrustContract } from './contract-mail-trust.ts';
 import { ordersContract } from './contract-orders.ts';
 import { orderListContract } from './contract-order-list.ts';
 import { saveSingleOrderContract } from './contract-save-single.ts';
@@ -280,7 +281,7 @@ function catalogContract(makeStore: StoreFactory): void {
 const QUARTERS: readonly (readonly ((makeStore: StoreFactory) => void)[])[] = [
   [basicsContract, ordersContract, saveSingleOrderContract, lifecycleContract],
   [catalogContract, workContract, orderListContract],
-  [mailContract, poisonContract, connectorsContract, connectorCustomersContract, eventsContract],
+  [mailContract, mailTrustContract, poisonContract, connectorsContract, connectorCustomersContract, eventsContract],
   [handoffContract, retentionContract, customerStateContract, filesContract, uploadPiecesContract, outcomesContract, statsContract, webContract],
 ];
 

@@ -144,6 +144,8 @@ async function useEmail(src: Installation): Promise<MailFacts> {
   const account = (await store.getImapAccount(src.customerId))!;
   await store.saveImapState(account.id, { uidValidity: '4000000000', lastUid: 4_000_000_000, lastError: 'timeout' });
   await store.setNotifySettings(src.customerId, { enabled: true, address: 'Produzione@Cliente.it' });
+  // Who may order by e-mail (migration 036).
+  await store.setMailPolicy(src.customerId, { mode: 'elenco', allow: ['ordini@cliente.it', '@cliente.it'], notifyHeld: false });
   await store.createSite({ code: 'VR', name: 'Verona' });
   const made = await store.createConnector({
     id: randomUUID(), customerId: src.customerId, name: 'Switch Verona', format: 'json', sites: ['VR'], allowIps: ['10.0.0.0/8'],
@@ -358,8 +360,9 @@ void describe('db copy from SQLite to PostgreSQL', { skip: PG_SKIP }, () => {
       customers: 2, credentials: 5, articles: 2, units: DEFAULT_UNITS.length, submissions: 8, orders: 6, order_sequences: 1, order_events: 7,
       mail_messages: 3, mail_parts: 3, mail_replies: 2, imap_accounts: 1, sites: 1, connectors: 1, connector_sites: 1, connector_lookup: 2,
       connector_customers: 1, connector_customer_ids: 1, order_tickets: 1, integrations: 0, order_production_history: 0, operators: 1, audit_log: 1, web_keys: 1, customer_notifications: 1,
-      inactive_articles: 1, order_versions: 0, order_requests: 0,
+      inactive_articles: 1, order_versions: 0, order_requests: 0, customer_mail_policies: 1, mail_holds: 0,
     });
+    assert.deepEqual(await target.getMailPolicy(src.customerId), await src.store.getMailPolicy(src.customerId));
     assert.deepEqual(await target.getOperatorByEmail('ops@example.com'), operator);
     assert.equal(await target.webKey('cookie', 'another'), cookieKey);
     assert.deepEqual((await target.listAudit({ limit: 5 })).map((e) => e.action), ['operator.add']);

@@ -15,8 +15,10 @@ import { startImapWatchers, type ImapWatchers } from './imap.ts';
 import { startOutbox, type RetryPolicy } from './outbox.ts';
 import { createPipeline } from './pipeline.ts';
 import { correctionNotices } from './corrections.ts';
+import { MAIL_LIMITS } from './limits.ts';
 import type { RecipientLimits } from './recipients.ts';
 import { startSmtpServer, type RunningSmtp } from './smtp.ts';
+import { createAuthenticator, createDnsResolve, type Authenticator } from './trust.ts';
 
 export interface MailChannelsDeps {
   config: Config;
@@ -31,6 +33,8 @@ export interface MailChannelsDeps {
   metrics?: Metrics;
   /** Test hook: shorter unknown-recipient delays. */
   recipientLimits?: RecipientLimits;
+  /** Test hook: another sender check than the DNS one of the configuration. */
+  authenticator?: Authenticator;
 }
 
 export interface MailChannels {
@@ -54,7 +58,10 @@ export async function startMailChannels(deps: MailChannelsDeps): Promise<MailCha
   const claimMs = config.claimLeaseMs;
   const pipeline = createPipeline({
     store, intake, log, mailDomain: config.mailDomain, timeZone: config.timeZone, maxFileBytes: config.maxFileBytes,
-    onReplyQueued: () => outbox.kick(), claimMs, holder,
+    onReplyQueued: () => outbox.kick(), claimMs, holder, metrics: deps.metrics,
+    authenticator: deps.authenticator ?? createAuthenticator({
+      authservId: config.mailAuthservId, resolve: createDnsResolve(config.dnsServers, config.dnsTimeoutMs),
+    }),
   });
   const onStored = (ids: string[]) => ids.forEach((id) => pipeline.start(id));
   const notices = correctionNotices({ store, log, mailDomain: config.mailDomain, timeZone: config.timeZone, onQueued: () => outbox.kick() });
@@ -100,6 +107,13 @@ export async function startMailChannels(deps: MailChannelsDeps): Promise<MailCha
     (n) => n > 0 && log.info({ queued: n }, 'queued correction notices left unqueued'),
     (err: unknown) => log.error({ err }, 'correction notice catch-up failed'),
   );
+  /** Messages held because DNS failed are checked again once INTAKE_MAIL_DNS_RETRY_SECONDS have passed. */
+  const retryDnsHolds = async () => {
+    const before = new Date(Date.now() - config.mailDnsRetrySeconds * 1000).toISOString();
+    for (const id of await store.heldForRetry('dns', before, MAIL_LIMITS.recoveryBatch)) {
+      if (await store.decideMailHold(id, 'retried', 'dns-retry')) log.info({ mail: id }, 'held mail message checked again (DNS failed before)');
+    }
+  };
   // Messages stored and not finished before the last stop (or crash) are finished now, and then regularly.
   let started = false;
   const sweep = () => {
@@ -109,6 +123,7 @@ export async function startMailChannels(deps: MailChannelsDeps): Promise<MailCha
       if (freed.instances.length > 0) log.warn({ ...freed }, 'instances gone (process ended without a stop): their claims are free and their work is taken over now');
       if (!started || freed.instances.length > 0) await catchUp();
       started = true;
+      await retryDnsHolds();
       return pipeline.sweep();
     }).then(
       (n) => n > 0 && log.info({ finished: n }, 'finished mail messages left unprocessed'),

@@ -18,13 +18,17 @@ import type { Intake } from '../../intake/intake.ts';
 import { createRenewal } from '../../intake/renewal.ts';
 import type { Channel } from '../../domain/types.ts';
 import type { Logger } from '../../log.ts';
-import type { MailMessage, MailResult } from '../../domain/store/mail.ts';
+import type { MailMessage, MailResult, NewMailReply } from '../../domain/store/mail.ts';
+import { composeHeldNotice } from '../../render/held-mail.ts';
 import type { MailChannelStore } from '../../domain/store/ports.ts';
 import { MAIL_LIMITS } from './limits.ts';
 import { parseMessage, type ParsedMessage } from './parse.ts';
 import { composeReply, type JudgedPart } from './reply.ts';
 import { gatherRecap, RECAP_LIMITS, type Recap } from '../../render/recap.ts';
 import { UNREADABLE_REASONS, unreadableMessage } from './unreadable.ts';
+import { judgeSender, type Authenticator } from './trust.ts';
+import type { MailAuth } from '../../domain/store/mail-trust.ts';
+import type { Metrics } from '../../metrics/metrics.ts';
 
 export interface PipelineDeps {
   store: MailChannelStore;
@@ -39,6 +43,13 @@ export interface PipelineDeps {
   claimMs: number;
   /** This instance's name on its claims. */
   holder: string;
+  /**
+   * Checks the sender (SPF, DKIM, DMARC) before anything is registered; the customer's policy then decides whether
+   * the message may order. Absent: senders are not checked (tests of other parts only; the service always has one).
+   */
+  authenticator?: Authenticator;
+  /** Held messages counted by reason (GET /metrics). */
+  metrics?: Pick<Metrics, 'mailHeld'>;
 }
 
 export interface Pipeline {
@@ -98,6 +109,61 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
   const renewal = createRenewal(Math.floor(deps.claimMs / 3), renew, log, 'could not renew mail claims; retrying');
   const track = (): void => renewal.track(held.size > 0);
 
+  /** The message's authentication results: those kept with it, or computed now and kept (a temporary one again). */
+  async function authOf(m: MailMessage): Promise<MailAuth | undefined> {
+    if (!deps.authenticator) return undefined;
+    if (m.auth && !m.auth.temporary) return m.auth;
+    const trustedAuthservId = m.source === 'imap' ? (await store.getImapAccount(m.customerId))?.authservId : undefined;
+    const auth = await deps.authenticator.authenticate(m.source === 'smtp'
+      ? { raw: m.raw, ip: m.remote, helo: m.helo, sender: m.envelopeFrom }
+      : { raw: m.raw, trustedAuthservId });
+    await store.setMailAuth(m.id, auth);
+    return auth;
+  }
+
+  /**
+   * The customer's notice that a message in its name was held, to its registered address: the address for
+   * notifications when set, else the first address of its allow-list. Never to the held message's sender unless that
+   * is the registered address itself.
+   */
+  async function heldNotice(m: MailMessage, sender: string | undefined, reason: string): Promise<NewMailReply | undefined> {
+    const customer = await store.getCustomer(m.customerId);
+    const policy = await store.getMailPolicy(m.customerId);
+    const to = (await store.getNotifySettings(m.customerId)).address ?? policy.allow.find((a) => !a.startsWith('@'));
+    if (!customer || !to) return undefined;
+    const id = uuidv7();
+    const notice = await composeHeldNotice({ id, to, mailbox: customer.mailbox, mailDomain: deps.mailDomain, now: new Date() },
+      { sender, reason, receivedAt: m.receivedAt, timeZone: deps.timeZone });
+    return { id, mailId: m.id, customerId: m.customerId, recipient: to, subject: notice.subject, raw: notice.raw };
+  }
+
+  /**
+   * The sender policy's verdict: undefined when the message may order (with the address replies may go to), or the
+   * message is held now (finished without a reply, nothing registered) and derive stops.
+   */
+  async function screen(m: MailMessage, replyTo: string | undefined): Promise<{ held: true } | { held: false; replyTo?: string }> {
+    const auth = await authOf(m);
+    if (!auth) return { held: false };
+    const policy = await store.getMailPolicy(m.customerId);
+    const verdict = judgeSender(policy, auth, replyTo);
+    // Released by an operator: judged as if it had passed (the reply still goes only where the policy allows).
+    const released = (await store.getMailHold(m.id))?.state === 'released';
+    if (verdict.ok) return { held: false, replyTo: verdict.replyTo };
+    if (released) return { held: false, replyTo: policy.mode === 'qualsiasi' ? undefined : auth.from };
+    const result: MailResult = { esito: 'nessun_ordine', submissions: [], held: verdict.reason, noReply: `held: ${verdict.detail}` };
+    const sender = auth.from ?? m.envelopeFrom;
+    // A DNS failure is not news for the customer: the message is checked again on its own.
+    const notice = policy.notifyHeld && verdict.reason !== 'dns' ? await heldNotice(m, sender, verdict.reason) : undefined;
+    if (await store.holdMail({ mailId: m.id, customerId: m.customerId, reason: verdict.reason, sender, detail: verdict.detail }, result, notice)) {
+      if (notice) deps.onReplyQueued();
+      deps.metrics?.mailHeld(verdict.reason);
+      // Finished: this instance's claim on it goes too, so a release is derived at the next sweep, not after the lease.
+      await store.releaseMailClaims(deps.holder, [m.id]);
+      log.warn({ mail: m.id, customer: m.customerId, reason: verdict.reason, detail: verdict.detail, from: auth.from }, 'mail message held: not registered, no reply');
+    }
+    return { held: true };
+  }
+
   async function derive(m: MailMessage): Promise<MailResult | undefined> {
     const customer = await store.getCustomer(m.customerId);
     if (!customer) throw new Error(`mail ${m.id}: customer ${m.customerId} not found`);
@@ -105,8 +171,13 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
     try {
       parsed = await parseMessage(m.raw, { envelopeFrom: m.envelopeFrom, maxFileBytes: deps.maxFileBytes, ownDomain: deps.mailDomain });
     } catch (err) {
+      // An unreadable message is answered only if its sender may order: a forged one is held instead.
+      if ((await screen(m, undefined)).held) return undefined;
       throw new ParseRefused(err instanceof Error ? err.message : String(err));
     }
+    const screened = await screen(m, parsed.replyTo);
+    if (screened.held) return undefined;
+    if (screened.replyTo && screened.replyTo !== parsed.replyTo) parsed = { ...parsed, replyTo: screened.replyTo };
     const recorded = new Map((await store.mailParts(m.id)).map((p) => [p.idx, p.submissionId]));
     if (recorded.size < parsed.parts.length) {
       const since = new Date(Date.parse(m.receivedAt) - CLOCK_SKEW_MS).toISOString();
@@ -185,6 +256,8 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
   async function giveUp(m: MailMessage, attempts: number, reason: keyof typeof UNREADABLE_REASONS, cause: string): Promise<void> {
     const customer = await store.getCustomer(m.customerId);
     if (!customer) throw new Error(`mail ${m.id}: customer ${m.customerId} not found`);
+    // Only a sender who may order is told that the message could not be read.
+    if (reason === 'attempts' && (await screen(m, undefined)).held) return;
     const message = unreadableMessage(m.raw, m.envelopeFrom, deps.mailDomain, UNREADABLE_REASONS[reason]);
     const submissions = (await store.mailParts(m.id)).map((p) => p.submissionId);
     const judged = await judgedBefore(m.id);

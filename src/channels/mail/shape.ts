@@ -5,7 +5,9 @@
  *
  * This is a scan of the bytes, not a MIME parse: it counts Content-Type headers at the start of a line anywhere in
  * the message. That over-counts only when a body line happens to start with "Content-Type:", which can only make
- * an absurd message look absurd sooner.
+ * an absurd message look absurd sooner. A header name is read as the MIME parser reads it (mailsplit trims the text
+ * before the first colon, folded lines joined): `Content-Type : multipart/mixed`, a tab before the colon, or the
+ * colon on a continuation line are all a Content-Type header to it, so they are one here too.
  */
 import { MAIL_LIMITS } from './limits.ts';
 
@@ -29,7 +31,8 @@ export function checkShape(raw: Buffer, limits: Pick<typeof MAIL_LIMITS, 'header
   const text = raw.toString('latin1');
   let parts = 0;
   let multiparts = 0;
-  const re = /(?:^|\n)content-type:[ \t]*(?:\r?\n[ \t]+)?(multipart\/)?/gi;
+  // Blanks, and line breaks followed by a blank (folding), may stand on either side of the colon.
+  const re = /(?:^|\n)content-type(?:[ \t]|\r?\n[ \t])*:(?:[ \t]|\r?\n[ \t])*(multipart\/)?/gi;
   for (let m = re.exec(text); m; m = re.exec(text)) {
     parts++;
     if (m[1]) multiparts++;

@@ -125,7 +125,8 @@ export async function startSmtpServer(deps: SmtpDeps): Promise<RunningSmtp> {
     const mailFrom = session.envelope.mailFrom;
     const list: NewMailMessage[] = [...customers.values()].map(({ customer, addresses }) => ({
       id: uuidv7(), customerId: customer.id, source: 'smtp', envelopeFrom: mailFrom ? mailFrom.address : '', recipients: addresses,
-      messageId: headerMessageId(raw), raw, sha256, remote: session.remoteAddress, receivedAt, claimMs: deps.claimMs, claimBy: deps.holder,
+      messageId: headerMessageId(raw), raw, sha256, remote: session.remoteAddress,
+      ...(session.hostNameAppearsAs ? { helo: session.hostNameAppearsAs.slice(0, 255) } : {}), receivedAt, claimMs: deps.claimMs, claimBy: deps.holder,
     }));
     await store.saveMailMessages(list);
     const ids = list.map((m) => m.id);

@@ -101,6 +101,8 @@ const ACTIONS: Record<string, string> = {
   'cliente.disattiva': 'Cliente disattivato', 'cliente.riattiva': 'Cliente riattivato', 'sito.aggiungi': 'Sito di produzione aggiunto',
   'connettore.aggiungi': 'Connettore attivato', 'connettore.ruota_chiave': 'Nuova chiave del connettore',
   'cliente.notifiche_attive': 'Notifiche e-mail dello stato attivate', 'cliente.notifiche_spente': 'Notifiche e-mail dello stato disattivate',
+  'cliente.mittenti': 'Mittenti autorizzati per e-mail modificati',
+  'posta.rilascia': 'Messaggio trattenuto rilasciato', 'posta.scarta': 'Messaggio trattenuto scartato',
   'articolo.disattiva': 'Articolo disattivato', 'articolo.riattiva': 'Articolo riattivato', 'articolo.rimuovi': 'Articolo rimosso',
   'ordine.annulla': 'Ordine annullato per conto del cliente', 'richiesta.accetta': 'Richiesta accettata', 'richiesta.rifiuta': 'Richiesta rifiutata',
 };

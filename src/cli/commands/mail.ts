@@ -40,7 +40,7 @@ function accountView(a: ImapAccount, code: string): Record<string, unknown> {
   return {
     codice_cliente: code, host: a.host, port: a.port, tls: a.tls, user: a.username, folder: a.folder,
     processed_folder: a.processedFolder ?? null, after_storing: a.processedFolder ? `move to ${a.processedFolder}` : 'flag \\Seen $OrderIntakeStored',
-    uidvalidity: a.uidValidity ?? null, last_uid: a.lastUid, last_checked_at: a.lastCheckedAt ?? null, last_error: a.lastError ?? null,
+    trusted_authserv_id: a.authservId ?? null, uidvalidity: a.uidValidity ?? null, last_uid: a.lastUid, last_checked_at: a.lastCheckedAt ?? null, last_error: a.lastError ?? null,
   };
 }
 
@@ -67,11 +67,12 @@ function registerImap(program: Command): void {
     .option('--folder <folder>', 'folder watched for orders', 'INBOX')
     .option('--processed-folder <folder>', 'where stored messages are moved (created if missing)', 'Elaborati')
     .option('--flag-only', 'do not move stored messages: flag them \\Seen and $OrderIntakeStored')
+    .option('--authserv-id <id>', "trust the provider's Authentication-Results (SPF) only under this name, e.g. mx.provider.it")
     .option('--no-check', 'store the settings without logging in first')
     .option('--json', 'print JSON')
     .action(async (opts: {
       code: string; host: string; port?: number; tls: boolean; user: string; passwordStdin?: boolean; passwordEnv?: string;
-      folder: string; processedFolder: string; flagOnly?: boolean; check: boolean; json?: boolean;
+      folder: string; processedFolder: string; flagOnly?: boolean; check: boolean; json?: boolean; authservId?: string;
     }) => {
       const password = await readPassword(opts);
       await withStore(async (store, config) => {
@@ -79,6 +80,7 @@ function registerImap(program: Command): void {
         const settings = {
           host: opts.host.trim(), port: opts.port ?? (opts.tls ? 993 : 143), tls: opts.tls, username: opts.user, folder: opts.folder,
           processedFolder: opts.flagOnly ? undefined : opts.processedFolder,
+          ...(opts.authservId ? { authservId: opts.authservId.trim() } : {}),
         };
         const passwordEnc = sealSecret(config.secretKey, password, c.id);
         if (opts.check) {

@@ -12,7 +12,7 @@ function writeRaw(raw: Buffer): Promise<void> {
   return new Promise((resolve, reject) => process.stdout.write(raw, (err) => (err ? reject(err) : resolve())));
 }
 
-function printHuman(s: StoredSubmission): void {
+function printHuman(s: StoredSubmission, authResults?: string): void {
   const meta = Object.entries(s.meta).map(([k, v]) => `${k}=${v}`).join(', ');
   printFields([
     ['id', s.id],
@@ -33,6 +33,11 @@ function printHuman(s: StoredSubmission): void {
     ['meta', meta],
   ]);
   println();
+  if (authResults) {
+    // The sender checks of the e-mail that carried the file, as this service recorded them.
+    println(clean(authResults));
+    println();
+  }
   println('outcome:');
   println(s.outcome ? JSON.stringify(s.outcome, null, 2) : '(not processed yet)');
   println();
@@ -54,10 +59,13 @@ export async function showSubmission(store: Store, id: string, opts: { raw?: boo
   if (!s) throw new IntakeError('NOT_FOUND', `no submission with id ${id}`);
   if (opts.raw) {
     await writeRaw(s.raw);
-  } else if (opts.json) {
+    return;
+  }
+  const authResults = s.meta.mail_id ? (await store.getMailMessage(s.meta.mail_id))?.auth?.header : undefined;
+  if (opts.json) {
     const { raw, ...rest } = s;
-    printJson({ ...rest, size: raw.length, raw_base64: raw.toString('base64') });
+    printJson({ ...rest, size: raw.length, raw_base64: raw.toString('base64'), ...(authResults ? { authentication_results: authResults } : {}) });
   } else {
-    printHuman(s);
+    printHuman(s, authResults);
   }
 }

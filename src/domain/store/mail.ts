@@ -14,6 +14,7 @@
  *   never both hold the same row.
  * - every query that takes a customerId returns only that customer's rows.
  */
+import type { MailAuth } from './mail-trust.ts';
 
 export type MailSource = 'smtp' | 'imap';
 export type MailState = 'received' | 'done';
@@ -40,6 +41,8 @@ export interface NewMailMessage {
   sha256: string;
   /** SMTP client address, or the IMAP host. */
   remote?: string;
+  /** The name the SMTP client gave in HELO/EHLO (SPF checks it too). */
+  helo?: string;
   imap?: ImapOrigin;
   receivedAt: string;
   /** The receiving instance derives the message itself: recovery elsewhere leaves it alone for this long. */
@@ -55,6 +58,8 @@ export interface MailResult {
   replyId?: string;
   /** Why no reply was sent (bounce, auto-submitted, list mail, …). */
   noReply?: string;
+  /** The message was held (mail-trust.ts): the reason. Nothing was registered and nobody was answered. */
+  held?: string;
   /** Set when the message itself could not be read and was given up: why, for the operator. */
   unreadable?: string;
 }
@@ -65,6 +70,8 @@ export interface MailMessage extends Omit<NewMailMessage, 'claimMs' | 'claimBy'>
   attempts?: number;
   doneAt?: string;
   result?: MailResult;
+  /** SPF, DKIM, DMARC as judged on receipt (setMailAuth); undefined until then. */
+  auth?: MailAuth;
 }
 
 export type MailMessageSummary = Omit<MailMessage, 'raw'> & { size: number };
@@ -120,6 +127,11 @@ export interface NewImapAccount {
   folder: string;
   /** Stored messages are moved here; undefined: they are flagged and left where they are. */
   processedFolder?: string;
+  /**
+   * The authserv-id of the provider's own Authentication-Results header, the only one trusted for this mailbox
+   * (RFC 8601 5: anyone can write such a header; only the receiving boundary's is worth reading).
+   */
+  authservId?: string;
 }
 
 export interface ImapAccount extends NewImapAccount {

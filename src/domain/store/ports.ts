@@ -10,6 +10,7 @@ import type { EventStore } from './events.ts';
 import type { HandoffStore } from './handoff.ts';
 import type { LifecycleStore } from './lifecycle.ts';
 import type { MailStore } from './mail.ts';
+import type { MailTrustStore } from './mail-trust.ts';
 import type { Store } from './store.ts';
 import type { WebStore } from './web.ts';
 
@@ -35,9 +36,9 @@ export type IntakeStore = ClaimStore & JudgeStore & Pick<Store,
   'saveSubmission' | 'saveSingleOrder' | 'completeSubmission' | 'resetSubmission' | 'countRetry' | 'getSubmission'>;
 
 /** The e-mail channel (src/channels/mail/): its own tables, the customers its mailboxes belong to, its leases. */
-export type MailChannelStore = MailStore & Pick<Store,
+export type MailChannelStore = MailStore & MailTrustStore & Pick<Store,
   | 'getCustomer' | 'getCustomerByMailbox' | 'getSubmission' | 'getOrders' | 'articleDescriptions' | 'orderVersions'
-  | 'listCustomers' | 'listSubmissions' | 'queueNotification'
+  | 'listCustomers' | 'listSubmissions' | 'queueNotification' | 'getNotifySettings'
   | 'acquireLease' | 'renewLease' | 'releaseLease' | 'reapInstances'>;
 
 /**
@@ -103,7 +104,8 @@ export type WebChannelStore = SessionStore & CustomerAdminStore & ConnectorAdmin
   | 'webKey' | 'getOperator' | 'getOperatorByEmail' | 'listAudit'
   | 'searchSubmissions' | 'searchOrders' | 'orderExportLines' | 'searchArticles' | 'countArticles' | 'countRefused' | 'countPartial' | 'orderCounts' | 'customerActivity'
   | 'getSubmission' | 'getOrder' | 'getOrders' | 'getOrderByRef' | 'getOrderAnyCustomer' | 'articleDescriptions' | 'listCustomers' | 'listUnits' | 'listSites' | 'listConnectors'
-  | 'listSubscribers' | 'listDeliveries' | 'listReplies' | 'getReply' | 'getMailMessage' | 'getImapAccount'>;
+  | 'listSubscribers' | 'listDeliveries' | 'listReplies' | 'getReply' | 'getMailMessage' | 'getImapAccount'
+  | 'getCustomer' | 'getMailPolicy' | 'setMailPolicy' | 'listMailHolds' | 'getMailHold' | 'decideMailHold'>;
 
 /** The health check (src/http/server.ts): which engine, and whether it answers. */
 export type HealthStore = Pick<Store, 'kind' | 'ping'>;

@@ -21,6 +21,7 @@ import type { ConnectorStore } from './connectors.ts';
 import type { CustomerStateStore } from './customer-state.ts';
 import type { EventStore } from './events.ts';
 import type { MailStore } from './mail.ts';
+import type { MailTrustStore } from './mail-trust.ts';
 import type { NotificationStore } from './notifications.ts';
 import type { InstanceStore } from './instances.ts';
 import type { LifecycleStore } from './lifecycle.ts';
@@ -140,8 +141,8 @@ export interface CompleteOptions {
 
 /** The e-mail channel's methods (messages, parts, reply outbox, IMAP mailboxes) are declared in mail.ts; webhook and
  * export subscribers and their deliveries in handoff.ts; versions and production's requests in lifecycle.ts; instances and their liveness in instances.ts; operators, sessions and the audit log in web.ts. */
-export interface Store extends MailStore, ConnectorStore, EventStore, HandoffStore, InstanceStore, WebStore, CustomerStateStore, NotificationStore,
-  LifecycleStore {
+export interface Store extends MailStore, MailTrustStore, ConnectorStore, EventStore, HandoffStore, InstanceStore, WebStore, CustomerStateStore,
+  NotificationStore, LifecycleStore {
   /** Which engine, for logs and /healthz. */
   readonly kind: 'sqlite' | 'postgres';
   /**

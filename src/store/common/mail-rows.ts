@@ -10,9 +10,10 @@ import type {
   ImapAccount, MailMessage, MailMessageSummary, MailReply, MailReplySummary, MailResult, MailSource, MailState,
   NewImapAccount, NewMailMessage, ReplyState,
 } from '../../domain/store/mail.ts';
+import type { MailAuth } from '../../domain/store/mail-trust.ts';
 
 export const MAIL_COLUMNS = `id, customer_id, source, envelope_from, recipients, message_id, sha256, remote, imap_account_id,
-  imap_uidvalidity, imap_uid, received_at, state, done_at, result, attempts`;
+  imap_uidvalidity, imap_uid, received_at, state, done_at, result, attempts, helo, auth`;
 
 export const REPLY_COLUMNS = `id, mail_id, customer_id, recipient, subject, state, attempts, next_attempt_at, last_error,
   created_at, sent_at, kind, order_id`;
@@ -35,6 +36,7 @@ export function checkMailMessage(m: NewMailMessage): void {
   if (!Array.isArray(m.recipients) || m.recipients.some((r) => typeof r !== 'string')) {
     throw new IntakeError('VALIDATION', 'mail recipients must be a list of addresses');
   }
+  if (m.helo !== undefined && (typeof m.helo !== 'string' || m.helo.length > 255)) throw new IntakeError('VALIDATION', 'HELO name must be at most 255 characters');
   if (m.imap) {
     const { uid, uidValidity } = m.imap;
     if (!Number.isInteger(uid) || uid < 1 || uid > MAX_UID) throw new IntakeError('VALIDATION', `IMAP UID must be 1 to ${MAX_UID}`);
@@ -52,6 +54,8 @@ export function checkImapAccount(a: NewImapAccount): void {
   if (a.processedFolder !== undefined && (a.processedFolder === '' || a.processedFolder.length > 200 || a.processedFolder === a.folder)) {
     problems.push('the processed folder must be 1 to 200 characters and differ from the watched folder');
   }
+  // An authserv-id is a token (RFC 8601 2.2: a host name as a rule), compared whole.
+  if (a.authservId !== undefined && !/^[A-Za-z0-9][A-Za-z0-9._-]{0,254}$/.test(a.authservId)) problems.push('the authserv-id must be a host name');
   for (const v of [a.host, a.username, a.folder, a.processedFolder]) {
     if (typeof v === 'string' && /[\0\r\n]/.test(v)) problems.push('no field may hold NUL or line breaks');
   }
@@ -62,7 +66,7 @@ export interface MailRow {
   id: string; customer_id: string; source: string; envelope_from: string | null; recipients: unknown; message_id: string | null;
   sha256: string; remote: string | null; imap_account_id: string | null; imap_uidvalidity: string | null;
   imap_uid: unknown; received_at: unknown; state: string; done_at: unknown; result: unknown; raw?: Buffer; size?: unknown;
-  attempts?: unknown;
+  attempts?: unknown; helo?: string | null; auth?: unknown;
 }
 
 function mailBase(r: MailRow): Omit<MailMessage, 'raw'> {
@@ -83,6 +87,8 @@ function mailBase(r: MailRow): Omit<MailMessage, 'raw'> {
     doneAt: optIsoOut(r.done_at),
     result: r.result === null || r.result === undefined ? undefined : jsonOut<MailResult>(r.result),
     attempts: Number(r.attempts ?? 0),
+    helo: opt(r.helo),
+    auth: r.auth === null || r.auth === undefined ? undefined : jsonOut<MailAuth>(r.auth),
   });
 }
 
@@ -127,7 +133,7 @@ export function toReply(r: ReplyRow): MailReply {
 export interface ImapAccountRow {
   id: string; customer_id: string; host: string; port: unknown; tls: unknown; username: string; password_enc: string;
   folder: string; processed_folder: string | null; uidvalidity: string | null; last_uid: unknown; last_error: string | null;
-  last_checked_at: unknown; created_at: unknown; updated_at: unknown;
+  last_checked_at: unknown; created_at: unknown; updated_at: unknown; authserv_id?: string | null;
 }
 
 export function toImapAccount(r: ImapAccountRow): ImapAccount {
@@ -141,6 +147,7 @@ export function toImapAccount(r: ImapAccountRow): ImapAccount {
     passwordEnc: r.password_enc,
     folder: r.folder,
     processedFolder: opt(r.processed_folder),
+    authservId: opt(r.authserv_id),
     uidValidity: opt(r.uidvalidity),
     lastUid: Number(r.last_uid),
     lastError: opt(r.last_error),

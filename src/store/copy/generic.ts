@@ -77,7 +77,10 @@ function conflict(spec: TableSpec, detail: string): IntakeError {
 }
 
 /** Copies one table; resolves with the rows written (inserted, updated, or deleted by `mirror`). */
-export async function copyTable(ctx: CopyContext, spec: TableSpec): Promise<number> {
+export async function copyTable(ctx: CopyContext, fullSpec: TableSpec): Promise<number> {
+  // A source from before a migration that added columns has fewer: those are left to the target's defaults.
+  const have = new Set((ctx.src.prepare('SELECT name FROM pragma_table_info(?)').all(fullSpec.table) as { name: string }[]).map((r) => r.name));
+  const spec: TableSpec = { ...fullSpec, columns: fullSpec.columns.filter((c) => have.has(c)) };
   const bool = new Set(spec.bool ?? []);
   const tail = spec.update
     ? `ON CONFLICT (${spec.key.join(', ')}) DO UPDATE SET ${spec.update.set} WHERE ${spec.update.where}`

@@ -16,14 +16,15 @@ export const MAIL_TABLES: readonly TableSpec[] = [
     what: 'mail message (same id, other customer or bytes)',
     key: ['id'],
     columns: ['id', 'customer_id', 'source', 'envelope_from', 'recipients', 'message_id', 'raw', 'sha256', 'remote',
-      'imap_account_id', 'imap_uidvalidity', 'imap_uid', 'received_at', 'state', 'done_at', 'result', 'attempts'],
+      'imap_account_id', 'imap_uidvalidity', 'imap_uid', 'received_at', 'state', 'done_at', 'result', 'attempts', 'helo', 'auth'],
     // The claim of the instance deriving it: no instance of the target holds anything yet.
     targetOnly: ['claimed_by', 'claimed_until'],
     same: ['customer_id', 'sha256'],
     // received → done is the only change, and done is final.
     update: {
-      set: 'state = excluded.state, done_at = excluded.done_at, result = excluded.result, attempts = excluded.attempts, claimed_until = NULL',
-      where: `mail_messages.state = 'received' AND excluded.state = 'done'`,
+      set: 'state = excluded.state, done_at = excluded.done_at, result = excluded.result, attempts = excluded.attempts, auth = excluded.auth, claimed_until = NULL',
+      // Finished since the last pass; or released from a hold since (only a release makes a finished message received).
+      where: `(mail_messages.state = 'received' AND excluded.state = 'done') OR (mail_messages.state = 'done' AND excluded.state = 'received')`,
     },
   },
   {
@@ -57,19 +58,19 @@ export const MAIL_TABLES: readonly TableSpec[] = [
     key: ['id'],
     // password_enc is copied as stored: it stays sealed under the same INTAKE_SECRET_KEY.
     columns: ['id', 'customer_id', 'host', 'port', 'tls', 'username', 'password_enc', 'folder', 'processed_folder', 'uidvalidity',
-      'last_uid', 'last_error', 'last_checked_at', 'created_at', 'updated_at'],
+      'last_uid', 'last_error', 'last_checked_at', 'created_at', 'updated_at', 'authserv_id'],
     bool: ['tls'],
     same: ['customer_id'],
     update: {
       set: `host = excluded.host, port = excluded.port, tls = excluded.tls, username = excluded.username,
         password_enc = excluded.password_enc, folder = excluded.folder, processed_folder = excluded.processed_folder,
         uidvalidity = excluded.uidvalidity, last_uid = excluded.last_uid, last_error = excluded.last_error,
-        last_checked_at = excluded.last_checked_at, updated_at = excluded.updated_at`,
+        last_checked_at = excluded.last_checked_at, updated_at = excluded.updated_at, authserv_id = excluded.authserv_id`,
       where: `(imap_accounts.host, imap_accounts.port, imap_accounts.tls, imap_accounts.username, imap_accounts.password_enc,
         imap_accounts.folder, imap_accounts.processed_folder, imap_accounts.uidvalidity, imap_accounts.last_uid,
-        imap_accounts.last_error, imap_accounts.last_checked_at, imap_accounts.updated_at) IS DISTINCT FROM (excluded.host,
+        imap_accounts.last_error, imap_accounts.last_checked_at, imap_accounts.updated_at, imap_accounts.authserv_id) IS DISTINCT FROM (excluded.host,
         excluded.port, excluded.tls, excluded.username, excluded.password_enc, excluded.folder, excluded.processed_folder,
-        excluded.uidvalidity, excluded.last_uid, excluded.last_error, excluded.last_checked_at, excluded.updated_at)`,
+        excluded.uidvalidity, excluded.last_uid, excluded.last_error, excluded.last_checked_at, excluded.updated_at, excluded.authserv_id)`,
     },
     // A mailbox removed in the source since the last pass must not go on being watched from the target.
     mirror: { parent: 'customers', parentKey: 'id', column: 'customer_id' },
@@ -270,5 +271,35 @@ export const CATALOG_TABLES: readonly TableSpec[] = [
   },
 ];
 
+/** Migration 036: senders' policies and held messages (after mail_messages, which a hold names). */
+export const MAIL_TRUST_TABLES: readonly TableSpec[] = [
+  {
+    table: 'mail_holds',
+    what: 'held message (same message, another customer)',
+    key: ['mail_id'],
+    columns: ['mail_id', 'customer_id', 'reason', 'sender', 'detail', 'held_at', 'state', 'decided_by', 'decided_at'],
+    same: ['customer_id'],
+    update: {
+      set: `reason = excluded.reason, sender = excluded.sender, detail = excluded.detail, held_at = excluded.held_at, state = excluded.state,
+        decided_by = excluded.decided_by, decided_at = excluded.decided_at`,
+      where: `(mail_holds.reason, mail_holds.held_at, mail_holds.state, mail_holds.decided_by, mail_holds.decided_at)
+        IS DISTINCT FROM (excluded.reason, excluded.held_at, excluded.state, excluded.decided_by, excluded.decided_at)`,
+    },
+  },
+  {
+    table: 'customer_mail_policies',
+    what: 'sender policy',
+    key: ['customer_id'],
+    columns: ['customer_id', 'mode', 'allow', 'notify_held', 'updated_at'],
+    bool: ['notify_held'],
+    same: [],
+    update: {
+      set: 'mode = excluded.mode, allow = excluded.allow, notify_held = excluded.notify_held, updated_at = excluded.updated_at',
+      where: `(customer_mail_policies.mode, customer_mail_policies.allow::text, customer_mail_policies.notify_held, customer_mail_policies.updated_at)
+        IS DISTINCT FROM (excluded.mode, excluded.allow::text, excluded.notify_held, excluded.updated_at)`,
+    },
+  },
+];
+
 export const SPEC_TABLES: readonly TableSpec[] = [...MAIL_TABLES, ...CONNECTOR_TABLES, ...CIP4_TABLES, ...OUTBOX_TABLES, ...WEB_TABLES,
-  ...NOTIFICATION_TABLES, ...CATALOG_TABLES, ...LIFECYCLE_TABLES];
+  ...NOTIFICATION_TABLES, ...CATALOG_TABLES, ...LIFECYCLE_TABLES, ...MAIL_TRUST_TABLES];

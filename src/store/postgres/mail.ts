@@ -33,14 +33,14 @@ export function postgresMail(pool: pg.Pool): MailStore {
     checkMailMessage(m);
     const res = await c.query(
       `INSERT INTO mail_messages (id, customer_id, source, envelope_from, recipients, message_id, raw, sha256, remote,
-         imap_account_id, imap_uidvalidity, imap_uid, received_at, claimed_until, claimed_by)
+         imap_account_id, imap_uidvalidity, imap_uid, received_at, claimed_until, claimed_by, helo)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, CASE WHEN $14::bigint IS NULL THEN NULL ELSE ${after('$14')} END,
-         CASE WHEN $14::bigint IS NULL THEN NULL ELSE $15 END)
+         CASE WHEN $14::bigint IS NULL THEN NULL ELSE $15 END, $16)
        ${onConflict === 'nothing' ? 'ON CONFLICT DO NOTHING' : ''}`,
       [m.id, m.customerId, m.source, cleanText(m.envelopeFrom), JSON.stringify(m.recipients), cleanText(m.messageId), m.raw,
         m.sha256, cleanText(m.remote), m.imap?.accountId ?? null, m.imap?.uidValidity ?? null, m.imap?.uid ?? null,
         isoIn(m.receivedAt, 'receivedAt'), m.claimMs === undefined ? null : checkLeaseMs(m.claimMs, 'claimMs'),
-        m.claimBy === undefined ? null : checkLabel(m.claimBy, 'holder')],
+        m.claimBy === undefined ? null : checkLabel(m.claimBy, 'holder'), cleanText(m.helo)],
     );
     return res.rowCount ?? 0;
   }
@@ -251,19 +251,19 @@ export function postgresMail(pool: pg.Pool): MailStore {
         const prev = old as { host: string; username: string; folder: string } | undefined;
         // Another server, user or folder has its own UIDs: what was seen before says nothing about it.
         const sameBox = prev !== undefined && prev.host === a.host && prev.username === a.username && prev.folder === a.folder;
-        const params = [a.customerId, a.host, a.port, a.tls, a.username, a.passwordEnc, a.folder, a.processedFolder ?? null];
+        const params = [a.customerId, a.host, a.port, a.tls, a.username, a.passwordEnc, a.folder, a.processedFolder ?? null, a.authservId ?? null];
         if (prev) {
           await c.query(
             `UPDATE imap_accounts SET host = $2, port = $3, tls = $4, username = $5, password_enc = $6, folder = $7,
-               processed_folder = $8, last_error = NULL, updated_at = now()
+               processed_folder = $8, authserv_id = $9, last_error = NULL, updated_at = now()
                ${sameBox ? '' : ', uidvalidity = NULL, last_uid = 0, last_checked_at = NULL'}
              WHERE customer_id = $1`,
             params,
           );
         } else {
           await c.query(
-            `INSERT INTO imap_accounts (customer_id, host, port, tls, username, password_enc, folder, processed_folder, id,
-               created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, now(), now())`,
+            `INSERT INTO imap_accounts (customer_id, host, port, tls, username, password_enc, folder, processed_folder, authserv_id,
+               id, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, now(), now())`,
             [...params, a.id],
           );
         }

@@ -15,6 +15,7 @@ import type { Outcome, RegisteredOrder, StoredSubmission, SubmissionState } from
 import { checkKnown, migrationsDir, readMigrations } from '../common/migrate.ts';
 import { postgresWork } from './work.ts';
 import { postgresCustomers } from './customers.ts';
+import { postgresMailTrust } from './mail-trust.ts';
 import { postgresMail } from './mail.ts';
 import { postgresConnectors } from './connectors.ts';
 import { postgresInstances } from './instances.ts';
@@ -388,6 +389,7 @@ export async function openPostgresStore(url: string, opts: PostgresStoreOptions 
     ...postgresWork(pool),
     ...postgresCustomers(pool),
     ...postgresMail(pool),
+    ...postgresMailTrust(pool),
     ...postgresConnectors(pool, writers),
     ...instances,
     ...postgresHandoff(pool, () => new pg.Client(connection), opts.onError),

@@ -53,11 +53,11 @@ export function sqliteMail(db: Database.Database, now: () => number = Date.now):
   function insertMail(m: NewMailMessage): number {
     checkMailMessage(m);
     return q(`INSERT INTO mail_messages (id, customer_id, source, envelope_from, recipients, message_id, raw, sha256, remote,
-      imap_account_id, imap_uidvalidity, imap_uid, received_at)
-      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`).run(
+      imap_account_id, imap_uidvalidity, imap_uid, received_at, helo)
+      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`).run(
       m.id, m.customerId, m.source, cleanText(m.envelopeFrom), JSON.stringify(m.recipients), cleanText(m.messageId), m.raw,
       m.sha256, cleanText(m.remote), m.imap?.accountId ?? null, m.imap?.uidValidity ?? null, m.imap?.uid ?? null,
-      isoIn(m.receivedAt, 'receivedAt'),
+      isoIn(m.receivedAt, 'receivedAt'), cleanText(m.helo),
     ).changes;
   }
 
@@ -119,13 +119,13 @@ export function sqliteMail(db: Database.Database, now: () => number = Date.now):
     const sameBox = old !== undefined && old.host === a.host && old.username === a.username && old.folder === a.folder;
     if (old) {
       q(`UPDATE imap_accounts SET host = ?, port = ?, tls = ?, username = ?, password_enc = ?, folder = ?, processed_folder = ?,
-        last_error = NULL, updated_at = ? ${sameBox ? '' : ', uidvalidity = NULL, last_uid = 0, last_checked_at = NULL'}
+        authserv_id = ?, last_error = NULL, updated_at = ? ${sameBox ? '' : ', uidvalidity = NULL, last_uid = 0, last_checked_at = NULL'}
         WHERE customer_id = ?`).run(a.host, a.port, a.tls ? 1 : 0, a.username, a.passwordEnc, a.folder, a.processedFolder ?? null,
-        at, a.customerId);
+        a.authservId ?? null, at, a.customerId);
     } else {
       q(`INSERT INTO imap_accounts (id, customer_id, host, port, tls, username, password_enc, folder, processed_folder,
-        created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`).run(a.id, a.customerId, a.host, a.port, a.tls ? 1 : 0,
-        a.username, a.passwordEnc, a.folder, a.processedFolder ?? null, at, at);
+        authserv_id, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`).run(a.id, a.customerId, a.host, a.port,
+        a.tls ? 1 : 0, a.username, a.passwordEnc, a.folder, a.processedFolder ?? null, a.authservId ?? null, at, at);
     }
     return toImapAccount(q('SELECT * FROM imap_accounts WHERE customer_id = ?').get(a.customerId) as ImapAccountRow);
   });

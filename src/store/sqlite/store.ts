@@ -11,6 +11,7 @@ import { notFound } from '../common/refusals.ts';
 import type { OrderOutcome, Outcome, RegisteredOrder, StoredSubmission } from '../../domain/types.ts';
 import { checkKnown, migrationsDir, readMigrations, type Migration } from '../common/migrate.ts';
 import { RECEIVED_IDS_SQL, sqliteWork } from './work.ts';
+import { sqliteMailTrust } from './mail-trust.ts';
 import { sqliteMail } from './mail.ts';
 import { sqliteInstances } from './instances.ts';
 import { sqliteConnectors } from './connectors.ts';
@@ -221,6 +222,7 @@ function sqliteStoreOn(
     kind: 'sqlite',
     ...work,
     ...sqliteMail(db),
+    ...sqliteMailTrust(db),
     ...sqliteConnectors(db),
     ...sqliteInstances(db),
     ...sqliteHandoff(db, writer),

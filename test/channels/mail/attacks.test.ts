@@ -17,6 +17,14 @@ const POISON: [string, () => string, RegExp][] = [
     for (let i = 999; i >= 0; i--) s += `--b${i}--\r\n`;
     return s;
   }, /^554 5\.6\.0 Message refused: more than 50 nested/],
+  // The MIME parser reads a header name up to the colon, trimmed: a blank before the colon hides nothing.
+  ['1,000 nested multiparts written "Content-Type : multipart/mixed"', () => {
+    let s = 'From: a@cliente.it\r\nSubject: nested\r\nMIME-Version: 1.0\r\n';
+    for (let i = 0; i < 1000; i++) s += `Content-Type${i % 2 ? ' ' : '\t'}: multipart/mixed; boundary="b${i}"\r\n\r\n--b${i}\r\n`;
+    s += 'Content-Type : text/plain\r\n\r\nciao\r\n';
+    for (let i = 999; i >= 0; i--) s += `--b${i}--\r\n`;
+    return s;
+  }, /^554 5\.6\.0 Message refused: more than 50 nested/],
   ['a 2 MB header', () => `From: a@cliente.it\r\nSubject: big\r\nX-Big: ${'a'.repeat(2 * 1024 * 1024)}\r\n\r\nciao\r\n`, /^552 5\.3\.4 Message refused: its header section is/],
   ['100,000 headers', () => {
     let s = 'From: a@cliente.it\r\nSubject: many\r\n';
@@ -101,6 +109,8 @@ void describe('SMTP under attack', () => {
       const customer = await h.t.service.store.getCustomerByCode('C001');
       const stored = await h.t.service.store.listMailMessages({ customerId: customer!.id });
       assert.ok(stored.every((m) => m.size < 1024 * 1024), 'nothing of it was stored');
+      const outbox = await h.t.service.store.listReplies({ customerId: customer!.id });
+      assert.ok(outbox.every((r) => r.recipient !== 'a@cliente.it'), 'no reply to the sender');
     });
   }
 });

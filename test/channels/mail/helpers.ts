@@ -3,6 +3,8 @@
  * channel started on it as main.ts starts it (SMTP on an ephemeral port), a real SMTP client (nodemailer), and a
  * test SMTP sink (an smtp-server instance) standing in for the relay that delivers the replies.
  */
+import type { Metrics } from '../../../src/metrics/metrics.ts';
+import { startDnsServer, type DnsFixture } from '../../helpers/dns-server.ts';
 import { rmSync } from 'node:fs';
 import { connect, createServer, type AddressInfo } from 'node:net';
 import nodemailer from 'nodemailer';
@@ -83,6 +85,8 @@ export interface MailHarness {
   config: Config;
   channels: MailChannels;
   smtpPort: number;
+  /** The fixture DNS server the service checks senders against: tests add SPF, DKIM and DMARC records to it. */
+  dns: DnsFixture;
   /** Send a message to the service with nodemailer (plain SMTP on the loopback). */
   send(mail: Options): Promise<{ response: string; accepted: unknown[]; rejected: unknown[] }>;
   /** Wait until the customer has a finished message with that subject; returns it. */
@@ -102,6 +106,10 @@ export interface MailOptions {
   databaseUrl?: string;
   /** Unknown-recipient throttling (shorter delays than the defaults, so a test does not wait half a minute). */
   recipientLimits?: RecipientLimits;
+  /** The fixture DNS server senders are checked against (default: a new, empty one, closed with the harness). */
+  dns?: DnsFixture;
+  /** Counters of the mail channel (held messages), to read back. */
+  metrics?: Metrics;
 }
 
 export const FAST_RETRY: RetryPolicy = { firstMs: 100, maxMs: 400, giveUpMs: 60_000, idleMs: 200 };
@@ -133,14 +141,18 @@ async function startQuietService(dataDir: string, databaseUrl?: string): Promise
 
 export async function startMail(opts: MailOptions = {}): Promise<MailHarness> {
   const dataDir = opts.dataDir ?? tempDir('intake-mail-');
+  // Senders are checked against this fixture DNS server (no test depends on real DNS); empty unless a test adds records.
+  const dns = opts.dns ?? await startDnsServer();
+  const ownDns = opts.dns === undefined;
   const t = await startQuietService(dataDir, opts.databaseUrl);
   const config = loadConfig({
     INTAKE_DATA_DIR: dataDir, INTAKE_HOST: '127.0.0.1', INTAKE_SMTP_PORT: '0', INTAKE_MAIL_DOMAIN: 'ordini.test',
-    INTAKE_LOG_LEVEL: 'silent', INTAKE_IMAP_POLL_SECONDS: '1', INTAKE_DATABASE_URL: opts.databaseUrl, ...opts.env,
+    INTAKE_LOG_LEVEL: 'silent', INTAKE_IMAP_POLL_SECONDS: '1', INTAKE_DATABASE_URL: opts.databaseUrl, INTAKE_DNS_SERVERS: dns.address,
+    INTAKE_DNS_TIMEOUT_MS: '300', INTAKE_MAIL_AUTHSERV_ID: 'intake.test', ...opts.env,
   });
   let channels: MailChannels;
   try {
-    channels = await startMailChannels({ config, intake: t.service.intake, store: t.service.store, log: createLogger('silent'), replyRetry: opts.retry, recipientLimits: opts.recipientLimits });
+    channels = await startMailChannels({ config, intake: t.service.intake, store: t.service.store, log: createLogger('silent'), replyRetry: opts.retry, recipientLimits: opts.recipientLimits, metrics: opts.metrics });
   } catch (e) {
     await t.close();
     throw e;
@@ -148,8 +160,9 @@ export async function startMail(opts: MailOptions = {}): Promise<MailHarness> {
   const smtpPort = channels.ports.smtp;
   if (smtpPort === undefined) throw new Error('the SMTP server did not start');
   const transport = nodemailer.createTransport({ host: '127.0.0.1', port: smtpPort, secure: false, ignoreTLS: true });
+  const closeDns = () => (ownDns ? dns.close() : Promise.resolve());
   return {
-    t, config, channels, smtpPort,
+    t, config, channels, smtpPort, dns,
     send: (mail) => transport.sendMail({ from: 'Mario Rossi <mario@cliente.it>', ...mail }),
     async finished(code, subject, timeoutMs = 15_000) {
       const customer = await t.service.store.getCustomerByCode(code);
@@ -166,11 +179,13 @@ export async function startMail(opts: MailOptions = {}): Promise<MailHarness> {
       transport.close();
       await channels.close();
       await t.service.stop();
+      await closeDns();
     },
     async close() {
       transport.close();
       await channels.close();
       await t.close();
+      await closeDns();
     },
   };
 }

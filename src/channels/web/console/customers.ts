@@ -13,7 +13,8 @@ import { download, str } from '../render.ts';
 import { safeFileName } from '../format.ts';
 import { orderWorkbook, XLSX_MEDIA_TYPE } from '../../../intake/formats/index.ts';
 import type { WebContext } from '../context.ts';
-import { actor, consolePage, record } from './page.ts';
+import { actor, consolePage, operatorOf, record } from './page.ts';
+import { MAX_ALLOW_INPUT, setPolicy } from '../../../customers/mail-senders.ts';
 
 /** Days the activity counts cover: a working week and the weekend around it. */
 export const ACTIVITY_DAYS = 7;
@@ -25,12 +26,13 @@ export function registerCustomerRoutes(app: FastifyInstance, ctx: WebContext): v
     const customer = await findCustomerByCode(ctx.store, code);
     if (!customer) throw new IntakeError('NOT_FOUND');
     const since = new Date(Date.now() - ACTIVITY_DAYS * 86_400_000).toISOString();
-    const [activity, submissions, orders, imap, notify] = await Promise.all([
+    const [activity, submissions, orders, imap, notify, mailPolicy] = await Promise.all([
       ctx.store.customerActivity(customer.id, since),
       ctx.store.searchSubmissions({ customerId: customer.id, limit: RECENT }),
       ctx.store.searchOrders({ customerId: customer.id, limit: RECENT }),
       ctx.store.getImapAccount(customer.id),
       ctx.store.getNotifySettings(customer.id),
+      ctx.store.getMailPolicy(customer.id),
     ]);
     const totals = activity.reduce((t, a) => ({ submissions: t.submissions + a.submissions, refused: t.refused + a.refused, orders: t.orders + a.orders }),
       { submissions: 0, refused: 0, orders: 0 });
@@ -39,7 +41,7 @@ export function registerCustomerRoutes(app: FastifyInstance, ctx: WebContext): v
       title: `Cliente ${customer.code}`, nav: 'customers', customer, done: (req.query as Record<string, unknown>).fatto, activity, totals, days: ACTIVITY_DAYS, submissions, orders,
       imap: imap && { user: imap.username, host: imap.host, folder: imap.folder },
       links: { submissions: `/console/invii?${q}`, refused: `/console/invii?${q}&esito=errore`, orders: `/console/ordini?${q}` },
-      notify, ...extra,
+      notify, mailPolicy, ...extra,
     });
   }
 
@@ -70,6 +72,29 @@ export function registerCustomerRoutes(app: FastifyInstance, ctx: WebContext): v
       return customerPage(req, reply.code(400), code, {
         notifyError: 'Indirizzo non valido: scrivete un solo indirizzo e-mail (per esempio produzione@cliente.it), oppure lasciate il campo vuoto.',
         notifyForm: { enabled, address: address ?? '' },
+      });
+    }
+  });
+
+  // Who may order by e-mail (docs/operators/mail.md), as `customer mail-policy` sets it; the box is the whole list.
+  app.post('/clienti/:code/mittenti', async (req, reply) => {
+    actor(req);
+    const code = String((req.params as { code: string }).code);
+    const b = (req.body ?? {}) as Record<string, unknown>;
+    const mode = str(b.modalita, 20) ?? '';
+    const text = str(b.elenco, 100_000) ?? '';
+    const allow = text.split(/[\s,;]+/).filter(Boolean);
+    try {
+      const customer = await findCustomerByCode(ctx.store, code);
+      if (!customer) throw new IntakeError('NOT_FOUND');
+      if (allow.length > MAX_ALLOW_INPUT) throw new IntakeError('VALIDATION', `al massimo ${MAX_ALLOW_INPUT} voci`);
+      await setPolicy(ctx.store, customer, { mode, allow, replace: true, notifyHeld: b.avvisa === 'on' }, operatorOf(req).email);
+      return reply.redirect(`/console/clienti/${encodeURIComponent(customer.code)}?fatto=mittenti`, 303);
+    } catch (e) {
+      if (!isIntakeError(e) || e.code !== 'VALIDATION') throw e;
+      return customerPage(req, reply.code(400), code, {
+        policyError: `Impostazione non salvata: ${e.message}.`,
+        policyForm: { mode, allow, notifyHeld: b.avvisa === 'on' },
       });
     }
   });

@@ -11,6 +11,7 @@ import { consolePage } from './page.ts';
 import { registerCatalogRoutes } from './catalog.ts';
 import { registerConnectorRoutes } from './connectors.ts';
 import { registerCustomerRoutes } from './customers.ts';
+import { registerHeldRoutes } from './held.ts';
 import { registerWebhookRoutes } from './webhooks.ts';
 import { dashboardData } from './dashboard.ts';
 import { registerOrderRoutes } from './orders.ts';
@@ -77,6 +78,7 @@ export function registerConsoleRoutes(app: FastifyInstance, ctx: WebContext): vo
   registerOrderLifecycleRoutes(app, ctx);
   registerCatalogRoutes(app, ctx);
   registerCustomerRoutes(app, ctx);
+  registerHeldRoutes(app, ctx);
   registerConnectorRoutes(app, ctx);
   registerWebhookRoutes(app, ctx);
 }

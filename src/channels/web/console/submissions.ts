@@ -88,6 +88,8 @@ async function replyOf(ctx: WebContext, mailId: string | undefined) {
   const m = await ctx.store.getMailMessage(mailId);
   const replyId = m?.result?.replyId;
   const r = replyId ? await ctx.store.getReply(replyId) : undefined;
-  if (!r) return m?.result?.noReply ? { noReply: m.result.noReply } : undefined;
-  return { recipient: r.recipient, subject: r.subject, state: r.state, sentAt: r.sentAt, lastError: r.lastError, text: await replyView(r.raw, ctx.timeZone) };
+  // The sender checks of the message, as this service recorded them (Authentication-Results).
+  const auth = m?.auth?.header;
+  if (!r) return m?.result?.noReply ? { noReply: m.result.noReply, auth } : auth ? { auth } : undefined;
+  return { auth, recipient: r.recipient, subject: r.subject, state: r.state, sentAt: r.sentAt, lastError: r.lastError, text: await replyView(r.raw, ctx.timeZone) };
 }
