@@ -53,7 +53,7 @@ export async function dropSchema(url: string, schema: string): Promise<void> {
   }
 }
 
-function postgres(url: string): StoreFactory {
+export function postgres(url: string): StoreFactory {
   return async () => {
     const schema = `t_${randomBytes(8).toString('hex')}`;
     return reopenable(() => openPostgresStore(url, { schema, max: 4 }), () => dropSchema(url, schema));
