@@ -82,7 +82,7 @@ export type ConnectorAdminStore = CustomerLookup & Pick<Store,
   | 'setConnectorMapping' | 'setConnectorProductKey'>;
 
 /** An article catalog import (src/catalog/import-articles.ts). */
-export type CatalogImportStore = Pick<Store, 'upsertArticles'>;
+export type CatalogImportStore = Pick<Store, 'upsertArticles' | 'upsertArticleGtins'>;
 
 /** Taking articles out of the catalog (src/catalog/withdraw.ts): the CLI and the console's catalog page. */
 export type CatalogWithdrawStore = Pick<Store, 'knownArticles' | 'deactivateArticles' | 'activateArticles' | 'removeArticles' | 'inactiveArticles' | 'listInactiveArticles'>;
