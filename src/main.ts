@@ -75,7 +75,7 @@ export async function startService(given: Config, log: Logger): Promise<Service>
   await store.startInstance(holder);
   log.info({ instance: holder }, 'instance registered');
   const core = createIntake({ store, timeZone: config.timeZone, log, claimLeaseMs: config.claimLeaseMs, sweepIntervalMs: config.sweepIntervalMs, holder, metrics,
-    largeWork: holdHeapGrowthLimit });
+    largeWork: holdHeapGrowthLimit, peppol: { ...(config.peppolId ? { sellerId: config.peppolId } : {}), units: config.peppolUnits } });
   // What channels get: the same intake and authenticator, with acknowledgement latency and lockouts counted.
   const intake = timeAcks(core, metrics);
   const auth = countLockouts(createAuthenticator(store), metrics);

@@ -57,7 +57,7 @@ export async function importArticleXrefs(
   } catch (err) {
     const c = (err as { code?: unknown }).code;
     const why = c === 'ENOENT' ? 'no such file' : err instanceof Error ? err.message : String(err);
-    throw new Error(`${file}: ${why}`);
+    throw new Error(`${file}: ${why}`, { cause: err });
   }
   for (let i = 0; i < rows.length; i += BATCH) await store.upsertArticleXrefs(customer.id, rows.slice(i, i + BATCH));
   return { rows: rows.length, total: await store.countArticleXrefs(customer.id) };

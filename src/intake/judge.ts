@@ -15,6 +15,7 @@ import { contentHash, yearIn } from './register.ts';
 import { okOutcome, registeredOutcome } from '../domain/registered-outcome.ts';
 import { SeenOrders } from './seen-orders.ts';
 import { validateBusiness, validateStructure, type Catalog } from './validate.ts';
+import { documentCampo, documentErrors, NO_PEPPOL, resolveUbl, ublOf, type PeppolSettings } from './ubl-resolve.ts';
 import type { Order, OrderOutcome, Outcome, Principal, StoredSubmission } from '../domain/types.ts';
 import { hasAttemptRow } from '../domain/store/records.ts';
 import type { RegisterItem } from '../domain/store/store.ts';
@@ -41,6 +42,8 @@ export interface JudgeDeps {
    * Left unset for a submission judged straight after it was saved, which cannot have registered anything.
    */
   resumed?: boolean;
+  /** Our Peppol identifier and unit mapping, for UBL documents (default: none). */
+  peppol?: PeppolSettings;
 }
 
 function principalOf(s: StoredSubmission): Principal {
@@ -248,8 +251,15 @@ async function settleCorrections(f: FileState, valid: { index: number; order: Or
 async function judgeBatch(f: FileState, first: number, candidates: readonly unknown[]): Promise<void> {
   const { deps, s, site, outcomes } = f;
   const valid: { index: number; order: Order }[] = [];
+  // UBL documents name their buyer and items by identifiers only the store can turn into codes.
+  const unresolved = await resolveUbl(deps.store, f.principal, deps.peppol ?? NO_PEPPOL, candidates, first);
   candidates.forEach((c, k) => {
     const index = first + k;
+    const refusal = unresolved.get(k);
+    if (refusal) {
+      outcomes[index] = refusal;
+      return;
+    }
     const a = validateStructure(c);
     if (a.ok) valid.push({ index, order: a.order });
     else {
@@ -324,8 +334,17 @@ async function judgeBatch(f: FileState, first: number, candidates: readonly unkn
     // each its own rows, not its first occurrence's).
     const rows = outcomes[i]!.esito === 'errore' ? fileRowsOf(candidates[i - first]) : undefined;
     if (rows !== undefined) outcomes[i]!.righe_file = rows;
+    inDocumentTerms(outcomes[i]!, candidates[i - first]);
   }
   if (f.tally) await recordBatch(f, first, end);
+}
+
+/** A refused UBL document's errors name its own elements (`OrderLine[2]/LineItem/Quantity/@unitCode`), not our fields. */
+function inDocumentTerms(o: OrderOutcome, candidate: unknown): void {
+  const info = o.esito === 'errore' ? ublOf(candidate) : undefined;
+  if (!info) return;
+  if (o.errori) o.errori = o.errori.map((e) => ({ ...e, campo: documentCampo(e.campo, info) }));
+  else if (o.code === 'VALIDATION' && o.message) o.errori = documentErrors(o.message, info);
 }
 
 /** Repeats within the file copy the outcome of their first occurrence (in this batch or an earlier one still held). */

@@ -26,7 +26,8 @@ export type ClaimStore = Pick<Store,
 
 /** What judging a submission reads and writes (src/intake/judge.ts): the catalog, connectors, orders. */
 export type JudgeStore = ConnectorCustomerLookup & Pick<Store,
-  'knownArticles' | 'inactiveArticles' | 'knownUnits' | 'registerOrders' | 'registeredBySubmission' | 'recordAttempts' | 'saveOrderTickets' | 'getOrderByRef' | 'getConnector' | 'connectorLookup'>;
+  'knownArticles' | 'inactiveArticles' | 'knownUnits' | 'registerOrders' | 'registeredBySubmission' | 'recordAttempts' | 'saveOrderTickets' | 'getOrderByRef' | 'getConnector' | 'connectorLookup'
+  | 'customersByPeppolId' | 'articlesByGtin' | 'articleXrefs'>;
 
 /** The intake core (src/intake/intake.ts): durable receipt, claims, judging, completion. */
 export type IntakeStore = ClaimStore & JudgeStore & Pick<Store,
