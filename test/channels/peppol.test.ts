@@ -1,0 +1,87 @@
+// A buyer's UBL Order (Peppol BIS 3 / NSO) through the real channels: REST with curl, SFTP with OpenSSH sftp through
+// sshpass, e-mail with swaks; registered for the customer its Peppol identifier names, on SQLite and PostgreSQL.
+import assert from 'node:assert/strict';
+import { writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { startTestService, waitFor, type TestCustomer, type TestService } from '../helpers/service.ts';
+import { createSchema, testDatabaseUrl, type TestSchema } from '../store/pg-schema.ts';
+import { ublOrder } from '../intake/formats/ubl-fixtures.ts';
+import { run, sftpBatch } from './files/helpers.ts';
+
+function suite(name: string, env: () => Promise<{ env: Record<string, string>; drop?: () => Promise<void> }>) {
+  void describe(`UBL orders through REST, SFTP and e-mail (${name})`, () => {
+    let t: TestService;
+    let c: TestCustomer;
+    let customerId: string;
+    let drop: (() => Promise<void>) | undefined;
+
+    before(async () => {
+      const e = await env();
+      drop = e.drop;
+      t = await startTestService({
+        INTAKE_SFTP_PORT: '0', INTAKE_SMTP_PORT: '0', INTAKE_PEPPOL_ID: '0211:IT09876543210', INTAKE_PEPPOL_UNITS: 'C62=PZ', ...e.env,
+      });
+      c = await t.customer('C001');
+      customerId = (await t.service.store.getCustomerByCode('C001'))!.id;
+      await t.service.store.setPeppolIds(customerId, [{ scheme: '0211', identifier: 'IT01234567890' }]);
+      await t.service.store.upsertArticleGtins([{ gtin: '08001234567897', codice_articolo: 'VOL-A4' }]);
+    });
+    after(async () => {
+      await t?.close();
+      await drop?.();
+    });
+
+    const file = (name: string, xml: string) => {
+      const f = path.join(t.dataDir, name);
+      writeFileSync(f, xml);
+      return f;
+    };
+    const registered = (ref: string) => waitFor(() => t.service.store.getOrderByRef(customerId, ref), 15_000, `order ${ref} registered`);
+
+    void it('REST: curl posts the Order as application/xml; the answer is shape A/B as for any order', async () => {
+      const f = file('rest.xml', ublOrder({ id: 'PO-REST', lines: [{ sellers: 'BV-STD', quantity: 250 }, { gtin: '8001234567897' }] }));
+      const res = await run('curl', ['-sS', '-w', '\n%{http_code}', '-H', 'content-type: application/xml', '-H', `x-api-key: ${c.apiKey}`, '--data-binary', `@${f}`, `${t.url}/api/v1/ordini`]);
+      const [body, status] = [res.stdout.slice(0, res.stdout.lastIndexOf('\n')), res.stdout.slice(res.stdout.lastIndexOf('\n') + 1)];
+      assert.equal(status, '201', body);
+      const answer = JSON.parse(body) as Record<string, unknown>;
+      assert.equal(answer.esito, 'ok');
+      const o = await registered('PO-REST');
+      assert.equal(answer.id_ordine, o.id_ordine);
+      assert.deepEqual(o.righe, [{ codice_articolo: 'BV-STD', quantita: 250, unita_misura: 'PZ' }, { codice_articolo: 'VOL-A4', quantita: 100, unita_misura: 'PZ' }]);
+
+      const bad = file('bad.xml', ublOrder({ id: 'PO-BAD', lines: [{ buyers: 'ASL-1' }] }));
+      const refused = await run('curl', ['-sS', '-w', '\n%{http_code}', '-H', 'content-type: application/xml', '-H', `x-api-key: ${c.apiKey}`, '--data-binary', `@${bad}`, `${t.url}/api/v1/ordini`]);
+      assert.match(refused.stdout, /\n400$/);
+      assert.match(refused.stdout, /OrderLine\[1\]\/LineItem\/Item\/BuyersItemIdentification\/ID/);
+
+      const hostile = file('hostile.xml', ublOrder({ id: 'PO-X' }).replace('<Order ', '<!DOCTYPE Order [<!ENTITY a "aaaaaaaaaa"><!ENTITY b "&a;&a;&a;&a;&a;">]>\n<Order '));
+      const h = await run('curl', ['-sS', '-w', '\n%{http_code}', '-H', 'content-type: application/xml', '-H', `x-api-key: ${c.apiKey}`, '--data-binary', `@${hostile}`, `${t.url}/api/v1/ordini`]);
+      assert.match(h.stdout, /DOCTYPE[\s\S]*\n400$/);
+    });
+
+    void it('SFTP: an Order uploaded with OpenSSH sftp is registered', async () => {
+      const f = file('sftp.xml', ublOrder({ id: 'PO-SFTP' }));
+      const res = await sftpBatch(t.service.ports.sftp!, c.ftpUser, c.ftpPassword, [`put ${f} /ordini/PO-SFTP.xml`]);
+      assert.equal(res.code, 0, res.stderr);
+      assert.equal((await registered('PO-SFTP')).righe[0]?.codice_articolo, 'BV-STD');
+    });
+
+    void it('e-mail: an Order attached to a message sent with swaks is registered', async () => {
+      const f = file('mail.xml', ublOrder({ id: 'PO-MAIL' }));
+      const res = await run('swaks', ['--server', `127.0.0.1:${t.service.ports.smtp}`, '--to', c.mailbox, '--from', 'acquisti@asl.example',
+        '--header', 'Subject: Ordine NSO PO-MAIL', '--body', 'In allegato l\'ordine.', '--attach-type', 'application/xml', '--attach-name', 'PO-MAIL.xml', '--attach', `@${f}`, '--silent', '2']);
+      assert.equal(res.code, 0, res.stderr + res.stdout);
+      assert.equal((await registered('PO-MAIL')).riferimento_ordine, 'PO-MAIL');
+    });
+  });
+}
+
+suite('sqlite', async () => ({ env: {} }));
+if (testDatabaseUrl) {
+  const url = testDatabaseUrl;
+  suite('postgres', async () => {
+    const schema: TestSchema = await createSchema(url, 'peppol');
+    return { env: { INTAKE_DATABASE_URL: schema.url }, drop: () => schema.drop() };
+  });
+}
