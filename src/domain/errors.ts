@@ -54,6 +54,17 @@ export const ERROR_CATALOG = {
   CURSOR_EXPIRED: { http: 410, smtp: 550, soapFault: 'Client', message: 'Il cursore è scaduto' },
   /** Production status: a move the state machine does not allow (src/handoff/production.ts). */
   STATE_TRANSITION: { http: 409, smtp: 550, soapFault: 'Client', message: 'Il cambio di stato non è consentito' },
+  /**
+   * Lifecycle (src/intake/lifecycle.ts): a change or cancellation of an order that can no longer change (shipped,
+   * delivered, cancelled), or while another request of the same order waits for production. Italian: the customer acts.
+   */
+  ORDER_LOCKED: { http: 409, smtp: 550, soapFault: 'Client', message: "L'ordine non può più essere modificato o annullato" },
+  /** Lifecycle: `If-Match` names a version the order has moved on from; read it again (no lost update). */
+  VERSION_MOVED: { http: 412, smtp: 550, soapFault: 'Client', message: "L'ordine è cambiato dalla versione indicata in If-Match: rileggerlo e riprovare" },
+  /** Lifecycle: a change or cancellation while another request of the same order waits for production's decision. */
+  REQUEST_PENDING: { http: 409, smtp: 550, soapFault: 'Client', message: "Una richiesta per l'ordine attende già la decisione della produzione" },
+  /** Lifecycle: production decides a request already decided the other way. */
+  REQUEST_DECIDED: { http: 409, smtp: 550, soapFault: 'Client', message: 'La richiesta è già stata decisa' },
   INTERNAL: { http: 500, smtp: 451, soapFault: 'Server', message: 'Internal error' },
   // HTTP only: a request refused before any order is read. The http status is what every channel answers with;
   // smtp and soapFault are there because every entry has them, and say what such a refusal would be there.

@@ -10,7 +10,11 @@
  *   an ERP polling the feed).
  */
 
-export const ORDER_EVENT_TYPES = ['ordine.registrato', 'ordine.rifiutato', 'ordine.stato_aggiornato'] as const;
+export const ORDER_EVENT_TYPES = [
+  'ordine.registrato', 'ordine.rifiutato', 'ordine.stato_aggiornato',
+  // The lifecycle (src/intake/lifecycle.ts): a new version, a cancellation, a request for production and its outcome.
+  'ordine.modificato', 'ordine.annullato', 'ordine.richiesta', 'ordine.richiesta_esito',
+] as const;
 export type OrderEventType = (typeof ORDER_EVENT_TYPES)[number];
 
 /** One event as the feed returns it and a webhook delivers it (the JSON body, field for field). */

@@ -4,13 +4,33 @@
  * disagree about what an order looks like. Pure: no store, no channel.
  *
  * States (the spec names none; these are ours): `ricevuto` (received, not judged yet), `registrato` (accepted, has
- * its numero_ordine), `rifiutato` (judged and refused; the errors say why). Production's own progress is apart, in
+ * its numero_ordine), `rifiutato` (judged and refused; the errors say why), `annullato` (registered, then cancelled by
+ * the customer or by production). Production's own progress is apart, in
  * `stato_produzione` and `storico_produzione`, present once an integration has reported something.
  */
 import { withoutUndefined } from './objects.ts';
-import type { FieldError, OrderLine, OrderOutcome, ProductionState, ProductionStep, RegisteredOrder } from './types.ts';
+import type { FieldError, OrderLine, OrderOutcome, ProductionState, ProductionStep, RegisteredOrder, RequestKind, RequestState } from './types.ts';
 
-export type OrderState = 'ricevuto' | 'registrato' | 'rifiutato';
+export type OrderState = 'ricevuto' | 'registrato' | 'rifiutato' | 'annullato';
+
+/** One version in `versioni` (src/intake/lifecycle.ts). */
+export interface VersionEntry {
+  versione: number;
+  ricevuto_il: string;
+  canale: string;
+  azione: 'nuovo' | 'modifica';
+}
+
+/** One request in `richieste`: a change or cancellation production decides. */
+export interface RequestEntry {
+  id_richiesta: string;
+  tipo: RequestKind;
+  stato_richiesta: RequestState;
+  motivo?: string;
+  nota?: string;
+  ricevuta_il: string;
+  decisa_il?: string;
+}
 
 export interface OrderStatus {
   stato: OrderState;
@@ -28,6 +48,11 @@ export interface OrderStatus {
   registrato_il?: string;
   stato_produzione?: ProductionState;
   storico_produzione?: ProductionStep[];
+  /** The current version of a registered order (1 until a change is applied). */
+  versione?: number;
+  /** Every version and every request: only in GET's view (src/intake/lifecycle.ts), not in events. */
+  versioni?: VersionEntry[];
+  richieste?: RequestEntry[];
   /** Stage A messages of a refused order. */
   message?: string[];
   /** Stage B errors of a refused order. */
@@ -37,7 +62,8 @@ export interface OrderStatus {
 /** The keys in the order a view shows them; a view read back from a store that does not keep key order is put back in it. */
 export const VIEW_KEYS: readonly (keyof OrderStatus)[] = [
   'stato', 'id_ordine', 'numero_ordine', 'codice_cliente', 'riferimento_ordine', 'data_ordine', 'data_consegna', 'note', 'righe',
-  'sito_produzione', 'canale', 'ricevuto_il', 'registrato_il', 'stato_produzione', 'storico_produzione', 'message', 'errori',
+  'sito_produzione', 'canale', 'ricevuto_il', 'registrato_il', 'stato_produzione', 'storico_produzione', 'versione', 'versioni',
+  'richieste', 'message', 'errori',
 ];
 
 /**
@@ -52,7 +78,7 @@ export const VIEW_KEYS: readonly (keyof OrderStatus)[] = [
  */
 export function registeredView(o: RegisteredOrder): OrderStatus {
   const v: Partial<OrderStatus> = {
-    stato: 'registrato', id_ordine: o.id_ordine, numero_ordine: o.numero_ordine,
+    stato: o.productionState === 'annullato' ? 'annullato' : 'registrato', id_ordine: o.id_ordine, numero_ordine: o.numero_ordine,
     codice_cliente: o.codice_cliente, riferimento_ordine: o.riferimento_ordine, data_ordine: o.data_ordine,
   };
   if (o.data_consegna !== undefined) v.data_consegna = o.data_consegna;
@@ -65,6 +91,7 @@ export function registeredView(o: RegisteredOrder): OrderStatus {
     v.stato_produzione = o.productionState;
     v.storico_produzione = (o.productionHistory ?? []).map((h) => withoutUndefined({ ...h }));
   }
+  v.versione = o.versione;
   return v as OrderStatus;
 }
 

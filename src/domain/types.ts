@@ -23,6 +23,12 @@
  * - register: store a valid order once, giving it its id and number; idempotent on its identity.
  * - outcome (esito): what became of a submission: one entry per order, accepted or with its errors.
  *   Channels render it in their own protocol.
+ * - action (azione): what an order of a submission asks: `nuovo` (register it, the default), `modifica` (replace the
+ *   registered order's content) or `annulla` (cancel it). See src/intake/lifecycle.ts.
+ * - version (versione): the content an order has at one time; registration is version 1, each change applied the
+ *   next. `id_ordine` and `numero_ordine` never change.
+ * - request (richiesta): a change or cancellation that production must decide, because it has started work
+ *   (`in_lavorazione`); `in_attesa` until production accepts or refuses it.
  */
 import type { ErrorCode } from './errors.ts';
 
@@ -136,7 +142,20 @@ export interface Order {
   /** The customer's note for the order: free text, line breaks and tabs kept, no other control character. */
   note?: string;
   righe: OrderLine[];
+  /** What the sender asks of this order; absent: `nuovo`. Never part of the content hash. */
+  azione?: ChangeAction;
+  /** The sender's reason for a change or cancellation. */
+  motivo?: string;
 }
+
+/** Order actions (field `azione`): `nuovo` registers; these two act on an order registered already. */
+export const ORDER_ACTIONS = ['nuovo', 'modifica', 'annulla'] as const;
+export type OrderAction = (typeof ORDER_ACTIONS)[number];
+export type ChangeAction = Exclude<OrderAction, 'nuovo'>;
+
+/** Kinds and states of a request production decides (field names of the spec's lifecycle). */
+export type RequestKind = 'modifica' | 'annullamento';
+export type RequestState = 'in_attesa' | 'accettata' | 'rifiutata';
 
 /** One business error (shape B). */
 export interface FieldError {
@@ -157,6 +176,15 @@ export interface OrderOutcome {
   numero_ordine?: string;
   /** Production site (connectors). */
   sito_produzione?: string;
+  /** For a change or cancellation (lifecycle): what was asked, and what became of it. */
+  azione?: ChangeAction;
+  /** The order's version after a change applied (or the current one, when the change was already there). */
+  versione?: number;
+  /** `annullato` once a cancellation took effect. */
+  stato?: 'annullato';
+  /** A request production must decide (the order is in production). */
+  id_richiesta?: string;
+  stato_richiesta?: RequestState;
   /** For errors: the catalog code that decides the status (VALIDATION, BUSINESS, CONFLICT, FORBIDDEN_CUSTOMER). */
   code?: ErrorCode;
   /** Stage A messages (shape A). */
@@ -197,6 +225,11 @@ export interface RegisteredOrder extends Order {
   productionState?: ProductionState;
   /** Every production report, oldest first (present when productionState is). */
   productionHistory?: ProductionStep[];
+  /** The current version (1 until a change is applied). */
+  versione: number;
+  /** When and by which channel the current version was made (absent for version 1: registeredAt, channel). */
+  versionAt?: string;
+  versionChannel?: Channel;
 }
 
 /** Production states an integration (ERP/MIS) may report back; the allowed moves are in src/handoff/production.ts. */

@@ -2,7 +2,7 @@
  * Production status coming back from an integration (ERP/MIS): the state machine, and the update written with its
  * `ordine.stato_aggiornato` event in one transaction.
  *
- * States and moves (forward only; a step may be skipped, since many systems report only shipment or delivery):
+ * States and moves (src/domain/production-moves.ts; forward only; a step may be skipped, since many systems report only shipment or delivery):
  *
  *   (none) ──► in_lavorazione ──► spedito ──► consegnato
  *      │             │               ▲            ▲
@@ -14,19 +14,12 @@
  * changes nothing and is not an error (a retried request must not fail), and writes no event.
  */
 import { uuidv7 } from '../domain/uuid7.ts';
+import { TRANSITIONS, canMove } from '../domain/production-moves.ts';
 import { IntakeError } from '../domain/errors.ts';
 import { registeredView, type OrderStatus } from '../domain/order-view.ts';
 import { namesNothing } from '../intake/status.ts';
 import type { ProductionState, ProductionStep, RegisteredOrder } from '../domain/types.ts';
 import type { EventStore } from '../domain/store/events.ts';
-
-export const TRANSITIONS: Readonly<Record<ProductionState | 'nessuno', readonly ProductionState[]>> = {
-  nessuno: ['in_lavorazione', 'spedito', 'consegnato', 'annullato'],
-  in_lavorazione: ['spedito', 'consegnato', 'annullato'],
-  spedito: ['consegnato'],
-  consegnato: [],
-  annullato: [],
-};
 
 /** Longest note kept with a report: a line or two for the customer, not a document. */
 export const MAX_NOTE_LENGTH = 500;
@@ -38,9 +31,6 @@ const LABELS: Record<ProductionState, string> = {
   in_lavorazione: 'in lavorazione', spedito: 'spedito', consegnato: 'consegnato', annullato: 'annullato',
 };
 
-export function canMove(from: ProductionState | undefined, to: ProductionState): boolean {
-  return TRANSITIONS[from ?? 'nessuno'].includes(to);
-}
 
 function refusal(o: RegisteredOrder, to: ProductionState): IntakeError {
   const from = o.productionState!;

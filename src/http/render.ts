@@ -6,10 +6,13 @@
  * - 400 shape B `{esito: 'errore', errori[]}` for business errors, 409 in shape B for a reference already used by
  *   different content (the body still names the field, the status lets a client branch without parsing);
  * - the catalog's status in the `{statusCode, message, error}` form for the rest (403 other customer's code, 415 …).
+ * - a change or cancellation (src/intake/lifecycle.ts): 200 with `versione` or `stato: "annullato"`, 202 with
+ *   `id_richiesta` when production decides; refusals in shape B with the catalog's status (409 ORDER_LOCKED, …).
  */
 import { ERROR_CATALOG } from '../domain/errors.ts';
 import { errorBody } from './errors.ts';
-import type { Outcome, StoredSubmission } from '../domain/types.ts';
+import { changeMessage } from '../render/lifecycle-text.ts';
+import type { OrderOutcome, Outcome, StoredSubmission } from '../domain/types.ts';
 
 export interface HttpAnswer {
   status: number;
@@ -30,6 +33,7 @@ export function renderOutcome(outcome: Outcome): HttpAnswer {
   }
   const o = outcome.orders[0];
   if (!o) return { status: 500, body: errorBody('INTERNAL', 'Internal server error') };
+  if (o.esito === 'ok' && o.azione !== undefined) return changeAnswer(o);
   if (o.esito === 'ok') {
     return {
       status: o.duplicate ? 200 : 201,
@@ -47,6 +51,16 @@ export function renderOutcome(outcome: Outcome): HttpAnswer {
     return { status: body.statusCode, body };
   }
   return { status: ERROR_CATALOG[code].http, body: { esito: 'errore', errori: o.errori ?? [], code } };
+}
+
+function changeAnswer(o: OrderOutcome): HttpAnswer {
+  const body: Record<string, unknown> = { esito: 'ok', id_ordine: o.id_ordine, numero_ordine: o.numero_ordine };
+  if (o.id_richiesta !== undefined) {
+    return { status: 202, body: { ...body, id_richiesta: o.id_richiesta, stato_richiesta: o.stato_richiesta, messaggio: changeMessage(o) } };
+  }
+  if (o.stato === 'annullato') body.stato = 'annullato';
+  else body.versione = o.versione;
+  return { status: 200, body: { ...body, messaggio: changeMessage(o) } };
 }
 
 /** 202 shape B: received durably, judged in the background. */

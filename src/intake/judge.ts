@@ -12,6 +12,7 @@ import { decodeConnectorSubmission, type ConnectorOrder } from './connectors/sub
 import { serialiseDetails } from './connectors/ticket-details.ts';
 import { arraySource, fileBytes, fileRowsOf, openOrdersYielding, type OrderSource } from './formats/index.ts';
 import { contentHash, yearIn } from './register.ts';
+import { changeOutcome } from './lifecycle-outcome.ts';
 import { okOutcome, registeredOutcome } from '../domain/registered-outcome.ts';
 import { SeenOrders } from './seen-orders.ts';
 import { validateBusiness, validateStructure, type Catalog } from './validate.ts';
@@ -260,7 +261,7 @@ async function judgeBatch(f: FileState, first: number, candidates: readonly unkn
       outcomes[index] = refusal;
       return;
     }
-    const a = validateStructure(c);
+    const a = validateStructure(asked(s, c));
     if (a.ok) valid.push({ index, order: a.order });
     else {
       outcomes[index] = {
@@ -275,6 +276,7 @@ async function judgeBatch(f: FileState, first: number, candidates: readonly unkn
   const catalog = await loadCatalog(deps.store, valid.map((v) => v.order));
   const registered = deps.resumed && valid.length > 0 ? await registeredEarlier(deps.store, s.id, valid) : undefined;
   const items: { index: number; item: RegisterItem; repeat?: boolean }[] = [];
+  const changes: { index: number; order: Order; customerId: string }[] = [];
   for (const { index, order } of valid) {
     const base = outcomeBase(index, order, site);
     const co = f.connector?.[index];
@@ -288,6 +290,11 @@ async function judgeBatch(f: FileState, first: number, candidates: readonly unkn
         outcomes[index] = refusal;
         continue;
       }
+    }
+    // A change or cancellation acts on a registered order: after this batch's registrations (src/intake/lifecycle.ts).
+    if (order.azione !== undefined) {
+      changes.push({ index, order, customerId: principal.customerId });
+      continue;
     }
     const hash = contentHash(order);
     // The identity is (customer, reference): a connector serving several customers may bring the same reference twice.
@@ -325,6 +332,10 @@ async function judgeBatch(f: FileState, first: number, candidates: readonly unkn
     const { index, item, repeat } = items[k]!;
     outcomes[index] = registeredOutcome(index, item.order, site, r, repeat);
   });
+  // One at a time, in file order: two changes of one order in a file make two versions, the later one last.
+  for (const c of changes) {
+    outcomes[c.index] = await changeOutcome({ store: deps.store, now: deps.now }, outcomeBase(c.index, c.order, site), c.order, c.customerId, s, target(s));
+  }
   settleRepeats(f);
   const end = first + candidates.length;
   for (let i = first; i < end; i++) {
@@ -345,6 +356,24 @@ function inDocumentTerms(o: OrderOutcome, candidate: unknown): void {
   if (!info) return;
   if (o.errori) o.errori = o.errori.map((e) => ({ ...e, campo: documentCampo(e.campo, info) }));
   else if (o.code === 'VALIDATION' && o.message) o.errori = documentErrors(o.message, info);
+}
+
+/**
+ * A call that names its action in the request rather than in the order (REST's `PUT /api/v1/ordini/{id}` and
+ * `POST …/{id}/annulla`): the submission's meta `azione` is the order's, whatever the body says.
+ */
+function asked(s: StoredSubmission, candidate: unknown): unknown {
+  const azione = s.meta.azione;
+  if (azione === undefined || typeof candidate !== 'object' || candidate === null || Array.isArray(candidate)) return candidate;
+  return { ...candidate, azione };
+}
+
+/** The order such a call names by its id, and the version its If-Match expects. */
+function target(s: StoredSubmission): { orderId?: string; ifMatch?: number } {
+  const t: { orderId?: string; ifMatch?: number } = {};
+  if (s.meta.ordine !== undefined) t.orderId = s.meta.ordine;
+  if (s.meta.ifMatch !== undefined) t.ifMatch = Number(s.meta.ifMatch);
+  return t;
 }
 
 /** Repeats within the file copy the outcome of their first occurrence (in this batch or an earlier one still held). */

@@ -3,12 +3,18 @@
  * `GET /api/v1/ordini/{id}`, `GET /api/v1/ordini?riferimento_ordine=` and SOAP `StatoOrdine` (built by
  * src/domain/order-view.ts, which also gives order events their `data`).
  */
-import { refusedView as refused, registeredView as registered, type OrderStatus } from '../domain/order-view.ts';
-import type { StoredSubmission } from '../domain/types.ts';
+import { refusedView as refused, type OrderStatus } from '../domain/order-view.ts';
+import { lifecycleView } from './lifecycle.ts';
+import type { RegisteredOrder, StoredSubmission } from '../domain/types.ts';
 import type { OrderAttempt } from '../domain/store/store.ts';
 import type { StatusStore } from '../domain/store/ports.ts';
 
 export type { OrderState, OrderStatus } from '../domain/order-view.ts';
+
+/** A registered order as its customer sees it: with its version, its versions and its requests. */
+function registered(store: StatusStore, o: RegisteredOrder): Promise<OrderStatus> {
+  return lifecycleView(store, o);
+}
 
 /**
  * An id or a reference holding a NUL names nothing stored (intake refuses control characters in every code, and
@@ -26,7 +32,7 @@ async function fromSubmission(store: StatusStore, customerId: string, s: StoredS
   if (o?.esito === 'ok' && o.id_ordine) {
     // A duplicate points at the order registered earlier; show that one.
     const order = await store.getOrder(customerId, o.id_ordine);
-    if (order) return registered(order);
+    if (order) return registered(store, order);
   }
   return { ...refused(o, s.channel, s.receivedAt, s.outcome.fileError?.message), id_ordine: s.reservedOrderId };
 }
@@ -35,7 +41,7 @@ async function fromSubmission(store: StatusStore, customerId: string, s: StoredS
 export async function statusById(store: StatusStore, customerId: string, id: string): Promise<OrderStatus | undefined> {
   if (namesNothing(id)) return undefined;
   const order = await store.getOrder(customerId, id);
-  if (order) return registered(order);
+  if (order) return registered(store, order);
   const s = await store.findSubmissionByReservedOrderId(customerId, id);
   return s ? fromSubmission(store, customerId, s) : undefined;
 }
@@ -49,7 +55,7 @@ export function attemptStatus(a: OrderAttempt): OrderStatus {
 export async function statusByRef(store: StatusStore, customerId: string, ref: string): Promise<OrderStatus | undefined> {
   if (namesNothing(ref)) return undefined;
   const order = await store.getOrderByRef(customerId, ref);
-  if (order) return registered(order);
+  if (order) return registered(store, order);
   const a: OrderAttempt | undefined = await store.latestAttempt(customerId, ref);
   return a ? refused(a.outcome, a.channel, a.receivedAt) : undefined;
 }

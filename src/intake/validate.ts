@@ -9,7 +9,7 @@
  * Unknown extra fields are ignored, as OCA's sale_order_import and most EDI intakes do: ERPs add their own fields
  * and refusing them would break working exports for no gain.
  */
-import { MAX_NOTE_CHARS, type FieldError, type Order, type OrderLine, type Principal } from '../domain/types.ts';
+import { MAX_NOTE_CHARS, ORDER_ACTIONS, type ChangeAction, type FieldError, type Order, type OrderLine, type Principal } from '../domain/types.ts';
 import { hasLoneSurrogate } from '../domain/text.ts';
 import { unreadReason } from './formats/people-values.ts';
 
@@ -91,29 +91,29 @@ function date(obj: Record<string, unknown>, key: string, optional: boolean, foun
  * The optional note: free text for people, so line breaks and tabs are kept; other control characters (NUL above
  * all, which PostgreSQL cannot store) are refused, as in codes. Surrounding blanks are dropped; a blank note is none.
  */
-function note(obj: Record<string, unknown>, out: string[]): string | undefined {
-  const v = obj.note;
+function note(obj: Record<string, unknown>, out: string[], key: 'note' | 'motivo' = 'note'): string | undefined {
+  const v = obj[key];
   if (v === undefined || v === null) return undefined;
   if (typeof v !== 'string') {
-    out.push('note must be a string');
+    out.push(`${key} must be a string`);
     return undefined;
   }
   const t = v.trim();
   if (t === '') return undefined;
   // eslint-disable-next-line no-control-regex
   if (/[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/.test(t)) {
-    out.push('note must not contain control characters other than line breaks and tabs');
+    out.push(`${key} must not contain control characters other than line breaks and tabs`);
     return undefined;
   }
   if (hasLoneSurrogate(t)) {
-    out.push('note must not contain half of a UTF-16 surrogate pair');
+    out.push(`${key} must not contain half of a UTF-16 surrogate pair`);
     return undefined;
   }
   // Characters as a person counts them: an emoji is one, though it takes two UTF-16 units.
   let chars = 0;
   for (const _ of t) if (++chars > MAX_NOTE_CHARS) break;
   if (chars > MAX_NOTE_CHARS) {
-    out.push(`note must be shorter than or equal to ${MAX_NOTE_CHARS} characters`);
+    out.push(`${key} must be shorter than or equal to ${MAX_NOTE_CHARS} characters`);
     return undefined;
   }
   return t;
@@ -146,13 +146,49 @@ function line(v: unknown, i: number, found: Found): OrderLine | undefined {
   return { codice_articolo: codice!, quantita: q as number, unita_misura: unita!.toUpperCase() };
 }
 
-/** Stage A: types, required fields, real dates, a note within its bounds, at least one line. */
+/**
+ * The order's `azione` (absent or empty: `nuovo`); words compared without case or surrounding blanks, as people
+ * type them in a CSV column. Undefined for `nuovo`, null when it is none of the actions.
+ */
+function action(obj: Record<string, unknown>, out: string[]): ChangeAction | undefined | null {
+  const v = obj.azione;
+  if (v === undefined || v === null || (typeof v === 'string' && v.trim() === '')) return undefined;
+  const word = typeof v === 'string' ? v.trim().toLowerCase() : undefined;
+  if (word === undefined || !(ORDER_ACTIONS as readonly string[]).includes(word)) {
+    out.push(`azione must be one of the following values: ${ORDER_ACTIONS.join(', ')}`);
+    return null;
+  }
+  return word === 'nuovo' ? undefined : word as ChangeAction;
+}
+
+/**
+ * Stage A of a cancellation: only the identity (and the reason) is needed; lines and dates, if sent, are not read.
+ * `data_ordine` is left empty: a cancellation is never registered, only matched to the registered order.
+ */
+function cancellation(candidate: Record<string, unknown>, found: Found): StageA {
+  const out = found.messages;
+  const codice_cliente = requiredString(candidate, 'codice_cliente', 'codice_cliente', out);
+  const riferimento_ordine = requiredString(candidate, 'riferimento_ordine', 'riferimento_ordine', out);
+  const motivo = note(candidate, out, 'motivo');
+  if (out.length > 0) return { ok: false, messages: out, codice_cliente, riferimento_ordine };
+  const order: Order = { codice_cliente: codice_cliente!, riferimento_ordine: riferimento_ordine!, data_ordine: '', righe: [], azione: 'annulla' };
+  if (motivo !== undefined) order.motivo = motivo;
+  return { ok: true, order };
+}
+
+/**
+ * Stage A: types, required fields, real dates, a note within its bounds, at least one line; the action asked and its
+ * reason. A `modifica` is a whole order, checked as a new one.
+ */
 export function validateStructure(candidate: unknown): StageA {
   if (!isRecord(candidate)) return { ok: false, messages: ['ordine must be an object'] };
   const found: Found = { messages: [], details: [] };
   const out = found.messages;
+  const azione = action(candidate, out);
+  if (azione === 'annulla') return cancellation(candidate, found);
   const codice_cliente = requiredString(candidate, 'codice_cliente', 'codice_cliente', out);
   const riferimento_ordine = requiredString(candidate, 'riferimento_ordine', 'riferimento_ordine', out);
+  const motivo = note(candidate, out, 'motivo');
   const data_ordine = date(candidate, 'data_ordine', false, found);
   const data_consegna = date(candidate, 'data_consegna', true, found);
   const nota = note(candidate, out);
@@ -177,6 +213,8 @@ export function validateStructure(candidate: unknown): StageA {
   const order: Order = { codice_cliente: codice_cliente!, riferimento_ordine: riferimento_ordine!, data_ordine: data_ordine!, righe: lines };
   if (data_consegna !== undefined) order.data_consegna = data_consegna;
   if (nota !== undefined) order.note = nota;
+  if (azione) order.azione = azione;
+  if (motivo !== undefined && azione) order.motivo = motivo;
   return { ok: true, order };
 }
 
@@ -197,13 +235,11 @@ export type StageB = { kind: 'ok' } | { kind: 'forbidden'; errori: FieldError[] 
  * identity).
  */
 export function validateBusiness(order: Order, principal: Principal, catalog: Catalog): StageB {
-  if (order.codice_cliente.toUpperCase() !== principal.customerCode.toUpperCase()) {
-    return {
-      kind: 'forbidden',
-      errori: [{ campo: 'codice_cliente', messaggio: `Il codice cliente "${order.codice_cliente}" non corrisponde al cliente autenticato` }],
-    };
-  }
+  const forbidden = forbiddenCustomer(order, principal);
+  if (forbidden) return forbidden;
   order.codice_cliente = principal.customerCode;
+  // A cancellation names an order; it has no content of its own to check.
+  if (order.azione === 'annulla') return { kind: 'ok' };
   const errori: FieldError[] = [];
   if (order.data_consegna !== undefined && order.data_consegna < order.data_ordine) {
     errori.push({ campo: 'data_consegna', messaggio: `La data di consegna (${order.data_consegna}) precede la data dell'ordine (${order.data_ordine})` });
@@ -219,4 +255,12 @@ export function validateBusiness(order: Order, principal: Principal, catalog: Ca
     }
   });
   return errori.length ? { kind: 'errors', errori } : { kind: 'ok' };
+}
+
+function forbiddenCustomer(order: Order, principal: Principal): StageB | undefined {
+  if (order.codice_cliente.toUpperCase() === principal.customerCode.toUpperCase()) return undefined;
+  return {
+    kind: 'forbidden',
+    errori: [{ campo: 'codice_cliente', messaggio: `Il codice cliente "${order.codice_cliente}" non corrisponde al cliente autenticato` }],
+  };
 }

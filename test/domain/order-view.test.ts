@@ -7,7 +7,7 @@ const base: RegisteredOrder = {
   codice_cliente: 'C001', riferimento_ordine: 'R-1', data_ordine: '2026-01-15',
   righe: [{ codice_articolo: 'A1', quantita: 2, unita_misura: 'PZ' }],
   id_ordine: '0190f0f0-0000-7000-8000-000000000001', numero_ordine: '2026-000001', customerId: 'cust', submissionId: 'sub',
-  channel: 'rest', registeredAt: '2026-01-15T10:00:00.000Z',
+  channel: 'rest', registeredAt: '2026-01-15T10:00:00.000Z', versione: 1,
 };
 
 function inOrder(keys: string[]): boolean {
@@ -18,10 +18,10 @@ function inOrder(keys: string[]): boolean {
 void describe('registeredView', () => {
   void it('has no key without a value, and its keys in VIEW_KEYS order (the JSON of events and GET never differ)', () => {
     const v = registeredView(base);
-    assert.deepEqual(Object.keys(v), ['stato', 'id_ordine', 'numero_ordine', 'codice_cliente', 'riferimento_ordine', 'data_ordine', 'righe', 'canale', 'registrato_il']);
+    assert.deepEqual(Object.keys(v), ['stato', 'id_ordine', 'numero_ordine', 'codice_cliente', 'riferimento_ordine', 'data_ordine', 'righe', 'canale', 'registrato_il', 'versione']);
     assert.equal(JSON.stringify(v), '{"stato":"registrato","id_ordine":"0190f0f0-0000-7000-8000-000000000001","numero_ordine":"2026-000001",'
       + '"codice_cliente":"C001","riferimento_ordine":"R-1","data_ordine":"2026-01-15","righe":[{"codice_articolo":"A1","quantita":2,'
-      + '"unita_misura":"PZ"}],"canale":"rest","registrato_il":"2026-01-15T10:00:00.000Z"}');
+      + '"unita_misura":"PZ"}],"canale":"rest","registrato_il":"2026-01-15T10:00:00.000Z","versione":1}');
   });
 
   void it('shows the optional fields in their place when they have a value', () => {

@@ -7,7 +7,7 @@ import type { OrderOutcome, RegisteredOrder } from '../../src/domain/types.ts';
 
 function registered(id: string, lines: number): RegisteredOrder {
   return {
-    id_ordine: id, numero_ordine: `2026-${id.padStart(6, '0')}`, customerId: 'cust', submissionId: 's', channel: 'ftp',
+    id_ordine: id, numero_ordine: `2026-${id.padStart(6, '0')}`, customerId: 'cust', submissionId: 's', channel: 'ftp', versione: 1,
     registeredAt: '2026-11-28T10:00:00.000Z', codice_cliente: 'C001', riferimento_ordine: `R${id}`, data_ordine: '2026-11-20',
     righe: Array.from({ length: lines }, (_, i) => ({ codice_articolo: i % 2 ? 'VOL-A4' : 'BV-STD', quantita: i % 2 ? 2.5 : 1500, unita_misura: 'PZ' })),
   };

@@ -1,6 +1,7 @@
 /**
  * What integrations (ERP/MIS, with an `oii_` key in X-API-Key) may call, and nothing else: the order event feed
- * `GET /api/v1/eventi` and the production status report `POST /api/v1/ordini/{id_ordine}/stato`. A customer's key
+ * `GET /api/v1/eventi`, the production status report `POST /api/v1/ordini/{id_ordine}/stato` and production's decision
+ * on a customer's request `POST /api/v1/ordini/{id_ordine}/richieste/{id_richiesta}`. A customer's key
  * here is 403 (it is valid, but not for this), as an integration key is on the customer endpoints (routes.ts).
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
@@ -14,6 +15,9 @@ import type { EventReader } from '../../domain/order-events.ts';
 import type { EventSignal } from '../../handoff/signal.ts';
 import { hasLoneSurrogate } from '../../domain/text.ts';
 import { PRODUCTION_STATES, type ProductionState } from '../../domain/types.ts';
+import { decideRequest, requestEntry } from '../../intake/lifecycle.ts';
+import { registeredView } from '../../domain/order-view.ts';
+import { namesNothing } from '../../intake/status.ts';
 import type { IntegrationRoutesStore } from '../../domain/store/ports.ts';
 import type { ApiKeyAuth } from './routes.ts';
 
@@ -23,6 +27,37 @@ import type { ApiKeyAuth } from './routes.ts';
  */
 // eslint-disable-next-line no-control-regex
 const CONTROL_IN_NOTE = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/;
+
+/** What is wrong with a production note (`nota`), in Italian; empty when it is fine or absent. */
+function notaProblems(nota: unknown): string[] {
+  if (nota === undefined) return [];
+  if (typeof nota !== 'string' || nota.length > MAX_NOTE_LENGTH) return [`nota deve essere un testo di al massimo ${MAX_NOTE_LENGTH} caratteri`];
+  if (CONTROL_IN_NOTE.test(nota)) return ['nota non può contenere caratteri di controllo (sono ammessi solo a capo e tabulazione)'];
+  // A JSON escape such as "\ud83c" (text cut inside an emoji) is no character: PostgreSQL cannot store it.
+  if (hasLoneSurrogate(nota)) return ['nota contiene un carattere non valido (metà di una coppia surrogata UTF-16)'];
+  return [];
+}
+
+function notaOf(nota: unknown): string | undefined {
+  return typeof nota === 'string' && nota.trim() !== '' ? nota.trim() : undefined;
+}
+
+/** The request's JSON object (anything else is `{}`), or undefined once an error was answered. */
+async function jsonBody(req: FastifyRequest, reply: FastifyReply): Promise<Record<string, unknown> | undefined> {
+  const type = String(req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
+  if (type !== 'application/json') {
+    await sendError(reply, 'UNSUPPORTED_MEDIA_TYPE', `Unsupported media type "${type}": send application/json`);
+    return undefined;
+  }
+  let body: unknown;
+  try {
+    body = JSON.parse(Buffer.isBuffer(req.body) ? req.body.toString('utf8') : '');
+  } catch {
+    await sendError(reply, 'INVALID_JSON', [ERROR_CATALOG.INVALID_JSON.message]);
+    return undefined;
+  }
+  return (body && typeof body === 'object' && !Array.isArray(body) ? body : {}) as Record<string, unknown>;
+}
 
 export interface IntegrationRouteDeps {
   store: IntegrationRoutesStore;
@@ -109,36 +144,38 @@ export function registerIntegrationRoutes(app: FastifyInstance, deps: Integratio
   });
 
   app.post<{ Params: { id: string } }>('/api/v1/ordini/:id/stato', { onRequest: authenticate }, async (req, reply) => {
-    const type = String(req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
-    if (type !== 'application/json') {
-      return sendError(reply, 'UNSUPPORTED_MEDIA_TYPE', `Unsupported media type "${type}": send application/json`);
-    }
-    let body: unknown;
-    try {
-      body = JSON.parse(Buffer.isBuffer(req.body) ? req.body.toString('utf8') : '');
-    } catch {
-      return sendError(reply, 'INVALID_JSON', [ERROR_CATALOG.INVALID_JSON.message]);
-    }
-    const b = (body && typeof body === 'object' && !Array.isArray(body) ? body : {}) as Record<string, unknown>;
+    const b = await jsonBody(req, reply);
+    if (b === undefined) return reply;
     const problems: string[] = [];
     if (!PRODUCTION_STATES.includes(b.stato as ProductionState)) {
       problems.push(`stato deve essere uno di: ${PRODUCTION_STATES.join(', ')}`);
     }
-    if (b.nota !== undefined && (typeof b.nota !== 'string' || b.nota.length > MAX_NOTE_LENGTH)) {
-      problems.push(`nota deve essere un testo di al massimo ${MAX_NOTE_LENGTH} caratteri`);
-    } else if (typeof b.nota === 'string' && CONTROL_IN_NOTE.test(b.nota)) {
-      problems.push('nota non può contenere caratteri di controllo (sono ammessi solo a capo e tabulazione)');
-    } else if (typeof b.nota === 'string' && hasLoneSurrogate(b.nota)) {
-      // A JSON escape such as "\ud83c" (text cut inside an emoji) is no character: PostgreSQL cannot store it.
-      problems.push('nota contiene un carattere non valido (metà di una coppia surrogata UTF-16)');
-    }
+    problems.push(...notaProblems(b.nota));
     if (problems.length > 0) return sendError(reply, 'INVALID_PARAMETERS', problems);
-    const nota = typeof b.nota === 'string' && b.nota.trim() !== '' ? b.nota.trim() : undefined;
+    const nota = notaOf(b.nota);
     // NOT_FOUND and STATE_TRANSITION are IntakeErrors: the server's error handler answers them by their code.
     const { changed, order } = await updateProductionState(
       { store: deps.store, onEvent: () => deps.signal.notify() },
       { orderId: req.params.id, stato: b.stato as ProductionState, nota, integration: req.integration!.name },
     );
     return reply.code(200).send({ esito: 'ok', aggiornato: changed, ordine: order });
+  });
+
+  // Production decides a change or cancellation the customer asked once work had started (src/intake/lifecycle.ts).
+  app.post<{ Params: { id: string; richiesta: string } }>('/api/v1/ordini/:id/richieste/:richiesta', { onRequest: authenticate }, async (req, reply) => {
+    const b = await jsonBody(req, reply);
+    if (b === undefined) return reply;
+    const problems: string[] = [];
+    if (b.esito !== 'accettata' && b.esito !== 'rifiutata') problems.push('esito deve essere "accettata" oppure "rifiutata"');
+    problems.push(...notaProblems(b.nota));
+    if (problems.length > 0) return sendError(reply, 'INVALID_PARAMETERS', problems);
+    if (namesNothing(req.params.id) || namesNothing(req.params.richiesta)) return sendError(reply, 'ORDER_NOT_FOUND', `Ordine ${req.params.id} non trovato`);
+    const nota = notaOf(b.nota);
+    // NOT_FOUND, REQUEST_DECIDED and STATE_TRANSITION are IntakeErrors: the error handler answers them by their code.
+    const { changed, order, request } = await decideRequest(
+      { store: deps.store, onEvent: () => deps.signal.notify() },
+      { orderId: req.params.id, requestId: req.params.richiesta, esito: b.esito as 'accettata' | 'rifiutata', by: req.integration!.name, ...(nota !== undefined ? { nota } : {}) },
+    );
+    return reply.code(200).send({ esito: 'ok', aggiornato: changed, richiesta: requestEntry(request), ordine: registeredView(order) });
   });
 }

@@ -32,6 +32,17 @@ declare module 'fastify' {
   }
 }
 
+/**
+ * The version an If-Match header names (`"3"`, or `W/"3"`); `*` or no header: none. Anything else names no version
+ * the order can be at, so the change is refused with 412 as RFC 9110 has it.
+ */
+function readIfMatch(header: string | string[] | undefined): string | undefined {
+  const value = (Array.isArray(header) ? header[0] : header)?.trim();
+  if (value === undefined || value === '' || value === '*') return undefined;
+  const first = value.split(',')[0]!.trim();
+  return /^(?:W\/)?"([1-9]\d{0,8})"$/.exec(first)?.[1] ?? '0';
+}
+
 function mediaType(req: FastifyRequest): { type?: string; charset?: string } {
   const header = req.headers['content-type'];
   if (!header) return {};
@@ -107,7 +118,52 @@ export function registerRestRoutes(app: FastifyInstance, deps: RestDeps): void {
   app.get<{ Params: { id: string } }>('/api/v1/ordini/:id', { onRequest: authenticate }, async (req, reply) => {
     const view = await statusById(deps.store, req.principal!.customerId, req.params.id);
     if (!view) return sendError(reply, 'ORDER_NOT_FOUND', `Order ${req.params.id} not found`);
+    // The version is the entity tag: PUT and /annulla with If-Match change only the version the client has seen.
+    if (view.versione !== undefined) reply.header('etag', `"${view.versione}"`);
     return view;
+  });
+
+  // The lifecycle (src/intake/lifecycle.ts): a change is the whole new order; a cancellation, an optional reason.
+  // Both are submissions like a POST (stored, judged, answered with their outcome), naming the order by its id.
+  async function change(req: FastifyRequest<{ Params: { id: string } }>, reply: FastifyReply, azione: 'modifica' | 'annulla', raw: Buffer, type: string | undefined, charset?: string) {
+    const principal = req.principal!;
+    const order = namesNothing(req.params.id) ? undefined : await deps.store.getOrder(principal.customerId, req.params.id);
+    if (!order) return sendError(reply, 'ORDER_NOT_FOUND', `Order ${req.params.id} not found`);
+    const ifMatch = readIfMatch(req.headers['if-match']);
+    const { outcome } = await deps.intake.submit({
+      principal, channel: 'rest', mediaType: type, charset, raw, singleOrder: true,
+      meta: { remote: req.ip, requestId: String(req.id), azione, ordine: order.id_ordine, ...(ifMatch !== undefined ? { ifMatch } : {}) },
+    });
+    const a = renderOutcome(outcome);
+    const done = outcome.orders[0];
+    if (done?.esito === 'ok' && done.versione !== undefined) reply.header('etag', `"${done.versione}"`);
+    return reply.code(a.status).send(a.body);
+  }
+
+  app.put<{ Params: { id: string } }>('/api/v1/ordini/:id', { onRequest: [authenticate, acceptable] }, async (req, reply) => {
+    const { type, charset } = mediaType(req);
+    return change(req, reply, 'modifica', Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0), type, charset);
+  });
+
+  app.post<{ Params: { id: string } }>('/api/v1/ordini/:id/annulla', { onRequest: authenticate }, async (req, reply) => {
+    const { type } = mediaType(req);
+    const raw = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
+    if (raw.length > 0 && type !== 'application/json') {
+      return sendError(reply, 'UNSUPPORTED_MEDIA_TYPE', `Unsupported media type "${type ?? ''}": send application/json`);
+    }
+    let motivo: unknown;
+    if (raw.length > 0) {
+      try {
+        motivo = (JSON.parse(raw.toString('utf8')) as { motivo?: unknown } | null)?.motivo;
+      } catch {
+        return sendError(reply, 'INVALID_JSON');
+      }
+    }
+    const order = namesNothing(req.params.id) ? undefined : await deps.store.getOrder(req.principal!.customerId, req.params.id);
+    if (!order) return sendError(reply, 'ORDER_NOT_FOUND', `Order ${req.params.id} not found`);
+    // What is judged (and kept as the submission): the cancellation as an order names it, with the reason sent.
+    const body = { codice_cliente: order.codice_cliente, riferimento_ordine: order.riferimento_ordine, azione: 'annulla', ...(motivo !== undefined ? { motivo } : {}) };
+    return change(req, reply, 'annulla', Buffer.from(JSON.stringify(body)), 'application/json');
   });
 
   app.get<{ Querystring: Record<string, unknown> }>('/api/v1/ordini', { onRequest: authenticate }, async (req, reply) => {

@@ -102,10 +102,13 @@ const ACTIONS: Record<string, string> = {
   'connettore.aggiungi': 'Connettore attivato', 'connettore.ruota_chiave': 'Nuova chiave del connettore',
   'cliente.notifiche_attive': 'Notifiche e-mail dello stato attivate', 'cliente.notifiche_spente': 'Notifiche e-mail dello stato disattivate',
   'articolo.disattiva': 'Articolo disattivato', 'articolo.riattiva': 'Articolo riattivato', 'articolo.rimuovi': 'Articolo rimosso',
+  'ordine.annulla': 'Ordine annullato per conto del cliente', 'richiesta.accetta': 'Richiesta accettata', 'richiesta.rifiuta': 'Richiesta rifiutata',
 };
 
 const EVENTS: Record<OrderEventType, string> = {
   'ordine.registrato': 'Ordine registrato', 'ordine.rifiutato': 'Ordine rifiutato', 'ordine.stato_aggiornato': 'Stato di produzione aggiornato',
+  'ordine.modificato': 'Ordine modificato', 'ordine.annullato': 'Ordine annullato', 'ordine.richiesta': 'Richiesta per la produzione',
+  'ordine.richiesta_esito': 'Esito della richiesta',
 };
 
 /** An outbox event's type as a person reads it (the webhook's receiver gets the key). */

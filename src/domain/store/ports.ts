@@ -8,6 +8,7 @@
  */
 import type { EventStore } from './events.ts';
 import type { HandoffStore } from './handoff.ts';
+import type { LifecycleStore } from './lifecycle.ts';
 import type { MailStore } from './mail.ts';
 import type { Store } from './store.ts';
 import type { WebStore } from './web.ts';
@@ -18,16 +19,16 @@ export type ConnectorCustomerLookup = Pick<Store, 'connectorCustomerIds' | 'getC
 /** The order-status lookups the channels answer (src/intake/status.ts, connector-status.ts): reads only. */
 export type StatusStore = ConnectorCustomerLookup & Pick<Store,
   | 'getOrder' | 'getOrderByRef' | 'latestAttempt' | 'findSubmissionByReservedOrderId'
-  | 'getCustomer' | 'connectorOrderOwners' | 'connectorLatestAttempt' | 'orderTicket'>;
+  | 'getCustomer' | 'connectorOrderOwners' | 'connectorLatestAttempt' | 'orderTicket' | 'orderVersions' | 'orderRequests'>;
 
 /** Claims on received submissions (src/intake/claims.ts). */
 export type ClaimStore = Pick<Store,
   'claimSubmission' | 'claimSubmissions' | 'renewClaims' | 'releaseClaims' | 'getSubmissionOutcomes' | 'reapInstances'>;
 
 /** What judging a submission reads and writes (src/intake/judge.ts): the catalog, connectors, orders. */
-export type JudgeStore = ConnectorCustomerLookup & Pick<Store,
+export type JudgeStore = ConnectorCustomerLookup & LifecycleStore & Pick<Store,
   'knownArticles' | 'inactiveArticles' | 'knownUnits' | 'registerOrders' | 'registeredBySubmission' | 'recordAttempts' | 'saveOrderTickets' | 'getOrderByRef' | 'getConnector' | 'connectorLookup'
-  | 'customersByPeppolId' | 'articlesByGtin' | 'articleXrefs'>;
+  | 'getOrder' | 'getOrderAnyCustomer' | 'customersByPeppolId' | 'articlesByGtin' | 'articleXrefs'>;
 
 /** The intake core (src/intake/intake.ts): durable receipt, claims, judging, completion. */
 export type IntakeStore = ClaimStore & JudgeStore & Pick<Store,
@@ -61,7 +62,7 @@ export type ConnectorChannelStore = ConnectorAuthStore & ConnectorOrderStore & S
 export type RestStore = StatusStore & Pick<Store, 'findIntegration' | 'getCustomerByCode' | 'listCustomerOrders'>;
 
 /** The integrations' routes (src/channels/rest/integration-routes.ts): their keys and production reports. */
-export type IntegrationRoutesStore = Pick<EventStore, 'findIntegration' | 'getOrderAnyCustomer' | 'setProductionState'>;
+export type IntegrationRoutesStore = Pick<EventStore, 'findIntegration' | 'getOrderAnyCustomer' | 'setProductionState'> & LifecycleStore & Pick<Store, 'getOrder' | 'getOrderByRef'>;
 
 /** The hand-off (src/handoff/): the event stream, subscribers and deliveries, integrations, production reports. */
 export type HandoffPort = HandoffStore & EventStore & Pick<Store,

@@ -23,6 +23,7 @@ import type { EventStore } from './events.ts';
 import type { MailStore } from './mail.ts';
 import type { NotificationStore } from './notifications.ts';
 import type { InstanceStore } from './instances.ts';
+import type { LifecycleStore } from './lifecycle.ts';
 import type { HandoffStore } from './handoff.ts';
 import type { QueueName, WriterConnections } from './stats.ts';
 import type { WebStore } from './web.ts';
@@ -138,8 +139,9 @@ export interface CompleteOptions {
 }
 
 /** The e-mail channel's methods (messages, parts, reply outbox, IMAP mailboxes) are declared in mail.ts; webhook and
- * export subscribers and their deliveries in handoff.ts; instances and their liveness in instances.ts; operators, sessions and the audit log in web.ts. */
-export interface Store extends MailStore, ConnectorStore, EventStore, HandoffStore, InstanceStore, WebStore, CustomerStateStore, NotificationStore {
+ * export subscribers and their deliveries in handoff.ts; versions and production's requests in lifecycle.ts; instances and their liveness in instances.ts; operators, sessions and the audit log in web.ts. */
+export interface Store extends MailStore, ConnectorStore, EventStore, HandoffStore, InstanceStore, WebStore, CustomerStateStore, NotificationStore,
+  LifecycleStore {
   /** Which engine, for logs and /healthz. */
   readonly kind: 'sqlite' | 'postgres';
   /**

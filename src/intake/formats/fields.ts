@@ -4,14 +4,14 @@
  * what is wrong with it.
  */
 
-export const ORDER_FIELDS = ['codice_cliente', 'riferimento_ordine', 'data_ordine', 'data_consegna', 'note'] as const;
+export const ORDER_FIELDS = ['codice_cliente', 'riferimento_ordine', 'data_ordine', 'data_consegna', 'note', 'azione', 'motivo'] as const;
 export const LINE_FIELDS = ['codice_articolo', 'quantita', 'unita_misura'] as const;
 
 /**
  * Optional order fields. An empty element or cell for one of these means "not given", so the property is
  * left out rather than set to "" (which stage A would have to refuse as a bad date).
  */
-export const OPTIONAL_ORDER_FIELDS: ReadonlySet<string> = new Set(['data_consegna', 'note']);
+export const OPTIONAL_ORDER_FIELDS: ReadonlySet<string> = new Set(['data_consegna', 'note', 'azione', 'motivo']);
 
 const PLAIN_DECIMAL = /^[+-]?\d+(?:[.,]\d+)?$/;
 

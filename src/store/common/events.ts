@@ -25,7 +25,7 @@ export function registeredEvent(item: RegisterItem, numero: string, at: string):
     codice_cliente: o.codice_cliente, riferimento_ordine: o.riferimento_ordine, data_ordine: o.data_ordine, data_consegna: o.data_consegna,
     note: o.note,
     righe: o.righe, id_ordine: item.id, numero_ordine: numero, customerId: item.customerId, submissionId: item.submissionId,
-    channel: item.channel, sito_produzione: item.site, registeredAt: at,
+    channel: item.channel, sito_produzione: item.site, registeredAt: at, versione: 1,
   });
   return { id: uuidv7(), type: 'ordine.registrato', time: at, orderId: item.id, customerId: item.customerId, data: view as unknown as Record<string, unknown> };
 }
@@ -40,7 +40,8 @@ export interface JudgedSubmission {
 }
 
 /**
- * One `ordine.rifiutato` per refused order of `outcome`, or one for a file that could not be read at all. The data
+ * One `ordine.rifiutato` per refused order of `outcome` (not for a refused change or cancellation), or one for a file
+ * that could not be read at all. The data
  * is what `GET /api/v1/ordini` shows of a refused order; the customer's code is the sender's when the order itself
  * did not say (it could not be read). A single-order submission's refusal carries the id reserved for it.
  */
@@ -62,7 +63,8 @@ export function refusalEvents(outcome: Outcome, s: JudgedSubmission, at: string)
 export function refusals(outcome: Outcome): Record<string, unknown>[] {
   const views = outcome.fileError
     ? [refusedView(undefined, '', '', outcome.fileError.message)]
-    : outcome.orders.filter((o) => o?.esito === 'errore').map((o) => refusedView(o, '', ''));
+    // A refused change or cancellation leaves the registered order as it was: no subscriber must read it as refused.
+    : outcome.orders.filter((o) => o?.esito === 'errore' && o.azione === undefined).map((o) => refusedView(o, '', ''));
   return views.map(({ canale: _c, ricevuto_il: _r, ...rest }) => rest);
 }
 

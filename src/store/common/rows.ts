@@ -321,6 +321,10 @@ export interface OrderRow {
   production_state?: string | null;
   /** Migration 031; absent from rows read by code that does not select it. */
   note?: string | null;
+  /** Migration 034; absent from rows read by code that does not select them (version 1). */
+  versione?: number | null;
+  version_at?: unknown;
+  version_channel?: string | null;
 }
 
 export interface LineRow { order_id: string; idx: number; codice_articolo: string; quantita: number; unita_misura: string }
@@ -345,7 +349,10 @@ export function toOrder(r: OrderRow, lines: readonly LineRow[]): RegisteredOrder
     submissionId: r.submission_id,
     channel: r.channel as Channel,
     registeredAt: isoOut(r.registered_at),
+    versione: Number(r.versione ?? 1),
   };
+  if (r.version_at !== null && r.version_at !== undefined) registered.versionAt = isoOut(r.version_at);
+  if (r.version_channel !== null && r.version_channel !== undefined) registered.versionChannel = r.version_channel as Channel;
   if (r.site !== null) registered.sito_produzione = r.site;
   if (r.production_state) {
     registered.productionState = r.production_state as ProductionState;

@@ -9,6 +9,7 @@ import pg from 'pg';
 import type { PoolClient } from 'pg';
 import { pgCode, withTransaction } from './tx.ts';
 import { orderWriters, writerPermits } from './order-writers.ts';
+import { postgresLifecycle } from './lifecycle.ts';
 import { notFound } from '../common/refusals.ts';
 import type { Outcome, RegisteredOrder, StoredSubmission, SubmissionState } from '../../domain/types.ts';
 import { checkKnown, migrationsDir, readMigrations } from '../common/migrate.ts';
@@ -114,7 +115,7 @@ export function findBySha(byChannel: boolean): string {
 
 const ORDER_COLUMNS = `id, customer_id, codice_cliente, riferimento_ordine, numero_ordine,
   to_char(data_ordine, 'YYYY-MM-DD') AS data_ordine, to_char(data_consegna, 'YYYY-MM-DD') AS data_consegna,
-  submission_id, channel, site, registered_at, production_state, note`;
+  submission_id, channel, site, registered_at, production_state, note, versione, version_at, version_channel`;
 
 /** The order with this identity, if registered: a seek on orders_identity (reference first, migration 026). */
 const IDENTITY_SQL = 'SELECT id, numero_ordine, submission_id, content_hash FROM orders WHERE codice_cliente = $1 AND riferimento_ordine = $2';
@@ -391,6 +392,7 @@ export async function openPostgresStore(url: string, opts: PostgresStoreOptions 
     ...postgresConnectors(pool, writers),
     ...instances,
     ...postgresHandoff(pool, () => new pg.Client(connection), opts.onError),
+    ...postgresLifecycle(pool, writeTx),
     ...postgresEvents(pool, writers, async (id) => {
       const r = await one<OrderRow>(`SELECT ${ORDER_COLUMNS} FROM orders WHERE id = $1`, [id]);
       return r && (await withLines([r]))[0];

@@ -20,6 +20,7 @@ import { sqliteWeb } from './web.ts';
 import { constraint, statementCache } from './statements.ts';
 import { sqliteWriter } from './writer.ts';
 import { sqliteEvents, sqliteProductionHistory } from './events.ts';
+import { sqliteLifecycle } from './lifecycle.ts';
 import { inThreadRunner, threadRunner, type WriteRunner } from './offload.ts';
 import { lockedConnection, newWriteLock } from './write-lock.ts';
 import { sqliteCustomerState } from './customer-state.ts';
@@ -43,7 +44,7 @@ import {
 } from '../../domain/store/store.ts';
 
 const ORDER_COLUMNS = `id, customer_id, codice_cliente, riferimento_ordine, numero_ordine, data_ordine, data_consegna,
-  submission_id, channel, site, registered_at, production_state, note`;
+  submission_id, channel, site, registered_at, production_state, note, versione, version_at, version_channel`;
 
 /**
  * An earlier file with the same bytes (findSubmissionBySha): single-order submissions (REST, SOAP, the portal's form)
@@ -224,6 +225,7 @@ function sqliteStoreOn(
     ...sqliteConnectors(db),
     ...sqliteInstances(db),
     ...sqliteHandoff(db, writer),
+    ...sqliteLifecycle(q, writer),
     ...sqliteEvents(q, writer, (id) => {
       const r = q(`SELECT ${ORDER_COLUMNS} FROM orders WHERE id = ?`).get(id) as OrderRow | undefined;
       return r && withLines([r])[0];
