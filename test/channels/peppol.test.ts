@@ -6,7 +6,7 @@ import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { startTestService, waitFor, type TestCustomer, type TestService } from '../helpers/service.ts';
 import { createSchema, testDatabaseUrl, type TestSchema } from '../store/pg-schema.ts';
-import { ublOrder } from '../intake/formats/ubl-fixtures.ts';
+import { ublOrder, ublOrderCancellation, ublOrderChange } from '../intake/formats/ubl-fixtures.ts';
 import { run, sftpBatch } from './files/helpers.ts';
 
 function suite(name: string, env: () => Promise<{ env: Record<string, string>; drop?: () => Promise<void> }>) {
@@ -73,6 +73,35 @@ function suite(name: string, env: () => Promise<{ env: Record<string, string>; d
         '--header', 'Subject: Ordine NSO PO-MAIL', '--body', 'In allegato l\'ordine.', '--attach-type', 'application/xml', '--attach-name', 'PO-MAIL.xml', '--attach', `@${f}`, '--silent', '2']);
       assert.equal(res.code, 0, res.stderr + res.stdout);
       assert.equal((await registered('PO-MAIL')).riferimento_ordine, 'PO-MAIL');
+    });
+
+    void it('lifecycle: an Order Change by SFTP makes version 2, an Order Cancellation by e-mail cancels; NSO replacement and revocation by REST', async () => {
+      const id = (await registered('PO-MAIL')).id_ordine;
+      const change = file('change.xml', ublOrderChange({ orderId: 'PO-MAIL', sequence: 1, lines: [{ sellers: 'BV-STD', status: '3', quantity: 300 }, { gtin: '8001234567897', status: '1', quantity: 7 }] }));
+      assert.equal((await sftpBatch(t.service.ports.sftp!, c.ftpUser, c.ftpPassword, [`put ${change} /ordini/CH-1.xml`])).code, 0);
+      const v2 = await waitFor(async () => {
+        const o = await t.service.store.getOrder(customerId, id);
+        return o && o.versione === 2 ? o : undefined;
+      }, 15_000, 'version 2');
+      assert.deepEqual(v2.righe, [{ codice_articolo: 'BV-STD', quantita: 300, unita_misura: 'PZ' }, { codice_articolo: 'VOL-A4', quantita: 7, unita_misura: 'PZ' }]);
+
+      const cancel = file('cancel.xml', ublOrderCancellation({ orderId: 'PO-MAIL', note: 'Fornitura non più necessaria' }));
+      const res = await run('swaks', ['--server', `127.0.0.1:${t.service.ports.smtp}`, '--to', c.mailbox, '--from', 'acquisti@asl.example',
+        '--header', 'Subject: Annullamento PO-MAIL', '--body', 'Annullamento.', '--attach-type', 'application/xml', '--attach-name', 'CA-1.xml', '--attach', `@${cancel}`, '--silent', '2']);
+      assert.equal(res.code, 0, res.stderr);
+      await waitFor(async () => {
+        const o = await t.service.store.getOrder(customerId, id);
+        return o?.productionState === 'annullato' || (o as { stato?: string } | undefined)?.stato === 'annullato' ? o : undefined;
+      }, 15_000, 'order cancelled');
+
+      const post = (xml: string) => run('curl', ['-sS', '-w', '\n%{http_code}', '-H', 'content-type: application/xml', '-H', `x-api-key: ${c.apiKey}`, '--data-binary', `@${file('nso.xml', xml)}`, `${t.url}/api/v1/ordini`]);
+      const nsoId = (await registered('PO-REST')).id_ordine;
+      const replaced = await post(ublOrder({ id: 'PO-REST-2', nsoReference: { id: 'PO-REST', code: 'Revised' }, lines: [{ sellers: 'VOL-A4', quantity: 42 }] }));
+      assert.match(replaced.stdout, /\n20\d$/, replaced.stdout);
+      const replacedOrder = await t.service.store.getOrder(customerId, nsoId);
+      assert.deepEqual([replacedOrder?.versione, replacedOrder?.righe], [2, [{ codice_articolo: 'VOL-A4', quantita: 42, unita_misura: 'PZ' }]]);
+      const revoked = await post(ublOrder({ id: 'PO-REST-3', note: 'Emesso per errore', nsoReference: { id: 'PO-REST', code: 'Cancelled' } }));
+      assert.match(revoked.stdout, /\n20\d$/, revoked.stdout);
     });
   });
 }
