@@ -2,15 +2,11 @@
 // schemas in ../shared/ubl), each document becomes the candidate the lifecycle contract describes, and hostile XML is
 // refused as for our own XML orders.
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import { describe, it } from 'node:test';
 import { isIntakeError } from '../../../src/domain/errors.ts';
 import { decodeXml } from '../../../src/intake/formats/xml/index.ts';
 import type { UblInfo } from '../../../src/intake/formats/ubl/decode.ts';
-import { UBL_DIR, UBL_SKIP } from '../../helpers/shared.ts';
+import { schemaValid, UBL_SKIP } from '../../helpers/ubl.ts';
 import { ublOrder, ublOrderCancellation, ublOrderChange } from './ubl-fixtures.ts';
 
 const decode = (xml: string) => decodeXml({ raw: Buffer.from(xml) }) as Record<string, unknown>[];
@@ -18,18 +14,6 @@ const one = (xml: string) => {
   const [c] = decode(xml);
   return c as Record<string, unknown> & { ubl: UblInfo };
 };
-
-/** xmllint's verdict on `xml` against a schema under ../shared/ubl; the schemas are read there, never copied. */
-function schemaValid(xml: string, schema: string): void {
-  const dir = mkdtempSync(path.join(tmpdir(), 'ubl-'));
-  try {
-    const file = path.join(dir, 'doc.xml');
-    writeFileSync(file, xml);
-    execFileSync('xmllint', ['--noout', '--nonet', '--schema', path.join(UBL_DIR, schema), file], { stdio: 'pipe' });
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
-}
 
 void describe('UBL ordering documents', () => {
   void it('the fixtures are valid UBL: Order 2.1, Order Change and Order Cancellation 2.3', { skip: UBL_SKIP }, () => {

@@ -52,6 +52,9 @@ export interface UblInfo {
   issueDate?: string;
   buyerIds: DocumentId[];
   sellerIds: DocumentId[];
+  /** The parties' names (PartyLegalEntity/RegistrationName, else PartyName/Name), for the Order Response. */
+  buyerName?: string;
+  sellerName?: string;
   /** Lines kept in the candidate, in their order (an OrderChange's deleted lines are left out). */
   lines: UblLine[];
   /** The order an OrderChange, OrderCancellation or NSO replacement/revocation refers to. */
@@ -185,6 +188,8 @@ export function decodeUbl(text: string, root: UblRoot): unknown[] {
     issueDate: textAt(node, 'IssueDate'),
     buyerIds: partyIds(buyer, 'BuyerCustomerParty'),
     sellerIds: partyIds(seller, 'SellerSupplierParty'),
+    buyerName: textAt(buyer, 'PartyLegalEntity', 'RegistrationName') ?? textAt(buyer, 'PartyName', 'Name'),
+    sellerName: textAt(seller, 'PartyLegalEntity', 'RegistrationName') ?? textAt(seller, 'PartyName', 'Name'),
     lines: [],
     extra: extraOf(node),
   };
