@@ -105,7 +105,7 @@ export async function startService(given: Config, log: Logger): Promise<Service>
     addHsts(app);
     metrics.trackConnections('http', app.server);
     if (config.metricsToken && config.metricsPort === 'off') registerMetricsRoute(app, metrics, config.metricsToken);
-    registerRestRoutes(app, { intake, store, auth, timeZone: config.timeZone });
+    registerRestRoutes(app, { intake, store, auth, timeZone: config.timeZone, ...(config.peppolId ? { peppolId: config.peppolId } : {}) });
     registerIntegrationRoutes(app, { store, reader: storeEventReader(store), signal: eventSignal, auth, pollMs: config.feedPollMs });
     registerConnectorRoutes(app, { intake, store, onEvent: () => eventSignal.notify() });
     await registerWeb(app, { store, intake, log, timeZone: config.timeZone, mailDomain: config.mailDomain, maxFileBytes: config.maxFileBytes });

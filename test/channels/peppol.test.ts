@@ -1,13 +1,15 @@
 // A buyer's UBL Order (Peppol BIS 3 / NSO) through the real channels: REST with curl, SFTP with OpenSSH sftp through
 // sshpass, e-mail with swaks; registered for the customer its Peppol identifier names, on SQLite and PostgreSQL.
 import assert from 'node:assert/strict';
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { startTestService, waitFor, type TestCustomer, type TestService } from '../helpers/service.ts';
 import { createSchema, testDatabaseUrl, type TestSchema } from '../store/pg-schema.ts';
 import { ublOrder, ublOrderCancellation, ublOrderChange } from '../intake/formats/ubl-fixtures.ts';
+import { simpleParser } from 'mailparser';
 import { run, sftpBatch } from './files/helpers.ts';
+import { schemaValid, UBL_SCHEMAS } from '../helpers/ubl.ts';
 
 function suite(name: string, env: () => Promise<{ env: Record<string, string>; drop?: () => Promise<void> }>) {
   void describe(`UBL orders through REST, SFTP and e-mail (${name})`, () => {
@@ -48,6 +50,15 @@ function suite(name: string, env: () => Promise<{ env: Record<string, string>; d
       assert.equal(answer.esito, 'ok');
       const o = await registered('PO-REST');
       assert.equal(answer.id_ordine, o.id_ordine);
+      const response = await run('curl', ['-sS', '-D', '-', '-H', `x-api-key: ${c.apiKey}`, `${t.url}/api/v1/ordini/${o.id_ordine}/order-response`]);
+      const [head, xml = ''] = response.stdout.split('\r\n\r\n');
+      assert.match(head!, /^HTTP\/1\.1 200/);
+      assert.match(head!, /content-type: application\/xml/i);
+      assert.match(head!, /filename="OrderResponse-PO-REST\.xml"/);
+      schemaValid(xml, UBL_SCHEMAS.orderResponse);
+      assert.match(xml, /<cbc:OrderResponseCode>AP<\/cbc:OrderResponseCode>/);
+      assert.match(xml, new RegExp(`<cbc:SalesOrderID>${o.numero_ordine}</cbc:SalesOrderID>`));
+      assert.match(xml, /<cbc:EndpointID schemeID="0211">IT09876543210<\/cbc:EndpointID>/, 'the seller is INTAKE_PEPPOL_ID');
       assert.deepEqual(o.righe, [{ codice_articolo: 'BV-STD', quantita: 250, unita_misura: 'PZ' }, { codice_articolo: 'VOL-A4', quantita: 100, unita_misura: 'PZ' }]);
 
       const bad = file('bad.xml', ublOrder({ id: 'PO-BAD', lines: [{ buyers: 'ASL-1' }] }));
@@ -65,6 +76,24 @@ function suite(name: string, env: () => Promise<{ env: Record<string, string>; d
       const res = await sftpBatch(t.service.ports.sftp!, c.ftpUser, c.ftpPassword, [`put ${f} /ordini/PO-SFTP.xml`]);
       assert.equal(res.code, 0, res.stderr);
       assert.equal((await registered('PO-SFTP')).righe[0]?.codice_articolo, 'BV-STD');
+      const out = path.join(t.dataDir, 'or-sftp.xml');
+      const got = await waitFor(async () => {
+        const r = await sftpBatch(t.service.ports.sftp!, c.ftpUser, c.ftpPassword, [`get /ordini/esiti/PO-SFTP.xml.esito.xml ${out}`]);
+        return r.code === 0 ? readFileSync(out, 'utf8') : undefined;
+      }, 15_000, 'the Order Response in /ordini/esiti');
+      schemaValid(got, UBL_SCHEMAS.orderResponse);
+      assert.match(got, /<cbc:OrderResponseCode>AP<\/cbc:OrderResponseCode>/);
+
+      const refused = file('refused.xml', ublOrder({ id: 'PO-SFTP-BAD', lines: [{ sellers: 'BV-STD', unitCode: null }] }));
+      assert.equal((await sftpBatch(t.service.ports.sftp!, c.ftpUser, c.ftpPassword, [`put ${refused} /ordini/PO-SFTP-BAD.xml`])).code, 0);
+      const no = await waitFor(async () => {
+        const r = await sftpBatch(t.service.ports.sftp!, c.ftpUser, c.ftpPassword, [`get /ordini/esiti/PO-SFTP-BAD.xml.esito.xml ${out}`]);
+        return r.code === 0 ? readFileSync(out, 'utf8') : undefined;
+      }, 15_000, 'the refusal\'s Order Response');
+      schemaValid(no, UBL_SCHEMAS.orderResponse);
+      assert.match(no, /<cbc:OrderResponseCode>RE<\/cbc:OrderResponseCode>\n<cbc:Note>OrderLine\[1\]\/LineItem\/Quantity\/@unitCode: Manca l'unità di misura \(unitCode\)<\/cbc:Note>/);
+      const listing = await sftpBatch(t.service.ports.sftp!, c.ftpUser, c.ftpPassword, ['ls /ordini/esiti']);
+      assert.doesNotMatch(listing.stdout, /rest\.xml\.esito\.xml/, 'only files of this channel are listed');
     });
 
     void it('e-mail: an Order attached to a message sent with swaks is registered', async () => {
@@ -73,6 +102,16 @@ function suite(name: string, env: () => Promise<{ env: Record<string, string>; d
         '--header', 'Subject: Ordine NSO PO-MAIL', '--body', 'In allegato l\'ordine.', '--attach-type', 'application/xml', '--attach-name', 'PO-MAIL.xml', '--attach', `@${f}`, '--silent', '2']);
       assert.equal(res.code, 0, res.stderr + res.stdout);
       assert.equal((await registered('PO-MAIL')).riferimento_ordine, 'PO-MAIL');
+      const reply = await waitFor(async () => {
+        const [r] = await t.service.store.listReplies({ customerId, limit: 10 });
+        return r ? t.service.store.getReply(r.id) : undefined;
+      }, 15_000, 'the reply');
+      const mail = await simpleParser(reply.raw);
+      const attachment = mail.attachments.find((a) => a.filename === 'OrderResponse-PO-MAIL.xml');
+      assert.ok(attachment, `attachments: ${mail.attachments.map((a) => a.filename).join(', ')}`);
+      assert.match(attachment.contentType, /application\/xml/);
+      schemaValid(attachment.content.toString('utf8'), UBL_SCHEMAS.orderResponse);
+      assert.match(mail.text ?? '', /La risposta Peppol \(Order Response\) al documento UBL è nell'allegato OrderResponse-PO-MAIL\.xml\./);
     });
 
     void it('lifecycle: an Order Change by SFTP makes version 2, an Order Cancellation by e-mail cancels; NSO replacement and revocation by REST', async () => {
@@ -84,6 +123,14 @@ function suite(name: string, env: () => Promise<{ env: Record<string, string>; d
         return o && o.versione === 2 ? o : undefined;
       }, 15_000, 'version 2');
       assert.deepEqual(v2.righe, [{ codice_articolo: 'BV-STD', quantita: 300, unita_misura: 'PZ' }, { codice_articolo: 'VOL-A4', quantita: 7, unita_misura: 'PZ' }]);
+      const orderResponse = async () => {
+        const res = await fetch(`${t.url}/api/v1/ordini/${id}/order-response`, { headers: { 'x-api-key': c.apiKey } });
+        assert.equal(res.status, 200);
+        return res.text();
+      };
+      const afterChange = await orderResponse();
+      schemaValid(afterChange, UBL_SCHEMAS.orderResponseAdvanced);
+      assert.match(afterChange, /order_response_advanced:3[\s\S]*<cbc:OrderResponseCode>AP<\/cbc:OrderResponseCode>\n<cbc:Note>Ordine modificato: versione 2<\/cbc:Note>/);
 
       const cancel = file('cancel.xml', ublOrderCancellation({ orderId: 'PO-MAIL', note: 'Fornitura non più necessaria' }));
       const res = await run('swaks', ['--server', `127.0.0.1:${t.service.ports.smtp}`, '--to', c.mailbox, '--from', 'acquisti@asl.example',
@@ -93,6 +140,15 @@ function suite(name: string, env: () => Promise<{ env: Record<string, string>; d
         const o = await t.service.store.getOrder(customerId, id);
         return o?.productionState === 'annullato' || (o as { stato?: string } | undefined)?.stato === 'annullato' ? o : undefined;
       }, 15_000, 'order cancelled');
+      const afterCancel = await orderResponse();
+      schemaValid(afterCancel, UBL_SCHEMAS.orderResponseAdvanced);
+      assert.match(afterCancel, /<cbc:Note>Ordine annullato<\/cbc:Note>[\s\S]*<cac:OrderReference><cbc:ID>PO-MAIL<\/cbc:ID>/);
+      const json = await fetch(`${t.url}/api/v1/ordini`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': c.apiKey },
+        body: JSON.stringify({ codice_cliente: 'C001', riferimento_ordine: 'J-1', data_ordine: '2026-11-20', righe: [{ codice_articolo: 'BV-STD', quantita: 1, unita_misura: 'PZ' }] }) });
+      const jsonId = ((await json.json()) as { id_ordine: string }).id_ordine;
+      const none = await fetch(`${t.url}/api/v1/ordini/${jsonId}/order-response`, { headers: { 'x-api-key': c.apiKey } });
+      assert.equal(none.status, 404, 'an order that did not come as UBL has no Order Response');
+      assert.match(await none.text(), /did not come as a UBL document/);
 
       const post = (xml: string) => run('curl', ['-sS', '-w', '\n%{http_code}', '-H', 'content-type: application/xml', '-H', `x-api-key: ${c.apiKey}`, '--data-binary', `@${file('nso.xml', xml)}`, `${t.url}/api/v1/ordini`]);
       const nsoId = (await registered('PO-REST')).id_ordine;

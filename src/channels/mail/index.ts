@@ -54,7 +54,7 @@ export async function startMailChannels(deps: MailChannelsDeps): Promise<MailCha
   const claimMs = config.claimLeaseMs;
   const pipeline = createPipeline({
     store, intake, log, mailDomain: config.mailDomain, timeZone: config.timeZone, maxFileBytes: config.maxFileBytes,
-    onReplyQueued: () => outbox.kick(), claimMs, holder,
+    onReplyQueued: () => outbox.kick(), claimMs, holder, ...(config.peppolId ? { peppolId: config.peppolId } : {}),
   });
   const onStored = (ids: string[]) => ids.forEach((id) => pipeline.start(id));
   const notices = correctionNotices({ store, log, mailDomain: config.mailDomain, timeZone: config.timeZone, onQueued: () => outbox.kick() });

@@ -59,7 +59,7 @@ export type ConnectorOrderStore = Pick<Store, 'connectorOrderOwners' | 'getOrder
 export type ConnectorChannelStore = ConnectorAuthStore & ConnectorOrderStore & StatusStore;
 
 /** REST's customer routes (src/channels/rest/routes.ts): status lookups, a customer's list of orders, integration keys. */
-export type RestStore = StatusStore & Pick<Store, 'findIntegration' | 'getCustomerByCode' | 'listCustomerOrders'>;
+export type RestStore = StatusStore & Pick<Store, 'findIntegration' | 'getCustomerByCode' | 'listCustomerOrders' | 'getSubmission'>;
 
 /** The integrations' routes (src/channels/rest/integration-routes.ts): their keys and production reports. */
 export type IntegrationRoutesStore = Pick<EventStore, 'findIntegration' | 'getOrderAnyCustomer' | 'setProductionState'> & LifecycleStore & Pick<Store, 'getOrder' | 'getOrderByRef'>;
