@@ -71,7 +71,7 @@ const parser = new XMLParser({
   ignoreAttributes: false,
   attributeNamePrefix: '@',
   textNodeName: TEXT,
-  removeNSPrefix: true,
+  // Prefixes kept (tree.ts finds elements by local name): removing them more than doubles the parse.
   ignoreDeclaration: true,
   ignorePiTags: true,
   parseTagValue: false,
@@ -79,8 +79,6 @@ const parser = new XMLParser({
   processEntities: true,
   entityDecoder: predefinedEntitiesOnly,
   maxNestedTags: MAX_XML_DEPTH,
-  // Every element a list: walking code never asks "one or many?".
-  isArray: (_name, _path, _leaf, isAttribute) => !isAttribute,
 });
 
 /**
