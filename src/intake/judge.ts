@@ -16,7 +16,7 @@ import { changeOutcome } from './lifecycle-outcome.ts';
 import { okOutcome, registeredOutcome } from '../domain/registered-outcome.ts';
 import { SeenOrders } from './seen-orders.ts';
 import { validateBusiness, validateStructure, type Catalog } from './validate.ts';
-import { documentCampo, documentErrors, NO_PEPPOL, resolveUbl, ublOf, type PeppolSettings } from './ubl-resolve.ts';
+import { documentCampo, documentDetails, documentErrors, NO_PEPPOL, resolveUbl, ublOf, type PeppolSettings } from './ubl-resolve.ts';
 import type { Order, OrderOutcome, Outcome, Principal, StoredSubmission } from '../domain/types.ts';
 import { hasAttemptRow } from '../domain/store/records.ts';
 import type { RegisterItem } from '../domain/store/store.ts';
@@ -328,6 +328,7 @@ async function judgeBatch(f: FileState, first: number, candidates: readonly unkn
   // and judging it again (resumed) answers "created" for them, so the outcome is the same.
   const results = items.length ? await deps.store.registerOrders(items.map((i) => i.item)) : [];
   await keepTickets(f, items, results);
+  await keepDocuments(f, items, results, candidates, first);
   results.forEach((r, k) => {
     const { index, item, repeat } = items[k]!;
     outcomes[index] = registeredOutcome(index, item.order, site, r, repeat);
@@ -348,6 +349,20 @@ async function judgeBatch(f: FileState, first: number, candidates: readonly unkn
     inDocumentTerms(outcomes[i]!, candidates[i - first]);
   }
   if (f.tally) await recordBatch(f, first, end);
+}
+
+/**
+ * What a UBL document says beyond the order (item names, prices, the delivery place, the buyer's contact, references),
+ * kept with the order it registered, as the connectors' ticket details are (an order keeps the first it got).
+ */
+async function keepDocuments(f: FileState, items: { index: number; item: RegisterItem }[], results: { status: string; id_ordine: string }[], candidates: readonly unknown[], first: number): Promise<void> {
+  if (f.connector) return;
+  const rows: { orderId: string; details: string }[] = [];
+  results.forEach((r, k) => {
+    const info = ublOf(candidates[items[k]!.index - first]);
+    if (info && r.status === 'created') rows.push({ orderId: r.id_ordine, details: JSON.stringify(documentDetails(info)) });
+  });
+  if (rows.length > 0) await f.deps.store.saveOrderTickets(rows);
 }
 
 /** A refused UBL document's errors name its own elements (`OrderLine[2]/LineItem/Quantity/@unitCode`), not our fields. */

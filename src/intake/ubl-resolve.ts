@@ -168,3 +168,28 @@ export function documentErrors(messages: readonly string[], info: UblInfo): Fiel
   }
   return out;
 }
+
+/** What GET shows of the document an order came as (`documento`): kept with the order when it is registered. */
+export interface DocumentDetails {
+  formato: 'ubl';
+  documento: UblInfo['document'];
+  id?: string;
+  customization_id?: string;
+  extra: UblInfo['extra'];
+  righe: ({ riga?: string; gtin?: string; codice_articolo_cliente?: string } & UblInfo['lines'][number]['extra'])[];
+}
+
+export function documentDetails(info: UblInfo): DocumentDetails {
+  return {
+    formato: 'ubl', documento: info.document,
+    ...(info.id !== undefined ? { id: info.id } : {}),
+    ...(info.customizationId !== undefined ? { customization_id: info.customizationId } : {}),
+    extra: info.extra,
+    righe: info.lines.map((l) => ({
+      ...(l.id !== undefined ? { riga: l.id } : {}),
+      ...(l.gtin !== undefined ? { gtin: l.gtin } : {}),
+      ...(l.buyers !== undefined ? { codice_articolo_cliente: l.buyers } : {}),
+      ...l.extra,
+    })),
+  };
+}

@@ -59,6 +59,19 @@ function suite(name: string, env: () => Promise<{ env: Record<string, string>; d
       assert.match(xml, /<cbc:OrderResponseCode>AP<\/cbc:OrderResponseCode>/);
       assert.match(xml, new RegExp(`<cbc:SalesOrderID>${o.numero_ordine}</cbc:SalesOrderID>`));
       assert.match(xml, /<cbc:EndpointID schemeID="0211">IT09876543210<\/cbc:EndpointID>/, 'the seller is INTAKE_PEPPOL_ID');
+
+      // What the document said besides the order, in GET; the original document, byte for byte.
+      const view = await (await fetch(`${t.url}/api/v1/ordini/${o.id_ordine}`, { headers: { 'x-api-key': c.apiKey } })).json() as { documento?: Record<string, unknown> };
+      assert.deepEqual(view.documento?.righe, [
+        { riga: '1', descrizione: 'Biglietti da visita', prezzo: '0.50', importo: '50.00' },
+        { riga: '2', gtin: '8001234567897', descrizione: 'Biglietti da visita', prezzo: '0.50', importo: '50.00' },
+      ]);
+      assert.equal((view.documento?.extra as { gara?: string }).gara, 'CIG-ZA12345678');
+      assert.equal((view.documento?.extra as { consegna?: { destinatario?: string } }).consegna?.destinatario, 'Magazzino centrale');
+      const original = await fetch(`${t.url}/api/v1/ordini/${o.id_ordine}/documento`, { headers: { 'x-api-key': c.apiKey } });
+      assert.equal(original.status, 200);
+      assert.match(original.headers.get('content-type') ?? '', /application\/xml/);
+      assert.ok(Buffer.from(await original.arrayBuffer()).equals(readFileSync(f)), 'the document as sent');
       assert.deepEqual(o.righe, [{ codice_articolo: 'BV-STD', quantita: 250, unita_misura: 'PZ' }, { codice_articolo: 'VOL-A4', quantita: 100, unita_misura: 'PZ' }]);
 
       const bad = file('bad.xml', ublOrder({ id: 'PO-BAD', lines: [{ buyers: 'ASL-1' }] }));

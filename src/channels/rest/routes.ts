@@ -136,6 +136,16 @@ export function registerRestRoutes(app: FastifyInstance, deps: RestDeps): void {
     return reply.type('application/xml; charset=utf-8').header('content-disposition', `attachment; filename="${response.fileName}"`).send(response.xml);
   });
 
+  // The document the order came as, byte for byte as received (a UBL order's original, a JSON body, a CSV file).
+  app.get<{ Params: { id: string } }>('/api/v1/ordini/:id/documento', { onRequest: authenticate }, async (req, reply) => {
+    const order = namesNothing(req.params.id) ? undefined : await deps.store.getOrder(req.principal!.customerId, req.params.id);
+    const s = order && await deps.store.getSubmission(order.submissionId);
+    if (!order || !s) return sendError(reply, 'ORDER_NOT_FOUND', `Order ${req.params.id} not found`);
+    const type = s.mediaType ?? (/\.xml$/i.test(s.fileName ?? '') ? 'application/xml' : 'application/octet-stream');
+    const name = (s.fileName ?? `${order.riferimento_ordine}${type.includes('xml') ? '.xml' : type.includes('json') ? '.json' : ''}`).replace(/[^A-Za-z0-9._-]+/g, '_');
+    return reply.type(type).header('content-disposition', `attachment; filename="${name}"`).send(s.raw);
+  });
+
   // The lifecycle (src/intake/lifecycle.ts): a change is the whole new order; a cancellation, an optional reason.
   // Both are submissions like a POST (stored, judged, answered with their outcome), naming the order by its id.
   async function change(req: FastifyRequest<{ Params: { id: string } }>, reply: FastifyReply, azione: 'modifica' | 'annulla', raw: Buffer, type: string | undefined, charset?: string) {
