@@ -100,7 +100,7 @@ const ACTIONS: Record<string, string> = {
   'cliente.reimposta_password': 'Nuova password cliente', 'articoli.importa': 'Catalogo articoli importato',
   'cliente.disattiva': 'Cliente disattivato', 'cliente.riattiva': 'Cliente riattivato', 'sito.aggiungi': 'Sito di produzione aggiunto',
   'connettore.aggiungi': 'Connettore attivato', 'connettore.ruota_chiave': 'Nuova chiave del connettore',
-  'cliente.notifiche_attive': 'Notifiche e-mail dello stato attivate', 'cliente.notifiche_spente': 'Notifiche e-mail dello stato disattivate',
+  'cliente.peppol': 'Identificativi Peppol modificati', 'articoli.xref_importa': 'Corrispondenze dei codici articolo importate', 'cliente.notifiche_attive': 'Notifiche e-mail dello stato attivate', 'cliente.notifiche_spente': 'Notifiche e-mail dello stato disattivate',
   'articolo.disattiva': 'Articolo disattivato', 'articolo.riattiva': 'Articolo riattivato', 'articolo.rimuovi': 'Articolo rimosso',
   'ordine.annulla': 'Ordine annullato per conto del cliente', 'richiesta.accetta': 'Richiesta accettata', 'richiesta.rifiuta': 'Richiesta rifiutata',
 };

@@ -103,7 +103,8 @@ export type WebChannelStore = SessionStore & CustomerAdminStore & ConnectorAdmin
   | 'webKey' | 'getOperator' | 'getOperatorByEmail' | 'listAudit'
   | 'searchSubmissions' | 'searchOrders' | 'orderExportLines' | 'searchArticles' | 'countArticles' | 'countRefused' | 'countPartial' | 'orderCounts' | 'customerActivity'
   | 'getSubmission' | 'getOrder' | 'getOrders' | 'getOrderByRef' | 'articleDescriptions' | 'listCustomers' | 'listUnits' | 'listSites' | 'listConnectors'
-  | 'listSubscribers' | 'listDeliveries' | 'listReplies' | 'getReply' | 'getMailMessage' | 'getImapAccount'>;
+  | 'listSubscribers' | 'listDeliveries' | 'listReplies' | 'getReply' | 'getMailMessage' | 'getImapAccount'
+  | 'setPeppolIds' | 'listPeppolIds' | 'countArticleXrefs'>;
 
 /** The health check (src/http/server.ts): which engine, and whether it answers. */
 export type HealthStore = Pick<Store, 'kind' | 'ping'>;
