@@ -5,7 +5,9 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Browser } from 'playwright-core';
 import { addOperator } from '../../src/operators/accounts.ts';
-import type { TestService } from '../helpers/service.ts';
+import type { TestCustomer, TestService } from '../helpers/service.ts';
+import { ublOrder } from '../intake/formats/ubl-fixtures.ts';
+import { schemaValid, UBL_SCHEMAS } from '../helpers/ubl.ts';
 import { Client, assertNoSideScroll, launch, login, newPage, PHONE, shot, startWithOperator } from './browser.ts';
 
 void describe('console: Peppol identifiers of a customer', () => {
@@ -13,11 +15,12 @@ void describe('console: Peppol identifiers of a customer', () => {
   let browser: Browser;
   let email: string;
   let password: string;
+  let c1: TestCustomer;
   const ids = async (code: string) => t.service.store.listPeppolIds((await t.service.store.getCustomerByCode(code))!.id);
 
   before(async () => {
     ({ t, email, password } = await startWithOperator());
-    await t.customer('C001');
+    c1 = await t.customer('C001');
     await t.customer('C002');
     await t.service.store.setPeppolIds((await t.service.store.getCustomerByCode('C002'))!.id, [{ scheme: '9906', identifier: 'UFTAKEN' }]);
     browser = await launch();
@@ -65,6 +68,33 @@ void describe('console: Peppol identifiers of a customer', () => {
       await shot(phone.page, 'console-customer-peppol-phone');
     } finally {
       await phone.context.close();
+    }
+  });
+
+  void it('an order that came as UBL shows the document\'s details, its original and its Order Response', async () => {
+    const res = await fetch(`${t.url}/api/v1/ordini`, { method: 'POST', headers: { 'content-type': 'application/xml', 'x-api-key': c1.apiKey },
+      body: ublOrder({ id: 'PO-CONSOLE', accountingCost: 'CDC-12', lines: [{ sellers: 'BV-STD', quantity: 250, name: 'Biglietti da visita 85x55' }, { sellers: 'VOL-A4', name: 'Volantini A4', price: '0.08', amount: '8.00' }] }) });
+    assert.equal(res.status, 201, await res.clone().text());
+    const { id_ordine } = (await res.json()) as { id_ordine: string };
+    const { page, context, incidents } = await newPage(browser);
+    try {
+      await login(page, t.url, 'console', email, password);
+      await page.goto(`${t.url}/console/clienti/C001/ordini/${id_ordine}`);
+      await page.getByRole('heading', { name: 'Documento Peppol (UBL Order PO-CONSOLE)' }).waitFor();
+      const fields = await page.locator('dl.fields').last().innerText();
+      assert.match(fields, /Consegna\s+Magazzino centrale, Via dei Magazzini 4, 00155 Roma, IT, luogo 8012345000019/);
+      assert.match(fields, /Centro di costo\s+CDC-12/);
+      assert.match(fields, /Gara o lotto \(CIG\)\s+CIG-ZA12345678/);
+      assert.match(await page.locator('table', { hasText: 'Righe come le descrive il documento' }).innerText(), /Volantini A4\s+0\.08\s+8\.00/);
+      await shot(page, 'console-order-ubl');
+      const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('link', { name: 'Scarica la Order Response' }).click()]);
+      assert.equal(download.suggestedFilename(), 'OrderResponse-PO-CONSOLE.xml');
+      const xml = await (await import('node:fs/promises')).readFile((await download.path())!, 'utf8');
+      schemaValid(xml, UBL_SCHEMAS.orderResponse);
+      assert.match(xml, /<cbc:OrderResponseCode>AP<\/cbc:OrderResponseCode>/);
+      assert.deepEqual(incidents, []);
+    } finally {
+      await context.close();
     }
   });
 

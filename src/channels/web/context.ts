@@ -8,6 +8,7 @@ import type { Logger } from '../../log.ts';
 import type { WebChannelStore } from '../../domain/store/ports.ts';
 import type { Sessions } from './sessions.ts';
 import type { LoginThrottle } from './throttle.ts';
+import type { PeppolId } from '../../domain/store/store.ts';
 
 export interface WebDeps {
   store: WebChannelStore;
@@ -18,6 +19,8 @@ export interface WebDeps {
   mailDomain: string;
   /** Largest file one upload may carry (INTAKE_MAX_FILE_BYTES, as for FTP/SFTP and e-mail). */
   maxFileBytes: number;
+  /** Our Peppol identifier (INTAKE_PEPPOL_ID): the seller of the Order Responses the console shows. */
+  peppolId?: PeppolId;
 }
 
 /** What the console and portal routes share. */

@@ -104,7 +104,7 @@ export type WebChannelStore = SessionStore & CustomerAdminStore & ConnectorAdmin
   | 'searchSubmissions' | 'searchOrders' | 'orderExportLines' | 'searchArticles' | 'countArticles' | 'countRefused' | 'countPartial' | 'orderCounts' | 'customerActivity'
   | 'getSubmission' | 'getOrder' | 'getOrders' | 'getOrderByRef' | 'articleDescriptions' | 'listCustomers' | 'listUnits' | 'listSites' | 'listConnectors'
   | 'listSubscribers' | 'listDeliveries' | 'listReplies' | 'getReply' | 'getMailMessage' | 'getImapAccount'
-  | 'setPeppolIds' | 'listPeppolIds' | 'countArticleXrefs'>;
+  | 'setPeppolIds' | 'listPeppolIds' | 'countArticleXrefs' | 'orderTicket' | 'orderRequests'>;
 
 /** The health check (src/http/server.ts): which engine, and whether it answers. */
 export type HealthStore = Pick<Store, 'kind' | 'ping'>;
