@@ -16,7 +16,7 @@ import { changeOutcome } from './lifecycle-outcome.ts';
 import { okOutcome, registeredOutcome } from '../domain/registered-outcome.ts';
 import { SeenOrders } from './seen-orders.ts';
 import { validateBusiness, validateStructure, type Catalog } from './validate.ts';
-import { documentCampo, documentDetails, documentErrors, NO_PEPPOL, resolveUbl, ublOf, type PeppolSettings } from './ubl-resolve.ts';
+import { documentCampo, documentDetails, documentErrors, NO_PEPPOL, resolveUbl, sequenceOf, ublOf, type PeppolSettings } from './ubl-resolve.ts';
 import type { Order, OrderOutcome, Outcome, Principal, StoredSubmission } from '../domain/types.ts';
 import { hasAttemptRow } from '../domain/store/records.ts';
 import type { RegisterItem } from '../domain/store/store.ts';
@@ -348,6 +348,7 @@ async function judgeBatch(f: FileState, first: number, candidates: readonly unkn
     if (rows !== undefined) outcomes[i]!.righe_file = rows;
     inDocumentTerms(outcomes[i]!, candidates[i - first]);
   }
+  await recordSequences(f, candidates, first);
   if (f.tally) await recordBatch(f, first, end);
 }
 
@@ -363,6 +364,16 @@ async function keepDocuments(f: FileState, items: { index: number; item: Registe
     if (info && r.status === 'created') rows.push({ orderId: r.id_ordine, details: JSON.stringify(documentDetails(info)) });
   });
   if (rows.length > 0) await f.deps.store.saveOrderTickets(rows);
+}
+
+/** The SequenceNumberID of each UBL Order Change the batch applied or handed to production, for the next one's check. */
+async function recordSequences(f: FileState, candidates: readonly unknown[], first: number): Promise<void> {
+  for (const [k, c] of candidates.entries()) {
+    const info = ublOf(c);
+    const seq = info && sequenceOf(info);
+    const o = f.outcomes[first + k];
+    if (seq !== undefined && o?.esito === 'ok' && o.id_ordine !== undefined) await f.deps.store.recordUblChangeSequence(o.id_ordine, seq);
+  }
 }
 
 /** A refused UBL document's errors name its own elements (`OrderLine[2]/LineItem/Quantity/@unitCode`), not our fields. */

@@ -22,7 +22,12 @@ export interface PeppolSettings {
 
 export const NO_PEPPOL: PeppolSettings = { units: new Map() };
 
-export type ResolveStore = Pick<JudgeStore, 'customersByPeppolId' | 'articlesByGtin' | 'articleXrefs' | 'getCustomer'>;
+export type ResolveStore = Pick<JudgeStore, 'customersByPeppolId' | 'articlesByGtin' | 'articleXrefs' | 'getCustomer' | 'getOrderByRef' | 'ublChangeSequence'>;
+
+/** An Order Change's SequenceNumberID as a number, when it is one (Peppol writes it as an integer). */
+export function sequenceOf(info: UblInfo): number | undefined {
+  return info.document === 'OrderChange' && info.sequence !== undefined && /^\d{1,15}$/.test(info.sequence) ? Number(info.sequence) : undefined;
+}
 
 /** The UBL side of a candidate, if it is a UBL document's. */
 export function ublOf(candidate: unknown): UblInfo | undefined {
@@ -53,6 +58,16 @@ export async function resolveUbl(
   const byGtin = await store.articlesByGtin(gtins);
   const buyerCodes = ubl.flatMap((u) => u?.lines.flatMap((l) => (l.sellers === undefined && l.gtin === undefined && l.buyers !== undefined ? [l.buyers] : [])) ?? []);
   const xrefs = await store.articleXrefs(principal.customerId, buyerCodes);
+
+  // An Order Change older than one the order already took would undo it: refused (SequenceNumberID).
+  const taken = new Map<number, number>();
+  for (const [k, info] of ubl.entries()) {
+    const seq = info && sequenceOf(info);
+    if (seq === undefined || info?.orderReference === undefined) continue;
+    const order = await store.getOrderByRef(principal.customerId, info.orderReference);
+    const last = order && await store.ublChangeSequence(order.id_ordine);
+    if (last !== undefined && seq < last) taken.set(k, last);
+  }
 
   ubl.forEach((info, k) => {
     if (!info) return;
@@ -86,6 +101,11 @@ export async function resolveUbl(
       return;
     }
     c.codice_cliente = principal.customerCode;
+
+    const last = taken.get(k);
+    if (last !== undefined) {
+      errori.push({ campo: 'SequenceNumberID', messaggio: `La modifica numero ${info.sequence} è precedente alla modifica numero ${last}, già ricevuta: non viene applicata` });
+    }
 
     if (info.document === 'OrderCancellation' && typeof c.motivo !== 'string') {
       errori.push({ campo: 'CancellationNote', messaggio: "Manca il motivo dell'annullamento (CancellationNote)" });

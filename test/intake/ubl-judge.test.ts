@@ -8,7 +8,7 @@ import { openSqliteStore } from '../../src/store/sqlite/store.ts';
 import type { Store } from '../../src/domain/store/store.ts';
 import type { Principal } from '../../src/domain/types.ts';
 import { seedIntakeStore } from './seed.ts';
-import { ublOrder, ublOrderCancellation } from './formats/ubl-fixtures.ts';
+import { ublOrder, ublOrderCancellation, ublOrderChange } from './formats/ubl-fixtures.ts';
 
 let store: Store;
 let intake: Intake;
@@ -94,5 +94,17 @@ void describe('judging UBL documents', () => {
   void it('a cancellation without CancellationNote is refused naming it', async () => {
     const o = (await send(ublOrderCancellation({ note: null }))).outcome.orders[0]!;
     assert.deepEqual(o.errori, [{ campo: 'CancellationNote', messaggio: "Manca il motivo dell'annullamento (CancellationNote)" }]);
+  });
+
+  void it('an Order Change older than one the order took is refused (SequenceNumberID); a newer one applies', async () => {
+    assert.equal((await send(ublOrder({ id: 'PO-SEQ' }))).outcome.esito, 'ok');
+    const id = (await store.getOrderByRef(principal.customerId, 'PO-SEQ'))!.id_ordine;
+    const change = (sequence: number, quantity: number) => send(ublOrderChange({ id: `CH-${sequence}`, orderId: 'PO-SEQ', sequence, lines: [{ sellers: 'BV-STD', status: '3', quantity }] }));
+    assert.equal((await change(2, 20)).outcome.orders[0]?.versione, 2);
+    const late = (await change(1, 10)).outcome.orders[0]!;
+    assert.deepEqual(late.errori, [{ campo: 'SequenceNumberID', messaggio: 'La modifica numero 1 è precedente alla modifica numero 2, già ricevuta: non viene applicata' }]);
+    assert.equal((await store.getOrder(principal.customerId, id))?.righe[0]?.quantita, 20, 'the later change stands');
+    assert.equal((await change(3, 30)).outcome.orders[0]?.versione, 3);
+    assert.equal(await store.ublChangeSequence(id), 3);
   });
 });

@@ -41,6 +41,15 @@ function peppolContract(name: string, make: StoreFactory): void {
       assert.equal(await store.countArticleXrefs(a.id), 2);
       assert.equal(await store.countArticleXrefs(b.id), 0);
     }));
+
+    void it('keeps the highest Order Change sequence of an order', () => withStore(make, async (store) => {
+      assert.equal(await store.ublChangeSequence('o-1'), undefined);
+      await store.recordUblChangeSequence('o-1', 5);
+      await store.recordUblChangeSequence('o-1', 3);
+      assert.equal(await store.ublChangeSequence('o-1'), 5, 'a lower one does not lower it');
+      await store.recordUblChangeSequence('o-1', 7);
+      assert.equal(await store.ublChangeSequence('o-1'), 7);
+    }));
   });
 }
 

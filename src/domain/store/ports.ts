@@ -28,7 +28,8 @@ export type ClaimStore = Pick<Store,
 /** What judging a submission reads and writes (src/intake/judge.ts): the catalog, connectors, orders. */
 export type JudgeStore = ConnectorCustomerLookup & LifecycleStore & Pick<Store,
   'knownArticles' | 'inactiveArticles' | 'knownUnits' | 'registerOrders' | 'registeredBySubmission' | 'recordAttempts' | 'saveOrderTickets' | 'getOrderByRef' | 'getConnector' | 'connectorLookup'
-  | 'getOrder' | 'getOrderAnyCustomer' | 'customersByPeppolId' | 'articlesByGtin' | 'articleXrefs'>;
+  | 'getOrder' | 'getOrderAnyCustomer' | 'customersByPeppolId' | 'articlesByGtin' | 'articleXrefs'
+  | 'ublChangeSequence' | 'recordUblChangeSequence'>;
 
 /** The intake core (src/intake/intake.ts): durable receipt, claims, judging, completion. */
 export type IntakeStore = ClaimStore & JudgeStore & Pick<Store,

@@ -214,6 +214,10 @@ export interface Store extends MailStore, ConnectorStore, EventStore, HandoffSto
   articleXrefs(customerId: string, codes: readonly string[]): Promise<Map<string, string>>;
   /** How many cross-references the customer has. */
   countArticleXrefs(customerId: string): Promise<number>;
+  /** The highest UBL Order Change SequenceNumberID the order took (undefined: none yet). */
+  ublChangeSequence(orderId: string): Promise<number | undefined>;
+  /** Record that the order took change `sequence` (kept if higher than the one recorded). */
+  recordUblChangeSequence(orderId: string, sequence: number): Promise<void>;
 
   // Submissions.
   /** Durable before it resolves. */

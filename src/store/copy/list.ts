@@ -276,6 +276,14 @@ export const PEPPOL_TABLES: readonly TableSpec[] = [
       where: 'article_xrefs.codice_articolo IS DISTINCT FROM excluded.codice_articolo',
     },
   },
+  {
+    table: 'ubl_change_sequences',
+    what: 'UBL change sequence',
+    key: ['order_id'],
+    columns: ['order_id', 'sequence'],
+    same: [],
+    update: { set: 'sequence = excluded.sequence', where: 'ubl_change_sequences.sequence < excluded.sequence' },
+  },
 ];
 
 export const SPEC_TABLES: readonly TableSpec[] = [...MAIL_TABLES, ...CONNECTOR_TABLES, ...CIP4_TABLES, ...OUTBOX_TABLES, ...WEB_TABLES,

@@ -8,7 +8,8 @@ import type { Store } from '../../domain/store/store.ts';
 import { nowIso } from '../common/rows.ts';
 
 type PeppolMethods = Pick<Store,
-  'setPeppolIds' | 'listPeppolIds' | 'customersByPeppolId' | 'upsertArticleGtins' | 'articlesByGtin' | 'upsertArticleXrefs' | 'articleXrefs' | 'countArticleXrefs'>;
+  'setPeppolIds' | 'listPeppolIds' | 'customersByPeppolId' | 'upsertArticleGtins' | 'articlesByGtin' | 'upsertArticleXrefs' | 'articleXrefs' | 'countArticleXrefs'
+  | 'ublChangeSequence' | 'recordUblChangeSequence'>;
 
 const key = (scheme: string, identifier: string) => `${scheme}:${identifier}`;
 
@@ -92,6 +93,15 @@ export function postgresPeppol(pool: pg.Pool): PeppolMethods {
     async countArticleXrefs(customerId) {
       const { rows } = await pool.query<{ n: string }>('SELECT count(*) AS n FROM article_xrefs WHERE customer_id = $1', [customerId]);
       return Number(rows[0]?.n ?? 0);
+    },
+    async ublChangeSequence(orderId) {
+      const { rows } = await pool.query<{ sequence: string }>('SELECT sequence FROM ubl_change_sequences WHERE order_id = $1', [orderId]);
+      return rows[0] === undefined ? undefined : Number(rows[0].sequence);
+    },
+    async recordUblChangeSequence(orderId, sequence) {
+      await pool.query(
+        `INSERT INTO ubl_change_sequences (order_id, sequence) VALUES ($1, $2)
+         ON CONFLICT (order_id) DO UPDATE SET sequence = greatest(ubl_change_sequences.sequence, excluded.sequence)`, [orderId, sequence]);
     },
   };
 }

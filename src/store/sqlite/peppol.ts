@@ -9,7 +9,8 @@ import { nowIso } from '../common/rows.ts';
 import { statementCache } from './statements.ts';
 
 type PeppolMethods = Pick<Store,
-  'setPeppolIds' | 'listPeppolIds' | 'customersByPeppolId' | 'upsertArticleGtins' | 'articlesByGtin' | 'upsertArticleXrefs' | 'articleXrefs' | 'countArticleXrefs'>;
+  'setPeppolIds' | 'listPeppolIds' | 'customersByPeppolId' | 'upsertArticleGtins' | 'articlesByGtin' | 'upsertArticleXrefs' | 'articleXrefs' | 'countArticleXrefs'
+  | 'ublChangeSequence' | 'recordUblChangeSequence'>;
 
 const key = (scheme: string, identifier: string) => `${scheme}:${identifier}`;
 
@@ -75,6 +76,13 @@ export function sqlitePeppol(db: Database.Database): PeppolMethods {
     },
     async countArticleXrefs(customerId) {
       return (q('SELECT count(*) AS n FROM article_xrefs WHERE customer_id = ?').get(customerId) as { n: number }).n;
+    },
+    async ublChangeSequence(orderId) {
+      return (q('SELECT sequence FROM ubl_change_sequences WHERE order_id = ?').get(orderId) as { sequence: number } | undefined)?.sequence;
+    },
+    async recordUblChangeSequence(orderId, sequence) {
+      q(`INSERT INTO ubl_change_sequences (order_id, sequence) VALUES (?, ?)
+        ON CONFLICT (order_id) DO UPDATE SET sequence = max(sequence, excluded.sequence)`).run(orderId, sequence);
     },
   };
 }

@@ -27,3 +27,10 @@ CREATE TABLE article_xrefs (
   codice_articolo         TEXT NOT NULL,
   PRIMARY KEY (customer_id, codice_cliente_articolo)
 ) STRICT, WITHOUT ROWID;
+
+-- ubl_change_sequences: the highest SequenceNumberID of the UBL Order Changes an order took; an older one arriving
+-- late is refused rather than undoing a later change.
+CREATE TABLE ubl_change_sequences (
+  order_id TEXT PRIMARY KEY,
+  sequence INTEGER NOT NULL
+) STRICT, WITHOUT ROWID;
