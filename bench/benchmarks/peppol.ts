@@ -3,6 +3,7 @@
  * decoded, resolved by GTIN against the catalog, stage A and B, registered) on a SQLite store in a file, fresh per
  * run. The issue's target: under 2 s.
  */
+import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { DEFAULT_UNITS } from '../../src/catalog/units.ts';
@@ -52,6 +53,8 @@ export const peppolBenchmark: Benchmark = {
   async run(ctx: BenchContext) {
     const raw = Buffer.from(bigOrder('BIG-0', LINES));
     const seconds: number[] = [];
+    // CPU time of this process while judging: on a shared machine the wall time also counts other processes' turns.
+    const cpuSeconds: number[] = [];
     for (let run = 0; run < ctx.runs; run++) {
       const store = await openSqliteStore(path.join(ctx.tmpDir, `peppol-${run}.sqlite`));
       try {
@@ -67,20 +70,26 @@ export const peppolBenchmark: Benchmark = {
         // One unmeasured document first: the JIT warm, as in a service that has been up a while.
         await intake.submit({ principal, channel: 'sftp', fileName: 'warm.xml', raw: Buffer.from(bigOrder('WARM', 200)) });
         const start = performance.now();
+        const cpu = process.cpuUsage();
         const { outcome } = await intake.submit({ principal, channel: 'sftp', fileName: 'big.xml', raw });
         seconds.push((performance.now() - start) / 1000);
+        const used = process.cpuUsage(cpu);
+        cpuSeconds.push((used.user + used.system) / 1e6);
         if (outcome.esito !== 'ok') throw new Error(`the big UBL order was refused: ${JSON.stringify(outcome.orders[0]).slice(0, 500)}`);
-        ctx.progress(`peppol: run ${run + 1}/${ctx.runs}: ${seconds.at(-1)!.toFixed(3)} s`);
+        ctx.progress(`peppol: run ${run + 1}/${ctx.runs}: ${seconds.at(-1)!.toFixed(3)} s (CPU ${cpuSeconds.at(-1)!.toFixed(3)} s)`);
       } finally {
         await store.close();
       }
     }
-    const metrics: Metric[] = [{ name: `${LINES.toLocaleString('en-US')}-line UBL Order judged`, unit: 's', better: 'lower', samples: seconds, target: { value: 2, op: '<=' } }];
+    const metrics: Metric[] = [
+      { name: `${LINES.toLocaleString('en-US')}-line UBL Order judged`, unit: 's', better: 'lower', samples: seconds, target: { value: 2, op: '<=' } },
+      { name: 'CPU time while judging it', unit: 's', better: 'lower', samples: cpuSeconds },
+    ];
     return {
       settings: { lines: LINES, bytes: raw.length, articles: ARTICLES, identification: 'half SellersItemIdentification, half GTIN', store: 'SQLite file, fresh per run' },
       durability: 'SQLite WAL synchronous=FULL: the submission and the order committed before the outcome',
       metrics,
-      notes: [`median ${summarise(seconds).median.toFixed(3)} s`],
+      notes: [`median ${summarise(seconds).median.toFixed(3)} s wall, ${summarise(cpuSeconds).median.toFixed(3)} s CPU; load average ${os.loadavg()[0]!.toFixed(1)} on ${os.cpus().length} CPUs`],
     };
   },
 };
