@@ -8,6 +8,7 @@ import { startTestService, waitFor, type TestCustomer, type TestService } from '
 import { createSchema, testDatabaseUrl, type TestSchema } from '../store/pg-schema.ts';
 import { ublOrder, ublOrderCancellation, ublOrderChange } from '../intake/formats/ubl-fixtures.ts';
 import { simpleParser } from 'mailparser';
+import { addIntegration } from '../../src/handoff/integrations.ts';
 import { run, sftpBatch } from './files/helpers.ts';
 import { schemaValid, UBL_SCHEMAS } from '../helpers/ubl.ts';
 
@@ -171,6 +172,35 @@ function suite(name: string, env: () => Promise<{ env: Record<string, string>; d
       assert.deepEqual([replacedOrder?.versione, replacedOrder?.righe], [2, [{ codice_articolo: 'VOL-A4', quantita: 42, unita_misura: 'PZ' }]]);
       const revoked = await post(ublOrder({ id: 'PO-REST-3', note: 'Emesso per errore', nsoReference: { id: 'PO-REST', code: 'Cancelled' } }));
       assert.match(revoked.stdout, /\n20\d$/, revoked.stdout);
+    });
+
+    void it('a change once production has started: AB at once, AP after production accepts, RE with its note after it refuses', async () => {
+      const mis = (await addIntegration(t.service.store, 'MIS')).api_key;
+      const integration = (path: string, body: unknown) => fetch(`${t.url}${path}`, { method: 'POST', body: JSON.stringify(body), headers: { 'content-type': 'application/json', 'x-api-key': mis } });
+      const post = (xml: string) => fetch(`${t.url}/api/v1/ordini`, { method: 'POST', headers: { 'content-type': 'application/xml', 'x-api-key': c.apiKey }, body: xml });
+      const created = (await (await post(ublOrder({ id: 'PO-PROD' }))).json()) as { id_ordine: string };
+      const id = created.id_ordine;
+      assert.equal((await integration(`/api/v1/ordini/${id}/stato`, { stato: 'in_lavorazione' })).status, 200);
+      const orderResponse = async () => (await fetch(`${t.url}/api/v1/ordini/${id}/order-response`, { headers: { 'x-api-key': c.apiKey } })).text();
+
+      const asked = await post(ublOrderChange({ id: 'CH-PROD-1', orderId: 'PO-PROD', sequence: 1, lines: [{ sellers: 'BV-STD', status: '3', quantity: 999 }] }));
+      assert.ok(asked.status < 300, await asked.clone().text());
+      const waiting = await orderResponse();
+      schemaValid(waiting, UBL_SCHEMAS.orderResponseAdvanced);
+      assert.match(waiting, /<cbc:OrderResponseCode>AB<\/cbc:OrderResponseCode>/);
+      const [request] = await t.service.store.orderRequests(id);
+      assert.equal((await integration(`/api/v1/ordini/${id}/richieste/${request!.id_richiesta}`, { esito: 'accettata', nota: 'Ristampiamo' })).status, 200);
+      const accepted = await orderResponse();
+      schemaValid(accepted, UBL_SCHEMAS.orderResponseAdvanced);
+      assert.match(accepted, /<cbc:OrderResponseCode>AP<\/cbc:OrderResponseCode>\n<cbc:Note>Ristampiamo<\/cbc:Note>/);
+
+      const cancel = await post(ublOrderCancellation({ id: 'CA-PROD', orderId: 'PO-PROD', note: 'Non serve più' }));
+      assert.ok(cancel.status < 300, await cancel.clone().text());
+      const second = (await t.service.store.orderRequests(id)).at(-1)!;
+      assert.equal((await integration(`/api/v1/ordini/${id}/richieste/${second.id_richiesta}`, { esito: 'rifiutata', nota: 'Già spedito' })).status, 200);
+      const refused = await orderResponse();
+      schemaValid(refused, UBL_SCHEMAS.orderResponseAdvanced);
+      assert.match(refused, /<cbc:OrderResponseCode>RE<\/cbc:OrderResponseCode>\n<cbc:Note>Già spedito<\/cbc:Note>/);
     });
   });
 }
