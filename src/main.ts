@@ -108,7 +108,7 @@ export async function startService(given: Config, log: Logger): Promise<Service>
     registerRestRoutes(app, { intake, store, auth, timeZone: config.timeZone, ...(config.peppolId ? { peppolId: config.peppolId } : {}) });
     registerIntegrationRoutes(app, { store, reader: storeEventReader(store), signal: eventSignal, auth, pollMs: config.feedPollMs });
     registerConnectorRoutes(app, { intake, store, onEvent: () => eventSignal.notify() });
-    await registerWeb(app, { store, intake, log, timeZone: config.timeZone, mailDomain: config.mailDomain, maxFileBytes: config.maxFileBytes,
+    await registerWeb(app, { store, intake, log, timeZone: config.timeZone, mailDomain: config.mailDomain, maxFileBytes: config.maxFileBytes, onEvent: () => eventSignal.notify(),
       ...(config.peppolId ? { peppolId: config.peppolId } : {}) });
     registerSoapRoutes(app, { intake, store, auth, publicUrl: () => baseUrl(config, ports.http ?? Number(config.httpPort)) });
     // The docs' server URL is only known once bound when the port is ephemeral; the static document is built

@@ -2,7 +2,8 @@
  * Decoders: orders/s for JSON, XML and CSV orders of 10 lines through decodeOrders + stage A, in this process;
  * then a 1,000,000-line CSV file (100,000 orders of 10 lines) through the intake in a child process per pass,
  * for rows/s and peak memory: once decode + stage A only, once the whole path with a SQLite store, run as the service
- * runs it (the compiled dist/, plain node) and, for comparison with earlier figures, from src/ under tsx.
+ * runs it (the compiled dist/, plain node) and, for comparison with earlier figures, from src/ under tsx; and a
+ * 100,000-row Excel workbook (10,000 orders of 10 lines) the same way on the compiled code (bench/decoders/xlsx-child.ts).
  */
 import { execFileSync } from 'node:child_process';
 import { closeSync, mkdirSync, openSync, readFileSync, statSync, writeFileSync, writeSync } from 'node:fs';
@@ -14,6 +15,7 @@ import { askOnce, ROOT } from '../lib/children.ts';
 import { summariseProfiles } from '../profile/summarise.ts';
 import { csvOrder, CSV_HEADER, csvRows, jsonOrder, xmlOrder } from '../lib/orders.ts';
 import type { BigFileResult, BigFileSpec } from '../decoders/big-file-child.ts';
+import type { XlsxResult, XlsxSpec } from '../decoders/xlsx-child.ts';
 import { summarise } from '../lib/stats.ts';
 import type { Benchmark, BenchContext, Metric } from '../lib/types.ts';
 import ts from 'typescript';
@@ -73,14 +75,22 @@ const CHILD = 'bench/decoders/big-file-child.ts';
  * runs it, without tsx's ~45 MiB (its loader thread, esbuild's compiled modules and source maps). TypeScript's own
  * transpiler erases the child's types; the service's modules it imports are dist/'s.
  */
-function compiledChild(tmpDir: string): string {
-  execFileSync('npm', ['run', 'build'], { cwd: ROOT, stdio: 'ignore' });
-  const js = ts.transpileModule(readFileSync(path.join(ROOT, CHILD), 'utf8'), {
+function compiledChild(tmpDir: string, child = CHILD, build = true): string {
+  if (build) execFileSync('npm', ['run', 'build'], { cwd: ROOT, stdio: 'ignore' });
+  const js = ts.transpileModule(readFileSync(path.join(ROOT, child), 'utf8'), {
     compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022 },
   }).outputText;
-  const out = path.join(tmpDir, 'big-file-child.mjs');
+  const out = path.join(tmpDir, `${path.basename(child, '.ts')}.mjs`);
   writeFileSync(out, js);
   return out;
+}
+
+const XLSX_CHILD = 'bench/decoders/xlsx-child.ts';
+const XLSX_ORDERS = 10_000;
+const XLSX_ROWS = XLSX_ORDERS * LINES_PER_ORDER;
+
+async function xlsxPass(spec: Omit<XlsxSpec, 'root'>, compiled: string): Promise<XlsxResult> {
+  return askOnce<XlsxResult>(compiled, { ...spec, root: ROOT, code: 'dist' }, BIG_PASS_TIMEOUT_MS, [], { plain: true });
 }
 
 async function bigPass(spec: Omit<BigFileSpec, 'root'>, cpuProfDir?: string, compiled?: string): Promise<BigFileResult> {
@@ -102,6 +112,10 @@ export const decodersBenchmark: Benchmark = {
     const bigBytes = writeBigCsv(bigFile);
     ctx.progress('decoders: building dist/ (the whole path is measured on the compiled code, as served)');
     const compiled = compiledChild(ctx.tmpDir);
+    const compiledXlsx = compiledChild(ctx.tmpDir, XLSX_CHILD, false);
+    const xlsxFile = path.join(ctx.tmpDir, 'ordini-100k.xlsx');
+    ctx.progress(`decoders: writing the ${XLSX_ROWS.toLocaleString('en-US')}-row Excel workbook`);
+    const xlsxBytes = (await xlsxPass({ file: xlsxFile, mode: 'write', dataDir: '', orders: XLSX_ORDERS, linesPerOrder: LINES_PER_ORDER }, compiledXlsx)).bytes;
     const notes: string[] = [];
     if (ctx.profile) {
       ctx.progress('decoders: profiling one decode + stage A pass of the big CSV');
@@ -116,6 +130,11 @@ export const decodersBenchmark: Benchmark = {
     const intakeRss: number[] = [];
     const tsxRss: number[] = [];
     const details: unknown[] = [];
+    const xlsxRows: number[] = [];
+    const xlsxRss: number[] = [];
+    const xlsxStall: number[] = [];
+    const xlsxIntakeRows: number[] = [];
+    const xlsxIntakeRss: number[] = [];
     for (let run = 1; run <= ctx.runs; run++) {
       FORMATS.forEach((f, k) => {
         ctx.progress(`decoders run ${run}/${ctx.runs}: ${f.name}`);
@@ -140,7 +159,19 @@ export const decodersBenchmark: Benchmark = {
       decodeRss.push(dec.peakRssMiB);
       intakeRows.push(BIG_ROWS / full.seconds);
       intakeRss.push(full.peakRssMiB);
-      details.push({ run, perFormat: perFormat.map((s) => s[s.length - 1]), decode: dec, intake: full, intakeUnderTsx: underTsx });
+      ctx.progress(`decoders run ${run}/${ctx.runs}: Excel workbook, decode + stage A, then the whole intake path (SQLite), compiled code`);
+      const xdec = await xlsxPass({ file: xlsxFile, mode: 'decode', dataDir: '' }, compiledXlsx);
+      if (xdec.lines !== XLSX_ROWS || xdec.accepted !== XLSX_ORDERS) throw new Error(`Excel decode found ${xdec.accepted} valid orders and ${xdec.lines} lines`);
+      const xDir = path.join(ctx.tmpDir, `store-xlsx-${run}`);
+      mkdirSync(xDir);
+      const xfull = await xlsxPass({ file: xlsxFile, mode: 'intake', dataDir: xDir }, compiledXlsx);
+      if (xfull.accepted !== XLSX_ORDERS) throw new Error(`Excel intake accepted ${xfull.accepted} of ${XLSX_ORDERS} orders`);
+      xlsxRows.push(XLSX_ROWS / xdec.seconds);
+      xlsxRss.push(xdec.peakRssMiB);
+      xlsxStall.push(xdec.maxEventLoopStallMs ?? NaN);
+      xlsxIntakeRows.push(XLSX_ROWS / xfull.seconds);
+      xlsxIntakeRss.push(xfull.peakRssMiB);
+      details.push({ run, perFormat: perFormat.map((s) => s[s.length - 1]), decode: dec, intake: full, intakeUnderTsx: underTsx, xlsxDecode: xdec, xlsxIntake: xfull });
       ctx.progress(`decoders run ${run}: ${FORMATS.map((f, k) => `${f.name} ${perFormat[k]!.at(-1)!.toFixed(0)}/s`).join(', ')}; `
         + `big CSV decode ${(BIG_ROWS / dec.seconds).toFixed(0)} rows/s peak ${dec.peakRssMiB.toFixed(0)} MiB, `
         + `intake ${(BIG_ROWS / full.seconds).toFixed(0)} rows/s peak ${full.peakRssMiB.toFixed(0)} MiB (under tsx ${underTsx.peakRssMiB.toFixed(0)} MiB)`);
@@ -152,7 +183,14 @@ export const decodersBenchmark: Benchmark = {
       { name: '1M-line CSV: whole intake (SQLite)', unit: 'rows/s', better: 'higher', samples: intakeRows },
       { name: '1M-line CSV: whole intake peak RSS', unit: 'MiB', better: 'lower', samples: intakeRss, target: { value: 256, op: '<=' } },
       { name: '1M-line CSV: whole intake peak RSS, src/ under tsx', unit: 'MiB', better: 'lower', samples: tsxRss },
+      { name: '100k-row Excel: decode + stage A', unit: 'rows/s', better: 'higher', samples: xlsxRows, target: { value: 50_000, op: '>=' } },
+      { name: '100k-row Excel: decode peak RSS', unit: 'MiB', better: 'lower', samples: xlsxRss, target: { value: 256, op: '<=' } },
+      { name: '100k-row Excel: longest event loop stall while decoding', unit: 'ms', better: 'lower', samples: xlsxStall, target: { value: 50, op: '<=' } },
+      { name: '100k-row Excel: whole intake (SQLite)', unit: 'rows/s', better: 'higher', samples: xlsxIntakeRows },
+      { name: '100k-row Excel: whole intake peak RSS', unit: 'MiB', better: 'lower', samples: xlsxIntakeRss, target: { value: 256, op: '<=' } },
     ];
+    notes.push(`the Excel workbook is ${(xlsxBytes / 2 ** 20).toFixed(1)} MiB (${XLSX_ORDERS.toLocaleString('en-US')} orders of ${LINES_PER_ORDER} lines), written as Excel writes one `
+      + '(shared strings, serial dates with a date format, numbers); the sheet is inflated and read in pieces as it comes (xlsx/), its orders held until the sheet ends');
     notes.push(
       `the 1M-line file is ${(bigBytes / 2 ** 20).toFixed(1)} MiB, handed over as a local file as the FTP/SFTP channels do (never held whole); it is read in 64 KiB `
         + 'pieces twice (csv/stream.ts: a first pass checks the file with csv-parse and counts rows per order, the second hands out each '
@@ -173,6 +211,7 @@ export const decodersBenchmark: Benchmark = {
       settings: {
         linesPerOrder: LINES_PER_ORDER, documentsPerFormat: DOCS_PER_FORMAT, warmupSec: ctx.warmupSec, durationSec: ctx.durationSec,
         bigFile: { orders: BIG_ORDERS, rows: BIG_ROWS, bytes: bigBytes, delimiter: ';', decimalComma: 'every 4th quantity' },
+        excelFile: { orders: XLSX_ORDERS, rows: XLSX_ROWS, bytes: xlsxBytes },
         bigFileIntakeStore: 'SQLite (synchronous=FULL), fresh per run, DEMO catalog',
         inProcess: 'formats measured in the benchmark process itself; the big file in a child per pass',
       },

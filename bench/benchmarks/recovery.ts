@@ -2,7 +2,8 @@
  * Recovery: how long after a `kill -9` every acknowledged submission is judged (issue 21). Per run, a service (its
  * own process, fresh database) is given a burst of asynchronous work it acknowledges at once and judges afterwards:
  * REST orders with `Prefer: respond-async` and order mails over SMTP (250 after DATA), each order of ORDER_LINES
- * lines so that judging takes a while. As soon as the last acknowledgement is in, the service is killed with SIGKILL.
+ * lines so that judging takes a while, and changes (`azione: modifica`, also asynchronous) of CHANGES orders
+ * registered just before the burst. As soon as the last acknowledgement is in, the service is killed with SIGKILL.
  *
  * - `recovery` (SQLite, one process): the service is started again on the same file; measured: kill → serving again
  *   (the process start), serving → every acknowledged order registered, and kill → all of it.
@@ -10,7 +11,8 @@
  *   acknowledged order registered by the survivor, with the default lease (30 s) and sweep (5 s). Before issue 21 this
  *   waited for the dead instance's leases: 30 s for submissions, 300 s for e-mail.
  *
- * After each run the database is checked: every acknowledged order registered exactly once, nothing left received.
+ * After each run the database is checked: every acknowledged order registered exactly once, every acknowledged change
+ * applied exactly once (version 2, one superseded version kept), nothing left received.
  * The clients (fetch, nodemailer) run in the benchmark process: what is measured is the service's takeover, which
  * starts after they are done.
  */
@@ -29,6 +31,8 @@ import type { Benchmark, BenchContext, Metric } from '../lib/types.ts';
 const REST_ORDERS = 40;
 const MAILS = 10;
 const ORDER_LINES = 1000;
+/** Orders registered before the burst, each changed once by an asynchronous `azione: modifica` within it. */
+const CHANGES = 10;
 /** Longest wait for the takeover before the run counts as failed (the old e-mail lease was 300 s). */
 const RECOVERY_TIMEOUT_MS = 400_000;
 const POLL_MS = 50;
@@ -66,9 +70,29 @@ async function pgCounter(url: string): Promise<Store> {
   };
 }
 
-/** The burst to `s`; resolves with the references whose hand-over was acknowledged. */
-async function burst(s: RunningService, apiKey: string, mailbox: string, prefix: string): Promise<string[]> {
+/** Registers the orders the burst changes (answered only once registered); resolves with their references. */
+async function toChange(s: RunningService, apiKey: string, prefix: string): Promise<string[]> {
   const http = `http://127.0.0.1:${s.ports.http!}/api/v1/ordini`;
+  return Promise.all(Array.from({ length: CHANGES }, async (_, k) => {
+    const ref = `${prefix}-c${k}`;
+    const res = await fetch(http, { method: 'POST', body: jsonOrder(ref, 1), headers: { 'content-type': 'application/json', 'x-api-key': apiKey } });
+    await res.arrayBuffer();
+    if (res.status !== 201) throw new Error(`order ${ref} to change was answered ${res.status}`);
+    return ref;
+  }));
+}
+
+/** The burst to `s`; resolves with the references whose hand-over was acknowledged (changes: `changed`). */
+async function burst(s: RunningService, apiKey: string, mailbox: string, prefix: string, changing: readonly string[] = []): Promise<{ refs: string[]; changed: string[] }> {
+  const http = `http://127.0.0.1:${s.ports.http!}/api/v1/ordini`;
+  const changes = changing.map(async (ref) => {
+    const res = await fetch(http, {
+      method: 'POST', body: `${jsonOrder(ref, ORDER_LINES).slice(0, -1)},"azione":"modifica"}`, signal: AbortSignal.timeout(60_000),
+      headers: { 'content-type': 'application/json', 'x-api-key': apiKey, prefer: 'respond-async' },
+    });
+    await res.arrayBuffer();
+    return res.status === 202 ? [ref] : [];
+  });
   const rest = Array.from({ length: REST_ORDERS }, async (_, k) => {
     const ref = `${prefix}-r${k}`;
     const res = await fetch(http, {
@@ -89,21 +113,24 @@ async function burst(s: RunningService, apiKey: string, mailbox: string, prefix:
   });
   try {
     const acked = (await Promise.all([...rest, ...mail])).flat();
+    const changed = (await Promise.all(changes)).flat();
     // All of it, or the figures would time a smaller burst (and the count below could not tell a lost order).
     if (acked.length !== REST_ORDERS + MAILS) throw new Error(`only ${acked.length} of ${REST_ORDERS + MAILS} hand-overs were acknowledged`);
-    return acked;
+    if (changed.length !== changing.length) throw new Error(`only ${changed.length} of ${changing.length} changes were acknowledged`);
+    return { refs: [...changing, ...acked], changed };
   } finally {
     transport.close();
   }
 }
 
 /** Polls until every acknowledged order is registered and nothing is left received; resolves with the time (epoch ms). */
-async function allJudged(store: Store, refs: readonly string[], schema: string): Promise<number> {
+async function allJudged(store: Store, refs: readonly string[], schema: string, changed: number): Promise<number> {
   const t = (name: string) => (schema ? `${schema}.${name}` : name);
   const deadline = Date.now() + RECOVERY_TIMEOUT_MS;
   for (;;) {
     const registered = await store.count(`SELECT count(DISTINCT riferimento_ordine) AS n FROM ${t('orders')}`);
-    if (registered >= refs.length) {
+    const versions = await store.count(`SELECT count(*) AS n FROM ${t('orders')} WHERE versione >= 2`);
+    if (registered >= refs.length && versions >= changed) {
       const left = await store.count(`SELECT (SELECT count(*) FROM ${t('submissions')} WHERE state = 'received')
         + (SELECT count(*) FROM ${t('mail_messages')} WHERE state = 'received') AS n`);
       if (left === 0) return Date.now();
@@ -122,20 +149,23 @@ async function leftOver(store: Store, schema: string): Promise<{ submissions: nu
   };
 }
 
-/** Every acknowledged order registered exactly once (nothing lost, nothing twice). */
-async function check(store: Store, refs: readonly string[], schema: string): Promise<void> {
+/** Every acknowledged order registered exactly once, every acknowledged change applied once (nothing lost, nothing twice). */
+async function check(store: Store, refs: readonly string[], schema: string, changed: number): Promise<void> {
   const t = (name: string) => (schema ? `${schema}.${name}` : name);
   const orders = await store.count(`SELECT count(*) AS n FROM ${t('orders')}`);
   const distinct = await store.count(`SELECT count(DISTINCT riferimento_ordine) AS n FROM ${t('orders')}`);
   if (orders !== distinct) throw new Error(`${orders - distinct} orders registered twice`);
   if (distinct < refs.length) throw new Error(`${refs.length - distinct} acknowledged orders lost`);
+  const atTwo = await store.count(`SELECT count(*) AS n FROM ${t('orders')} WHERE versione = 2`);
+  const kept = await store.count(`SELECT count(*) AS n FROM ${t('order_versions')}`);
+  if (atTwo !== changed || kept !== changed) throw new Error(`${changed} acknowledged changes, but ${atTwo} orders at version 2 and ${kept} versions kept`);
 }
 
 function metric(name: string, samples: number[], target?: Metric['target']): Metric {
   return { name, unit: 's', better: 'lower', samples, target };
 }
 
-const SETTINGS = { rest_async_orders: REST_ORDERS, mails: MAILS, lines_per_order: ORDER_LINES, lease_ms: 30_000, sweep_ms: 5_000 };
+const SETTINGS = { rest_async_orders: REST_ORDERS, mails: MAILS, async_changes: CHANGES, lines_per_order: ORDER_LINES, lease_ms: 30_000, sweep_ms: 5_000 };
 const SERVICE_ENV = { INTAKE_SMTP_PORT: '0', INTAKE_CLAIM_LEASE_MS: '30000', INTAKE_SWEEP_INTERVAL_MS: '5000' };
 
 function demoMailboxFrom(s: RunningService): string {
@@ -162,15 +192,16 @@ export const recoveryBenchmark: Benchmark = {
       let s: RunningService | undefined = await startService({ dataDir, waitForPorts: ['smtp'], env: SERVICE_ENV });
       try {
         ctx.progress(`recovery run ${run}/${ctx.runs}: burst of ${REST_ORDERS} async REST orders and ${MAILS} mails, then SIGKILL`);
-        const refs = await burst(s, s.apiKey, demoMailboxFrom(s), `K${randomBytes(3).toString('hex')}`);
+        const prefix = `K${randomBytes(3).toString('hex')}`;
+        const { refs, changed } = await burst(s, s.apiKey, demoMailboxFrom(s), prefix, await toChange(s, s.apiKey, prefix));
         const killedAt = Date.now();
         s.proc.kill('SIGKILL');
         await new Promise((r) => s!.proc.once('exit', r));
         const left = await leftOver(store, '');
         s = await startService({ dataDir, waitForPorts: ['smtp'], env: SERVICE_ENV, requireApiKey: false });
         const servingAt = Date.now();
-        const doneAt = await allJudged(store, refs, '');
-        await check(store, refs, '');
+        const doneAt = await allJudged(store, refs, '', changed.length);
+        await check(store, refs, '', changed.length);
         restart.push((servingAt - killedAt) / 1000);
         judged.push((doneAt - servingAt) / 1000);
         total.push((doneAt - killedAt) / 1000);
@@ -191,7 +222,7 @@ export const recoveryBenchmark: Benchmark = {
       notes: [`left by the killed process (submissions not judged / messages not derived), per run: ${details.map((d) => {
         const l = (d as { leftAtKill: { submissions: number; messages: number } }).leftAtKill;
         return `${l.submissions}/${l.messages}`;
-      }).join(', ')}`, 'every run: every acknowledged order registered exactly once, nothing left received'],
+      }).join(', ')}`, 'every run: every acknowledged order registered exactly once, every acknowledged change applied once, nothing left received'],
       details,
     };
   },
@@ -225,13 +256,14 @@ export const recoveryPgBenchmark: Benchmark = {
         const victim = await startService({ dataDir: dir('victim'), waitForPorts: ['smtp'], env, requireApiKey: false });
         services.push(victim);
         ctx.progress(`recovery-pg run ${run}/${ctx.runs}: burst of ${REST_ORDERS} async REST orders and ${MAILS} mails to one of two instances, then SIGKILL`);
-        const refs = await burst(victim, survivor.apiKey, demoMailboxFrom(survivor), `K${randomBytes(3).toString('hex')}`);
+        const prefix = `K${randomBytes(3).toString('hex')}`;
+        const { refs, changed } = await burst(victim, survivor.apiKey, demoMailboxFrom(survivor), prefix, await toChange(victim, survivor.apiKey, prefix));
         const killedAt = Date.now();
         victim.proc.kill('SIGKILL');
         await new Promise((r) => victim.proc.once('exit', r));
         const left = await leftOver(store, schema);
-        const doneAt = await allJudged(store, refs, schema);
-        await check(store, refs, schema);
+        const doneAt = await allJudged(store, refs, schema, changed.length);
+        await check(store, refs, schema, changed.length);
         takeover.push((doneAt - killedAt) / 1000);
         details.push({ run, acknowledged: refs.length, leftAtKill: left, takeoverS: takeover.at(-1) });
       } finally {
@@ -247,7 +279,7 @@ export const recoveryPgBenchmark: Benchmark = {
       notes: [`left by the killed instance (submissions not judged / messages not derived), per run: ${details.map((d) => {
         const l = (d as { leftAtKill: { submissions: number; messages: number } }).leftAtKill;
         return `${l.submissions}/${l.messages}`;
-      }).join(', ')}`, 'every run: every acknowledged order registered exactly once, nothing left received'],
+      }).join(', ')}`, 'every run: every acknowledged order registered exactly once, every acknowledged change applied once, nothing left received'],
       details,
     };
   },

@@ -25,7 +25,7 @@ export function okOutcome(index: number, order: Order, site: string | undefined,
 
 /** The outcome of an order the store refused: registered before with other content (the number it has then). */
 export function conflictOutcome(index: number, order: Order, site: string | undefined, numero: string): OrderOutcome {
-  const errori = [{ campo: 'riferimento_ordine', messaggio: `L'ordine "${order.riferimento_ordine}" è già stato registrato (numero ${numero}) con un contenuto diverso` }];
+  const errori = [{ campo: 'riferimento_ordine', messaggio: `L'ordine "${order.riferimento_ordine}" è già stato registrato (numero ${numero}) con un contenuto diverso: per cambiarlo, inviarlo con azione "modifica"; per un nuovo ordine, usare un altro riferimento` }];
   return site === undefined
     ? { index, codice_cliente: order.codice_cliente, riferimento_ordine: order.riferimento_ordine, esito: 'errore', code: 'CONFLICT', errori }
     : {

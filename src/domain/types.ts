@@ -161,6 +161,17 @@ export type RequestState = 'in_attesa' | 'accettata' | 'rifiutata';
 export interface FieldError {
   campo: string;
   messaggio: string;
+  /** The cell the field came from, for an order read from a spreadsheet (`ordini!E7`). */
+  cella?: string;
+}
+
+/** Where a spreadsheet order's values are: see OrderOutcome.foglio_file. */
+export interface SheetPlaces {
+  foglio: string;
+  /** Row of each line (from 1, as the sheet shows it), by line position. */
+  righe: number[];
+  /** By field name: the column's letters and its header as the sheet writes it. */
+  colonne: Record<string, { lettera: string; nome: string }>;
 }
 
 /** What became of one order of a submission. */
@@ -196,6 +207,11 @@ export interface OrderOutcome {
    * replies and outcome files can say where to look. Never part of a REST or SOAP body.
    */
   righe_file?: number[];
+  /**
+   * Refused orders of a spreadsheet (.xlsx): the sheet, the row of each line and the column of each field, so that
+   * errors name the cell (`cella`: `ordini!E7`; "foglio ordini, riga 7, colonna Quantità"). Not part of a SOAP body.
+   */
+  foglio_file?: SheetPlaces;
   /**
    * Internal, never rendered: the customer (id) this order's attempt is filed under when it is not the
    * submission's, i.e. for connectors bound to several customers (see unattributedOwner in src/domain/store/connectors.ts).

@@ -23,7 +23,8 @@ export async function productNames(store: HandoffPort, data: Record<string, unkn
   return names;
 }
 
-function xjdfOrder(data: Record<string, unknown>): XjdfOrder {
+function xjdfOrder(event: OrderEvent): XjdfOrder {
+  const data = event.data;
   const text = (k: string): string => {
     const v = data[k];
     if (typeof v !== 'string' || v === '') throw new Error(`the event's order has no ${k}: it cannot be written as XJDF`);
@@ -36,6 +37,8 @@ function xjdfOrder(data: Record<string, unknown>): XjdfOrder {
     ...(typeof data.data_consegna === 'string' ? { data_consegna: data.data_consegna } : {}),
     ...(typeof data.note === 'string' ? { note: data.note } : {}),
     ...(typeof data.sito_produzione === 'string' ? { sito_produzione: data.sito_produzione } : {}),
+    ...(typeof data.versione === 'number' && Number.isInteger(data.versione) && data.versione > 0 ? { versione: data.versione } : {}),
+    ...(data.stato === 'annullato' ? { annullato: typeof data.motivo === 'string' ? data.motivo : '' } : {}),
     righe: righe.map((r) => ({ codice_articolo: String(r.codice_articolo), quantita: Number(r.quantita), unita_misura: String(r.unita_misura) })),
   };
 }
@@ -45,7 +48,7 @@ export async function renderExport(store: HandoffPort, s: Subscriber, event: Ord
     case 'xml':
       return renderXmlExport(event);
     case 'xjdf':
-      return renderXjdf(xjdfOrder(event.data), event.time, await productNames(store, event.data), agentVersion);
+      return renderXjdf(xjdfOrder(event), event.time, await productNames(store, event.data), agentVersion);
     default:
       return `${JSON.stringify(event, null, 2)}\n`;
   }

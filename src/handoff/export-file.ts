@@ -4,7 +4,10 @@
  *
  * Names: `<numero_ordine>_<event id>.<json|xml|xjdf>`, e.g. `2026-000123_0193a1b2-….xjdf`. numero_ordine first, so
  * a listing sorts by order number within a year (and the year leads); the event id makes the name unique (a
- * redelivery after a crash writes the same name again, with the same content). Both parts are checked against a
+ * redelivery after a crash writes the same name again, with the same content). A new version of an order says so in
+ * its name, `<numero_ordine>-v<versione>_<event id>` (`2026-000123-v2_…`), and a cancellation
+ * `<numero_ordine>-annullato_<event id>`: a workflow sees each version and the cancellation as new files beside the
+ * first, never one written over another. Both parts are checked against a
  * strict pattern (letters, digits, '-') before use: no separator, no '..', nothing a name could smuggle in.
  *
  * Writing: the content goes to `.<name>.tmp` in the same folder (a dot file: hot-folder tools skip hidden files),
@@ -22,10 +25,16 @@ import { xmlText } from './xml-escape.ts';
 
 const SAFE_PART = /^[A-Za-z0-9][A-Za-z0-9-]{0,99}$/;
 
-export function exportFileName(event: Pick<OrderEvent, 'id' | 'data'>, format: ExportFormat): string {
+export function exportFileName(event: Pick<OrderEvent, 'id' | 'type' | 'data'>, format: ExportFormat): string {
   if (!SAFE_PART.test(event.id)) throw new Error(`event id ${JSON.stringify(event.id).slice(0, 80)} cannot be part of a file name`);
   const numero = typeof event.data.numero_ordine === 'string' && SAFE_PART.test(event.data.numero_ordine) ? event.data.numero_ordine : 'ordine';
-  return `${numero}_${event.id}.${format}`;
+  return `${numero}${lifecycleMark(event)}_${event.id}.${format}`;
+}
+
+function lifecycleMark(event: Pick<OrderEvent, 'type' | 'data'>): string {
+  const v = event.data.versione;
+  if (event.type === 'ordine.modificato' && typeof v === 'number' && Number.isInteger(v) && v > 0) return `-v${v}`;
+  return event.type === 'ordine.annullato' ? '-annullato' : '';
 }
 
 /** Element names for the items of a list in the XML export. */

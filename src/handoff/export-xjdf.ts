@@ -3,6 +3,9 @@
  * (Prinect, Prinergy, Switch). It validates against the CIP4 XJDF schema (test/handoff/export-xjdf.test.ts runs
  * xmllint on it) and reads back through our own XJDF connector decoder (src/intake/connectors/xjdf.ts):
  * - JobID = numero_ordine; GeneralID OrderID = id_ordine; GeneralID ProductionSite = sito_produzione, if any;
+ * - the version: GeneralID OrderVersion = versione, so a MIS matches every version of one order by its JobID (which
+ *   never changes) and knows which is newest; a cancelled order: GeneralID OrderStatus = annullato and an
+ *   Instruction comment saying so (with the customer's reason);
  * - ResourceSet CustomerInfo: CustomerID = codice_cliente, CustomerOrderID = riferimento_ordine;
  * - the order's note, if any: a root Comment of Type "Instruction", in Italian (Language="it");
  * - ResourceSet NodeInfo: End = data_consegna (at 12:00 UTC, so the calendar date is the same in every time zone
@@ -23,6 +26,9 @@ export interface XjdfOrder {
   data_consegna?: string;
   note?: string;
   sito_produzione?: string;
+  versione?: number;
+  /** Set for a cancelled order: the reason, if the customer gave one ('' otherwise). */
+  annullato?: string;
   righe: { codice_articolo: string; quantita: number; unita_misura: string }[];
 }
 
@@ -61,8 +67,12 @@ export function renderXjdf(o: XjdfOrder, createdAt: string, productNames: Readon
     `      <Header AgentName="order-intake" AgentVersion="${xmlAttr(agentVersion)}" DeviceID="order-intake" Time="${xmlAttr(createdAt)}"/>`,
     '    </AuditCreated>',
     '  </AuditPool>',
+    ...(o.annullato !== undefined
+      ? [`  <Comment Type="Instruction" Language="it">${xmlText(`Ordine annullato${o.annullato ? `: ${o.annullato}` : ''}`)}</Comment>`] : []),
     ...(o.note ? [`  <Comment Type="Instruction" Language="it">${xmlText(o.note)}</Comment>`] : []),
     `  <GeneralID IDUsage="OrderID" IDValue="${xmlAttr(o.id_ordine)}"/>`,
+    ...(o.versione !== undefined ? [`  <GeneralID IDUsage="OrderVersion" IDValue="${o.versione}"/>`] : []),
+    ...(o.annullato !== undefined ? ['  <GeneralID IDUsage="OrderStatus" IDValue="annullato"/>'] : []),
     ...(o.sito_produzione ? [`  <GeneralID IDUsage="ProductionSite" IDValue="${xmlAttr(o.sito_produzione)}"/>`] : []),
     '  <ProductList>',
     ...o.righe.map((r, i) => productXml(r, i, productNames.get(r.codice_articolo))),

@@ -42,8 +42,8 @@ export async function addWebhook(store: HandoffPort, secretKey: string | undefin
   return { webhook, secret };
 }
 
-/** Exports write the registered orders: the files are what production works from. */
-const EXPORT_EVENTS: OrderEventType[] = ['ordine.registrato'];
+/** Exports write the registered orders, their new versions and their cancellations: the files are what production works from. */
+const EXPORT_EVENTS: OrderEventType[] = ['ordine.registrato', 'ordine.modificato', 'ordine.annullato'];
 
 export async function addExport(store: HandoffPort, input: { dir: string; format: string }): Promise<Subscriber> {
   if (!(EXPORT_FORMATS as readonly string[]).includes(input.format)) {

@@ -17,6 +17,7 @@ const submit = (withSite: boolean) => ({
   summary: withSite ? 'Submit orders for one production site (connectors)' : 'Submit orders (connectors: prepress JDF/XJDF/JMF/XJMF, ERP JSON/XML)',
   description: 'Authenticated by the service-x-key header. The site is taken from the path, else from the payload, else the key\'s only site. '
     + 'JMF/XJMF requests are answered as a device would (HTTP 200, ReturnCode, QueueEntryID = id_ordine); queries such as KnownMessages, and ResubmitQueueEntry (105: no such order; 5: orders cannot be replaced yet), are answered without storing anything. '
+    + 'A PrintTalk 2.x document (XJDF connectors) is answered in PrintTalk (HTTP 200): Confirmation, Refusal or OrderStatusResponse. '
     + 'Other callers get the REST shapes with sito_produzione; a payload holding several orders gets 200 with one entry per order (ordini[], each with its own statusCode).',
   security,
   ...(withSite ? { parameters: [{ name: 'sito', in: 'path', required: true, schema: { type: 'string', example: 'VR' } }] } : {}),
@@ -30,7 +31,7 @@ const submit = (withSite: boolean) => ({
   },
   responses: {
     201: { description: 'One order registered (shape A, with sito_produzione)' },
-    200: { description: 'Duplicate of a registered order; or a JMF/XJMF Response; or several orders: {esito, sito_produzione, ordini: [{indice, riferimento_ordine, statusCode, esito, …}]}' },
+    200: { description: 'Duplicate of a registered order; or a JMF/XJMF Response; or a PrintTalk answer; or several orders: {esito, sito_produzione, ordini: [{indice, riferimento_ordine, statusCode, esito, …}]}' },
     400: { description: 'Structure errors (shape A) or business errors (shape B)', content: { 'application/json': { schema: { oneOf: [errorA, errorB] } } } },
     401: generic(401, 'Invalid connector key'),
     403: generic(403, 'The connector key is not bound to that production site'),

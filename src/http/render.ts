@@ -12,6 +12,7 @@
 import { ERROR_CATALOG } from '../domain/errors.ts';
 import { errorBody } from './errors.ts';
 import { changeMessage } from '../render/lifecycle-text.ts';
+import { messageCells, withCells } from '../render/cells.ts';
 import type { OrderOutcome, Outcome, StoredSubmission } from '../domain/types.ts';
 
 export interface HttpAnswer {
@@ -48,9 +49,11 @@ export function renderOutcome(outcome: Outcome): HttpAnswer {
   const code = o.code ?? 'BUSINESS';
   if (o.message) {
     const body = errorBody(code, o.message);
-    return { status: body.statusCode, body };
+    // An Excel order's messages name fields; `celle` gives the cell of each.
+    const celle = o.foglio_file ? messageCells(o.message, o.foglio_file) : [];
+    return { status: body.statusCode, body: celle.length > 0 ? { ...body, celle } : body };
   }
-  return { status: ERROR_CATALOG[code].http, body: { esito: 'errore', errori: o.errori ?? [], code } };
+  return { status: ERROR_CATALOG[code].http, body: { esito: 'errore', errori: withCells(o.errori ?? [], o.foglio_file), code } };
 }
 
 function changeAnswer(o: OrderOutcome): HttpAnswer {

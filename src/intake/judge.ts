@@ -10,7 +10,7 @@ import { IntakeError, isIntakeError } from '../domain/errors.ts';
 import { explainLines } from './connectors/lines.ts';
 import { decodeConnectorSubmission, type ConnectorOrder } from './connectors/submission.ts';
 import { serialiseDetails } from './connectors/ticket-details.ts';
-import { arraySource, fileBytes, fileRowsOf, openOrdersYielding, type OrderSource } from './formats/index.ts';
+import { arraySource, fileBytes, fileRowsOf, openOrdersYielding, sheetPlacesOf, type OrderSource } from './formats/index.ts';
 import { contentHash, yearIn } from './register.ts';
 import { changeOutcome } from './lifecycle-outcome.ts';
 import { okOutcome, registeredOutcome } from '../domain/registered-outcome.ts';
@@ -344,9 +344,13 @@ async function judgeBatch(f: FileState, first: number, candidates: readonly unkn
     if (owner !== undefined) outcomes[i]!.customerId = owner;
     // A refused order of a CSV file says where its lines are, for the people who must correct them (repeats included:
     // each its own rows, not its first occurrence's).
-    const rows = outcomes[i]!.esito === 'errore' ? fileRowsOf(candidates[i - first]) : undefined;
+    const refused = outcomes[i]!.esito === 'errore';
+    const rows = refused ? fileRowsOf(candidates[i - first]) : undefined;
     if (rows !== undefined) outcomes[i]!.righe_file = rows;
     inDocumentTerms(outcomes[i]!, candidates[i - first]);
+    // A spreadsheet's order says the cell of each value.
+    const sheet = refused ? sheetPlacesOf(candidates[i - first]) : undefined;
+    if (sheet !== undefined) outcomes[i]!.foglio_file = sheet;
   }
   await recordSequences(f, candidates, first);
   if (f.tally) await recordBatch(f, first, end);
@@ -394,11 +398,16 @@ function asked(s: StoredSubmission, candidate: unknown): unknown {
   return { ...candidate, azione };
 }
 
-/** The order such a call names by its id, and the version its If-Match expects. */
-function target(s: StoredSubmission): { orderId?: string; ifMatch?: number } {
-  const t: { orderId?: string; ifMatch?: number } = {};
+/**
+ * The order such a call names by its id, the version its If-Match expects, and who acts: the console's submissions
+ * name the operator acting on the customer's behalf (only the console sets `operatore`; any other channel is the
+ * customer).
+ */
+function target(s: StoredSubmission): { orderId?: string; ifMatch?: number; by?: string } {
+  const t: { orderId?: string; ifMatch?: number; by?: string } = {};
   if (s.meta.ordine !== undefined) t.orderId = s.meta.ordine;
   if (s.meta.ifMatch !== undefined) t.ifMatch = Number(s.meta.ifMatch);
+  if (s.channel === 'console' && s.meta.operatore !== undefined) t.by = `operatore:${s.meta.operatore}`;
   return t;
 }
 

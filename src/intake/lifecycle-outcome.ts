@@ -9,7 +9,7 @@ type Base = Pick<OrderOutcome, 'index' | 'codice_cliente' | 'riferimento_ordine'
 
 export async function changeOutcome(
   deps: LifecycleDeps, base: Base, order: Order, customerId: string, s: Pick<StoredSubmission, 'id' | 'channel'>,
-  opts: { orderId?: string; ifMatch?: number } = {},
+  opts: { orderId?: string; ifMatch?: number; by?: string } = {},
 ): Promise<OrderOutcome> {
   const azione = order.azione!;
   const r = await applyChange(deps, {

@@ -9,6 +9,7 @@
 import { localTime } from './local-time.ts';
 import { omittedText, recapJson, recapTextLines, type Recap } from './recap.ts';
 import { errorLine, fileErrorItalian, orderErrorsItalian, orderRows } from './people-errors.ts';
+import { messageCells, withCells } from './cells.ts';
 import type { OrderOutcome, Outcome } from '../domain/types.ts';
 
 export interface OutcomeFileInput {
@@ -41,7 +42,8 @@ function orderJson(o: OrderOutcome, recap: Recap | undefined): Record<string, un
     ...(o.duplicate ? { duplicato: true } : {}),
     ...(o.esito === 'errore' && o.code ? { codice: o.code } : {}),
     ...(o.message ? { message: o.message } : {}),
-    ...(o.errori ? { errori: o.errori } : {}),
+    ...(o.message && o.foglio_file ? { celle: messageCells(o.message, o.foglio_file) } : {}),
+    ...(o.errori ? { errori: withCells(o.errori, o.foglio_file) } : {}),
     ...(r ? recapJson(r) : {}),
   };
 }
@@ -68,7 +70,7 @@ function plural(n: number, one: string, many: string): string {
 
 function orderLines(o: OrderOutcome, recap: Recap | undefined): string[] {
   const ref = o.riferimento_ordine ? `riferimento ${o.riferimento_ordine}` : 'senza riferimento leggibile';
-  const rows = o.esito === 'errore' ? orderRows(o.righe_file) : undefined;
+  const rows = o.esito !== 'errore' ? undefined : o.foglio_file ? orderRows(o.foglio_file.righe, o.foglio_file.foglio) : orderRows(o.righe_file);
   const head = `Ordine ${o.index + 1} (${ref}${rows ? `, ${rows}` : ''})`;
   if (o.esito === 'ok') {
     const r = o.id_ordine ? recap?.byOrder.get(o.id_ordine) : undefined;

@@ -7,11 +7,13 @@
  * back into its field and rule and said again as a sentence that names the field in words.
  *
  * Positions are given as a person can find them: for a CSV file the row of the file (from 1, the header counted, as
- * a spreadsheet numbers it), taken from the outcome's `righe_file`; otherwise "ordine N, riga M", counted from 1.
+ * a spreadsheet numbers it), taken from the outcome's `righe_file`; for an Excel workbook the cell ("foglio ordini,
+ * riga 7, colonna Quantità"), from its `foglio_file`; otherwise "ordine N, riga M", counted from 1.
  */
 import type { ErrorCode } from '../domain/errors.ts';
 import type { OrderOutcome } from '../domain/types.ts';
 import { formatList } from '../intake/formats/registry.ts';
+import { cellWords } from '../intake/formats/xlsx/places.ts';
 
 /** A field in words, with its article ("la quantità", "l'unità di misura"). */
 const FIELDS: Record<string, string> = {
@@ -24,6 +26,9 @@ const FIELDS: Record<string, string> = {
   unita_misura: "l'unità di misura",
   righe: "le righe dell'ordine",
   ordine: "l'ordine",
+  note: 'il testo delle note',
+  motivo: 'il motivo',
+  azione: "l'azione",
 };
 
 /** An error as a person reads it: where to look (empty when the whole order is meant) and what is wrong. */
@@ -49,15 +54,29 @@ export interface PlaceOptions {
   oneOrder?: boolean;
 }
 
-/** Where line `line` (from 0) of the order is: its row in a CSV file, or its place in the order. */
-export function linePlace(o: Pick<OrderOutcome, 'index' | 'righe_file'>, line: number, opts: PlaceOptions = {}): string {
+type Placed = Pick<OrderOutcome, 'index' | 'righe_file' | 'foglio_file'>;
+
+/**
+ * Where line `line` (from 0) of the order is: its cell in a workbook (`field`'s column), its row in a CSV file, or
+ * its place in the order.
+ */
+export function linePlace(o: Placed, line: number, opts: PlaceOptions = {}, field?: string): string {
+  if (o.foglio_file) return cellWords(o.foglio_file, field && field !== 'riga' ? `righe[${line}].${field}` : `righe[${line}]`);
   const row = o.righe_file?.[line];
   if (row !== undefined) return `riga ${row} del file`;
   return opts.oneOrder ? `riga ${line + 1}` : `ordine ${o.index + 1}, riga ${line + 1}`;
 }
 
-/** The rows of a CSV file an order came from, compressed: "riga 2 del file", "righe 2-4 e 9 del file". */
-export function orderRows(rows: readonly number[] | undefined): string | undefined {
+/** Where a field of the order itself is: its cell in a workbook (the order's first row); '' elsewhere. */
+function orderPlace(o: Placed, field: string): string {
+  return o.foglio_file && field !== 'ordine' && field !== 'righe' ? cellWords(o.foglio_file, field) : '';
+}
+
+/**
+ * The rows of a CSV file an order came from, compressed: "riga 2 del file", "righe 2-4 e 9 del file"; of a sheet
+ * (`sheet`): "foglio ordini, righe 2-4".
+ */
+export function orderRows(rows: readonly number[] | undefined, sheet?: string): string | undefined {
   if (!rows || rows.length === 0) return undefined;
   const sorted = [...new Set(rows)].sort((a, b) => a - b);
   const spans: string[] = [];
@@ -70,6 +89,7 @@ export function orderRows(rows: readonly number[] | undefined): string | undefin
   // A large order scattered over a file would make a line longer than any reader follows.
   const shown = spans.length > 6 ? [...spans.slice(0, 5), 'altre'] : spans;
   const list = shown.length === 1 ? shown[0]! : `${shown.slice(0, -1).join(', ')} e ${shown[shown.length - 1]}`;
+  if (sheet !== undefined) return `foglio ${sheet}, ${sorted.length === 1 ? 'riga' : 'righe'} ${list}`;
   return sorted.length === 1 ? `riga ${list} del file` : `righe ${list} del file`;
 }
 
@@ -78,6 +98,7 @@ const STAGE_A: [RegExp, (f: string, n?: string) => string][] = [
   [/^(\S+) should not be empty$/, (f) => `manca ${f}`],
   [/^(\S+) must be a string$/, (f) => `${f} deve essere un testo`],
   [/^(\S+) must not contain control characters$/, (f) => `${f} contiene caratteri di controllo, che non sono ammessi`],
+  [/^(\S+) must not contain control characters other than line breaks and tabs$/, (f) => `${f} contiene caratteri di controllo, che non sono ammessi (solo a capo e tabulazione)`],
   [/^(\S+) must not contain half of a UTF-16 surrogate pair$/, (f) => `${f} contiene un carattere spezzato (metà di una coppia surrogata UTF-16)`],
   [/^(\S+) must be shorter than or equal to (\d+) characters$/, (f, n) => `${f} può avere al massimo ${n} caratteri`],
   [/^(\S+) must be a valid ISO 8601 date string.*$/, (f) => `${f} non è una data valida: va scritta come AAAA-MM-GG (per esempio 2026-03-15)`],
@@ -98,12 +119,12 @@ function capitalise(s: string): string {
  * One stage A message as a person reads it, or undefined for a message this table does not know (the caller then
  * shows it as it is rather than lose it).
  */
-export function stageAItalian(message: string, o: Pick<OrderOutcome, 'index' | 'righe_file'> = { index: 0 }, opts: PlaceOptions = {}): PeopleError | undefined {
+export function stageAItalian(message: string, o: Placed = { index: 0 }, opts: PlaceOptions = {}): PeopleError | undefined {
   for (const [re, say] of STAGE_A) {
     const m = re.exec(message);
     if (!m) continue;
     const { line, field } = splitPath(m[1] ?? 'ordine');
-    return { where: line === undefined ? '' : linePlace(o, line, opts), text: capitalise(say(fieldWords(field), m[2])) };
+    return { where: line === undefined ? orderPlace(o, field) : linePlace(o, line, opts, field), text: capitalise(say(fieldWords(field), m[2])) };
   }
   return undefined;
 }
@@ -125,7 +146,7 @@ export function orderErrorsItalian(o: OrderOutcome, opts: PlaceOptions = {}): Pe
   }
   for (const e of o.errori ?? []) {
     const { line, field } = splitPath(e.campo);
-    const place = line === undefined ? '' : linePlace(o, line, opts);
+    const place = line === undefined ? orderPlace(o, field) : linePlace(o, line, opts, field);
     // A value a decoder of people's writing could not read is quoted (`«1.000» è ambiguo…`): its field is named too.
     const quoted = e.messaggio.startsWith('«') ? fieldWords(field).replace(/^(il|la|le|l') ?/, '') : '';
     out.push({ where: [place, quoted].filter(Boolean).join(', '), text: e.messaggio });
@@ -184,13 +205,39 @@ const FILE_MESSAGES: [RegExp, (m: RegExpExecArray) => string][] = [
   [/^XML root element must be <ordine>, <ordini> or <InviaOrdine>, or a UBL <Order>, <OrderChange> or <OrderCancellation> in its namespace, not <(.*)>$/,
     (m) => `l'elemento radice dell'XML deve essere <ordine>, <ordini> o <InviaOrdine>, oppure un documento UBL <Order>, <OrderChange> o <OrderCancellation> nel suo namespace, non <${m[1]}>`],
   [/^SOAP envelope must contain a Body$/, () => "la busta SOAP deve contenere un elemento Body"],
+  // Excel workbooks (src/intake/formats/xlsx/).
+  [/^the file is a damaged ZIP archive/, () => 'il file è un archivio ZIP danneggiato (lo è anche una cartella di lavoro .xlsx) e non può essere letto'],
+  [/^the file is an OpenDocument spreadsheet/, () => 'il file è un foglio di calcolo OpenDocument (.ods): lo salvi come cartella di lavoro Excel (.xlsx)'],
+  [/^the file is a Word document/, () => 'il file è un documento Word (.docx), non una cartella di lavoro Excel'],
+  [/^the file is a ZIP archive, not an Excel workbook/, () => "il file è un archivio ZIP, non una cartella di lavoro Excel (.xlsx): invii direttamente i file degli ordini"],
+  [/^the file is an Office document that is not an Excel workbook/, () => 'il file è un documento Office che non è una cartella di lavoro Excel (.xlsx)'],
+  [/^the file is declared as an Excel workbook \(\.xlsx\) but is not one$/, () => 'il file è dichiarato come cartella di lavoro Excel (.xlsx) ma non lo è'],
+  [/^the Excel workbook is protected by a password/, () => 'la cartella di lavoro Excel è protetta da password: la salvi senza password'],
+  [/^the Excel workbook links other workbooks/, () => 'la cartella di lavoro Excel è collegata ad altre cartelle di lavoro (collegamenti esterni): vi copi i valori e rimuova i collegamenti'],
+  [/^the Excel workbook has no sheet$/, () => 'la cartella di lavoro Excel non ha nessun foglio'],
+  [/^the Excel workbook is refused: it holds more than (\d+) bytes once decompressed$/, (m) => `la cartella di lavoro Excel è rifiutata: decompressa supera ${m[1]} byte`],
+  [/^the Excel workbook is refused: it holds a part \((.+)\) that decompresses more than (\d+) times its size$/,
+    (m) => `la cartella di lavoro Excel è rifiutata: la parte ${m[1]} decompressa supera di oltre ${m[2]} volte la sua dimensione`],
+  [/^the Excel workbook is refused: its texts are longer than (\d+) characters in all$/, (m) => `la cartella di lavoro Excel è rifiutata: i suoi testi superano in tutto ${m[1]} caratteri`],
+  [/^the Excel workbook cannot be read: (\S+) has a DOCTYPE declaration/, (m) => `la cartella di lavoro Excel non è accettata: la parte ${m[1]} contiene una dichiarazione DOCTYPE`],
+  [/^the Excel workbook cannot be read: (\S+) has an ENTITY declaration/, (m) => `la cartella di lavoro Excel non è accettata: la parte ${m[1]} contiene una dichiarazione ENTITY`],
+  [/^the Excel workbook cannot be read: (\S+) uses the entity (&\w+;)/, (m) => `la cartella di lavoro Excel non è accettata: la parte ${m[1]} usa l'entità ${m[2]} (sono ammesse solo quelle predefinite)`],
+  [/^the Excel workbook cannot be read: it has more than (\d+) parts$/, (m) => `la cartella di lavoro Excel non può essere letta: ha più di ${m[1]} parti`],
+  [/^the Excel workbook (?:cannot be read|is damaged)/, () => 'la cartella di lavoro Excel non può essere letta: è danneggiata o non è un file Excel valido; la salvi di nuovo come .xlsx'],
+  [/^the Excel sheet's header \(row (\d+)\) names the column (\S+) more than once$/, (m) => `l'intestazione del foglio (riga ${m[1]}) nomina più volte la colonna ${m[2]}`],
+  [/^the Excel sheet (.+) must name the columns (.+) in its header \(row (\d+)\); missing: (.+)$/,
+    (m) => `l'intestazione del foglio ${m[1]} (riga ${m[3]}) deve nominare le colonne ${m[2]}; mancano: ${m[4]}`],
+  [/^the Excel sheet (.+) has more than (\d+) rows of orders; split it into several files$/, (m) => `il foglio ${m[1]} ha più di ${m[2]} righe d'ordine: divida gli ordini in più file`],
+  [/^the Excel sheet (.+) has no header row naming the columns \((.+)\) in its first (\d+) rows$/,
+    (m) => `il foglio ${m[1]} non ha, nelle prime ${m[3]} righe, una riga d'intestazione che nomini le colonne (${m[2]}): la aggiunga, o usi il modello Excel del portale`],
 ];
 
 /** binaryKind's and declaredForeign's names (formats/detect.ts) in words. */
 function kindWords(kind: string): string {
   const known: Record<string, string> = {
     'a PDF document': 'un documento PDF', 'a ZIP archive (an .xlsx or .docx file is one)': 'un archivio ZIP (lo è anche un file .xlsx o .docx)',
-    'an Office document (.xls or .doc)': 'un documento Office (.xls o .doc)', 'a PNG image': "un'immagine PNG",
+    'an old Excel workbook (.xls), a password-protected workbook or another old-format Office document (.doc); save a workbook as .xlsx without a password':
+      'una cartella di lavoro Excel di vecchio formato (.xls), una cartella protetta da password o un altro documento Office di vecchio formato (.doc); salvi il file come .xlsx senza password', 'a PNG image': "un'immagine PNG",
     'a JPEG image': "un'immagine JPEG", 'a GIF image': "un'immagine GIF", 'a gzip archive': 'un archivio gzip',
   };
   return known[kind] ?? kind;

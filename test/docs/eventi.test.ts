@@ -80,8 +80,8 @@ void describe('docs/customers/eventi.md', () => {
 
   void it('the resync loop lists every order with the integration key, page after page', async () => {
     await submit('DOC-5');
-    const resync = shellBlocks()[2];
-    assert.ok(resync, 'a third sh block');
+    const resync = shellBlocks()[3];
+    assert.ok(resync, 'a fourth sh block');
     // Pages of 2 rather than 500, so that the loop follows cursors.
     const script = resync.replace('limite=500', 'limite=2');
     const today = new Intl.DateTimeFormat('sv-SE', { timeZone: 'Europe/Rome' }).format(new Date());
@@ -90,5 +90,24 @@ void describe('docs/customers/eventi.md', () => {
     const pages = out.split('\n').filter(Boolean).map((l) => JSON.parse(l) as { ordini: { riferimento_ordine: string }[] });
     assert.ok(pages.length >= 3, `${pages.length} pages`);
     assert.deepEqual(pages.flatMap((p) => p.ordini.map((o) => o.riferimento_ordine)), ['DOC-1', 'DOC-2', 'DOC-3', 'DOC-4', 'DOC-5']);
+  });
+
+  void it('the curl command decides a customer\'s request', async () => {
+    const id = await submit('DOC-6');
+    const call = (path: string, body: unknown, apiKey: string, method = 'POST') => fetch(`${t.url}${path}`, {
+      method, body: JSON.stringify(body), headers: { 'content-type': 'application/json', 'x-api-key': apiKey },
+    });
+    assert.equal((await call(`/api/v1/ordini/${id}/stato`, { stato: 'in_lavorazione' }, key)).status, 200);
+    const asked = await call(`/api/v1/ordini/${id}`, { ...order('C001', 'DOC-6'), righe: [{ codice_articolo: 'BV-STD', quantita: 750, unita_misura: 'PZ' }] }, c1.apiKey, 'PUT');
+    assert.equal(asked.status, 202);
+    const rid = ((await asked.json()) as { id_richiesta: string }).id_richiesta;
+    const decide = shellBlocks()[2];
+    assert.ok(decide?.includes('/richieste/'), 'the third sh block decides a request');
+    const env = { ...process.env, INTAKE_URL: t.url, INTAKE_INTEGRATION_KEY: key, ID_ORDINE: id, ID_RICHIESTA: rid };
+    const answer = JSON.parse((await run('bash', ['-euo', 'pipefail', '-c', decide!], { env, timeout: 30_000 })).stdout) as {
+      aggiornato: boolean; richiesta: { stato_richiesta: string; nota: string }; ordine: { versione: number };
+    };
+    assert.equal(answer.aggiornato, true);
+    assert.deepEqual([answer.richiesta.stato_richiesta, answer.richiesta.nota, answer.ordine.versione], ['accettata', 'Ristampiamo da domani', 2]);
   });
 });

@@ -122,7 +122,7 @@ for (const [name, open] of STORES) {
 
 void describe('export file names', () => {
   void it('refuses an event id that could leave the folder and falls back for an odd numero_ordine', () => {
-    assert.throws(() => exportFileName({ id: '../../etc/passwd', data: {} }, 'json'), /cannot be part of a file name/);
-    assert.equal(exportFileName({ id: 'abc-1', data: { numero_ordine: '../x' } }, 'xml'), 'ordine_abc-1.xml');
+    assert.throws(() => exportFileName({ id: '../../etc/passwd', type: 'ordine.registrato', data: {} }, 'json'), /cannot be part of a file name/);
+    assert.equal(exportFileName({ id: 'abc-1', type: 'ordine.registrato', data: { numero_ordine: '../x' } }, 'xml'), 'ordine_abc-1.xml');
   });
 });

@@ -45,6 +45,10 @@ void describe('people-errors', () => {
     assert.deepEqual(stageAItalian("data_ordine must be a valid ISO 8601 date string (YYYY-MM-DD)"),
       { where: '', text: "La data dell'ordine non è una data valida: va scritta come AAAA-MM-GG (per esempio 2026-03-15)" });
     assert.equal(stageAItalian('righe.0.codice_articolo should not be empty')?.text, 'Manca il codice articolo');
+    // The free texts (note, a change's reason) keep line breaks and tabs, so their rule says so.
+    assert.equal(stageAItalian('motivo must not contain control characters other than line breaks and tabs')?.text,
+      'Il motivo contiene caratteri di controllo, che non sono ammessi (solo a capo e tabulazione)');
+    assert.equal(stageAItalian('note must be shorter than or equal to 1000 characters')?.text, 'Il testo delle note può avere al massimo 1000 caratteri');
   });
 
   void it('places a line by its CSV file row, or by order and line counted from 1', () => {

@@ -41,7 +41,7 @@ export function ordersContract(makeStore: StoreFactory): void {
       const o1 = await store.getOrder(c.id, r1!.id_ordine);
       assert.deepEqual(o1, {
         ...item(c, sub, 'R1').order, id_ordine: r1!.id_ordine, numero_ordine: '2025-000001', customerId: c.id,
-        submissionId: sub, channel: 'rest', registeredAt: at(10),
+        submissionId: sub, channel: 'rest', registeredAt: at(10), versione: 1,
       });
       const o2 = await store.getOrderByRef(c.id, 'R2');
       assert.ok(o2 && !('data_consegna' in o2), 'data_consegna is omitted when absent');

@@ -21,6 +21,7 @@ import { poisonContract } from './contract-poison.ts';
 import { workContract } from './contract-work.ts';
 import { webContract } from './contract-web.ts';
 import { customerStateContract } from './contract-customer-state.ts';
+import { lifecycleContract } from './contract-lifecycle.ts';
 import { addCustomer, addSubmission, at, newSubmission, withStore, type StoreFactory } from './fixtures.ts';
 
 export type { StoreFactory, StoreHandle } from './fixtures.ts';
@@ -277,7 +278,7 @@ function catalogContract(makeStore: StoreFactory): void {
  * so that a backend's contract can be spread over several test files that the runner runs side by side.
  */
 const QUARTERS: readonly (readonly ((makeStore: StoreFactory) => void)[])[] = [
-  [basicsContract, ordersContract, saveSingleOrderContract],
+  [basicsContract, ordersContract, saveSingleOrderContract, lifecycleContract],
   [catalogContract, workContract, orderListContract],
   [mailContract, poisonContract, connectorsContract, connectorCustomersContract, eventsContract],
   [handoffContract, retentionContract, customerStateContract, filesContract, uploadPiecesContract, outcomesContract, statsContract, webContract],

@@ -229,12 +229,18 @@ void describe('db copy from SQLite to PostgreSQL', { skip: PG_SKIP }, () => {
     await src.intake.process(src.pending);
     const principal = { customerId: src.customerId, customerCode: 'C001' };
     await src.intake.submit({ principal, channel: 'rest', mediaType: 'application/json', raw: Buffer.from(JSON.stringify(orderJson('R-5'))), singleOrder: true });
+    // A change of an order copied before: its new content and lines follow, and its superseded version is copied.
+    const change = { ...orderJson('R-1', 42), azione: 'modifica' };
+    const changed = await src.intake.submit({ principal, channel: 'rest', mediaType: 'application/json', raw: Buffer.from(JSON.stringify(change)), singleOrder: true });
+    assert.equal(changed.outcome.orders[0]?.versione, 2);
     await src.store.revokeCredentials(src.customerId, 'password');
     await src.store.addCredential({ id: 'new-password', customerId: src.customerId, kind: 'password', lookup: 'c001', secretHash: 'scrypt$new' });
 
     const final = await copySqliteToPostgres({ from: src.file, to: schema.url });
     const none = Object.fromEntries(SPEC_TABLES.map((spec) => [spec.table, 0]));
-    assert.deepEqual(written(final), { customers: 0, credentials: 2, articles: 0, units: 0, submissions: 2, orders: 2, order_sequences: 1, order_events: 2, ...none });
+    assert.deepEqual(written(final), {
+      customers: 0, credentials: 2, articles: 0, units: 0, submissions: 3, orders: 3, order_sequences: 1, order_events: 3, ...none, order_versions: 1,
+    });
     assert.deepEqual(await snapshot(target), await snapshot(src.store));
     assert.equal((await target.findCredential('password', 'c001'))?.id, 'new-password');
 
@@ -357,7 +363,7 @@ void describe('db copy from SQLite to PostgreSQL', { skip: PG_SKIP }, () => {
       customers: 2, credentials: 5, articles: 2, units: DEFAULT_UNITS.length, submissions: 8, orders: 6, order_sequences: 1, order_events: 7,
       mail_messages: 3, mail_parts: 3, mail_replies: 2, imap_accounts: 1, sites: 1, connectors: 1, connector_sites: 1, connector_lookup: 2,
       connector_customers: 1, connector_customer_ids: 1, order_tickets: 1, integrations: 0, order_production_history: 0, operators: 1, audit_log: 1, web_keys: 1, customer_notifications: 1,
-      inactive_articles: 1, customer_peppol_ids: 1, article_gtins: 1, article_xrefs: 1,
+      inactive_articles: 1, order_versions: 0, order_requests: 0, customer_peppol_ids: 1, article_gtins: 1, article_xrefs: 1,
       ubl_change_sequences: 1,
     });
     assert.equal(await target.ublChangeSequence('order-with-changes'), 4);

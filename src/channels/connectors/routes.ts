@@ -8,8 +8,10 @@
  *
  * Before the body is read: the key (401), the source address (403), the site in the path (403 FORBIDDEN_SITE)
  * and the media type (415). Nothing is stored for a refused request. JMF/XJMF queries (KnownMessages, …) are
- * answered at once and not stored either: they carry no order. Everything else is stored first (durable before
- * answered), judged at once, and answered as JMF/XJMF or in the REST shapes (render.ts).
+ * answered at once and not stored either: they carry no order. A PrintTalk 2.x document is answered as PrintTalk
+ * (printtalk.ts): a PurchaseOrder or Cancellation stored and judged, a status request or RFQ answered at once.
+ * Everything else is stored first (durable before answered), judged at once, and answered as JMF/XJMF or in the
+ * REST shapes (render.ts).
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { authenticateConnector, type ConnectorCaller } from '../../connectors/auth.ts';
@@ -18,12 +20,13 @@ import { INACTIVE_MESSAGE, isInactiveError } from '../../customers/active.ts';
 import { SITE_CODE_PATTERN } from '../../connectors/sites.ts';
 import { ERROR_CATALOG } from '../../domain/errors.ts';
 import {
-  answerJmfQuery, isJmfContentType, JMF_RETURN_CODES, readJmfRequest, renderJmfResponse, type JmfRequestInfo,
+  answerJmfQuery, isJmfContentType, JMF_RETURN_CODES, readJmfRequest, readPrintTalkRequest, renderJmfResponse, type JmfRequestInfo,
 } from '../../intake/connectors/index.ts';
 import { connectorStatusById, connectorStatusByRef } from '../../intake/connector-status.ts';
 import type { Intake } from '../../intake/intake.ts';
 import type { ConnectorChannelStore } from '../../domain/store/ports.ts';
 import { sendError } from '../../http/errors.ts';
+import { answerPrintTalk } from './printtalk.ts';
 import { renderConnectorOutcome, renderJmfOutcome } from './render.ts';
 import { answerResubmit, isResubmit } from './resubmit.ts';
 import { answerStatusSignal, isStatusSignal } from './status-signal.ts';
@@ -72,6 +75,11 @@ function mayHoldMessage(type: string | undefined): boolean {
   return type === 'application/xml' || type === 'text/xml' || type === 'multipart/related';
 }
 
+/** PrintTalk has no media type of its own: it comes as generic XML, or labelled as the XJDF it carries. */
+function mayHoldPrintTalk(type: string | undefined): boolean {
+  return type === 'application/xml' || type === 'text/xml' || type === 'application/vnd.cip4-xjdf+xml';
+}
+
 export function registerConnectorRoutes(app: FastifyInstance, deps: ConnectorRouteDeps): void {
   async function authenticate(req: FastifyRequest, reply: FastifyReply) {
     const header = req.headers[CONNECTOR_KEY_HEADER];
@@ -114,6 +122,24 @@ export function registerConnectorRoutes(app: FastifyInstance, deps: ConnectorRou
     const header = contentTypeOf(req);
     const { type, charset } = splitType(header);
     const raw = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
+    const store = () => deps.intake.submit({
+      principal: caller.principal,
+      channel: 'connector',
+      mediaType: type,
+      charset,
+      raw,
+      // contentType keeps the whole header: the decoder needs the multipart boundary and the type= parameter.
+      meta: { remote: req.ip, requestId: String(req.id), contentType: header ?? '' },
+      site: req.params.sito?.trim().toUpperCase(),
+    });
+
+    // Only XJDF connectors speak PrintTalk; an ERP's XML connector keeps its mapping whatever its root is called.
+    const printTalk = caller.connector.format === 'xjdf' && mayHoldPrintTalk(type) ? readPrintTalkRequest(raw, header) : undefined;
+    if (printTalk) {
+      const a = await answerPrintTalk(printTalk, { store: deps.store, connector: caller.connector, submit: async () => (await store()).outcome });
+      return reply.code(200).header('content-type', a.contentType).send(a.body);
+    }
+
     const jmfType = isJmfContentType(header);
     const jmf: JmfRequestInfo | undefined = jmfType || mayHoldMessage(type) ? readJmfRequest(raw, header) : undefined;
     const isJmf = jmfType || jmf !== undefined;
@@ -136,16 +162,7 @@ export function registerConnectorRoutes(app: FastifyInstance, deps: ConnectorRou
     }
 
     const site = req.params.sito?.trim().toUpperCase();
-    const { outcome } = await deps.intake.submit({
-      principal: caller.principal,
-      channel: 'connector',
-      mediaType: type,
-      charset,
-      raw,
-      // contentType keeps the whole header: the decoder needs the multipart boundary and the type= parameter.
-      meta: { remote: req.ip, requestId: String(req.id), contentType: header ?? '' },
-      site,
-    });
+    const { outcome } = await store();
 
     if (isJmf) {
       const a = renderJmfOutcome(jmf, outcome, kind);

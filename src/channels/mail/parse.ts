@@ -1,6 +1,6 @@
 /**
  * Reading a stored message (mailparser): who wrote it and where the reply goes, whether a reply is allowed at all,
- * and its order files: every attachment that is a JSON, XML or CSV file, and those inside ZIP attachments. File
+ * and its order files: every attachment that is a JSON, XML, CSV or Excel file, and those inside ZIP attachments. File
  * names arrive decoded from RFC 2047 and RFC 2231 by mailparser. Parsing is deterministic, so a message read again
  * after a restart gives the same parts in the same order (their index is part of their identity).
  */
@@ -43,6 +43,14 @@ export interface ParsedMessage {
 const ZIP_EXT = /\.zip$/i;
 /** Any other extension says what the file is (a PDF, a logo, a signature) and that it is not an order file. */
 const OTHER_EXT = /\.[A-Za-z0-9]{1,8}$/;
+/**
+ * Spreadsheets saved in a form we do not read: people mean them as order files, so the reply says how to save them
+ * (ignoring them as "not order files" would leave the sender guessing).
+ */
+const OTHER_SPREADSHEETS: [RegExp, string][] = [
+  [/\.xls$/i, 'è una cartella di lavoro Excel di vecchio formato (.xls), che non è accettata: la salvi come .xlsx (Cartella di lavoro di Excel) e la invii di nuovo'],
+  [/\.ods$/i, 'è un foglio di calcolo OpenDocument (.ods), che non è accettato: lo salvi come .xlsx (Cartella di lavoro di Excel) e lo invii di nuovo'],
+];
 const ZIP_TYPES = new Set(['application/zip', 'application/x-zip-compressed', 'application/x-zip', 'multipart/x-zip']);
 /** An order file by its name: an extension of a registered format. */
 const isOrderName = (name: string) => formatOfFileName(name) !== undefined;
@@ -168,6 +176,11 @@ export async function parseMessage(raw: Buffer, opts: ParseOptions): Promise<Par
     const type = a.contentType.toLowerCase();
     const kind = kindOf(a.filename ? cleanFileName(a.filename) : undefined, type);
     const fileName = nameFor(a, kind, n);
+    const spreadsheet = kind === 'other' ? OTHER_SPREADSHEETS.find(([re]) => re.test(fileName)) : undefined;
+    if (spreadsheet) {
+      out.problems.push(`${fileName}: ${spreadsheet[1]}`);
+      continue;
+    }
     if (kind === 'other' || (pec && fileName.toLowerCase() === 'daticert.xml')) {
       out.ignored.push(fileName);
       continue;

@@ -6,7 +6,7 @@
  * It is OpenAPI 3.0, the version every code generator reads, so schemas use 3.0 forms (boolean exclusiveMinimum
  * beside minimum, `nullable` rather than type arrays); test/channels/rest/openapi.test.ts validates what is served.
  */
-import { MAX_NOTE_CHARS } from '../../domain/types.ts';
+import { MAX_NOTE_CHARS, ORDER_ACTIONS } from '../../domain/types.ts';
 import { connectorPaths, connectorSecuritySchemes } from '../../http/connector-openapi.ts';
 import { FORMATS, formatList, type ExampleOrder } from '../../intake/formats/index.ts';
 import { integrationPaths, productionProperties } from './openapi-integrations.ts';
@@ -32,6 +32,9 @@ const errorB = {
     },
   },
 };
+const generic = (status: number, example: string) => ({
+  description: example, content: { 'application/json': { schema: errorA, example: { statusCode: status, message: example } } },
+});
 const line = {
   type: 'object', required: ['codice_articolo', 'quantita', 'unita_misura'],
   properties: { codice_articolo: { type: 'string', example: 'BV-STD' }, quantita: { type: 'number', minimum: 0, exclusiveMinimum: true, example: 500 }, unita_misura: { type: 'string', example: 'PZ' } },
@@ -44,13 +47,52 @@ const order = {
     data_ordine: { type: 'string', format: 'date', example: '2026-11-20' },
     data_consegna: { type: 'string', format: 'date', example: '2026-12-01' },
     note: { type: 'string', maxLength: MAX_NOTE_CHARS, description: 'Note per la produzione o la consegna: a capo e tabulazioni ammessi, nessun altro carattere di controllo.', example: 'Consegna al magazzino, piano terra.' },
-    righe: { type: 'array', minItems: 1, items: line },
+    righe: { type: 'array', minItems: 1, items: line, description: 'Required except with azione "annulla"' },
+    azione: { type: 'string', enum: [...ORDER_ACTIONS], default: 'nuovo', description: 'nuovo: register; modifica: replace the registered order with the same codice_cliente and riferimento_ordine (the whole order, all its lines); annulla: cancel it (only codice_cliente and riferimento_ordine are needed). See docs/customers/orders.md.' },
+    motivo: { type: 'string', maxLength: MAX_NOTE_CHARS, description: 'The reason for a change or a cancellation' },
   },
+};
+const versionEntry = {
+  type: 'object', required: ['versione', 'ricevuto_il', 'canale', 'azione'],
+  properties: { versione: { type: 'integer', minimum: 1 }, ricevuto_il: { type: 'string', format: 'date-time' }, canale: { type: 'string' }, azione: { type: 'string', enum: ['nuovo', 'modifica'] } },
+};
+const requestEntry = {
+  type: 'object', required: ['id_richiesta', 'tipo', 'stato_richiesta', 'ricevuta_il'],
+  properties: {
+    id_richiesta: { type: 'string' }, tipo: { type: 'string', enum: ['modifica', 'annullamento'] },
+    stato_richiesta: { type: 'string', enum: ['in_attesa', 'accettata', 'rifiutata'] }, motivo: { type: 'string' }, nota: { type: 'string' },
+    ricevuta_il: { type: 'string', format: 'date-time' }, decisa_il: { type: 'string', format: 'date-time' },
+  },
+};
+const changed = {
+  type: 'object', required: ['esito', 'id_ordine', 'numero_ordine', 'messaggio'],
+  properties: {
+    esito: { type: 'string', enum: ['ok'] }, id_ordine: { type: 'string' }, numero_ordine: { type: 'string' },
+    versione: { type: 'integer', description: 'After a change: the version the order is at now' },
+    stato: { type: 'string', enum: ['annullato'], description: 'After a cancellation' },
+    messaggio: { type: 'string', example: 'Ordine 2026-000042 modificato: versione 2' },
+  },
+};
+const requested = {
+  type: 'object', required: ['esito', 'id_ordine', 'numero_ordine', 'id_richiesta', 'stato_richiesta', 'messaggio'],
+  properties: {
+    esito: { type: 'string', enum: ['ok'] }, id_ordine: { type: 'string' }, numero_ordine: { type: 'string' }, id_richiesta: { type: 'string' },
+    stato_richiesta: { type: 'string', enum: ['in_attesa'] }, messaggio: { type: 'string' },
+  },
+};
+const ifMatch = { name: 'If-Match', in: 'header', required: false, schema: { type: 'string', example: '"2"' }, description: 'The ETag of GET (the version seen): the change is made only if the order is still at that version, else 412' };
+const lifecycleAnswers = {
+  200: { description: 'Done at once (production had not started)', content: { 'application/json': { schema: changed } } },
+  202: { description: 'Production has started: a request it will decide (see richieste in GET)', content: { 'application/json': { schema: requested } } },
+  401: generic(401, 'Invalid API key'),
+  404: generic(404, 'Order not found'),
+  409: { description: 'Not allowed in the order\'s state (ORDER_LOCKED) or a request already waiting (REQUEST_PENDING), shape B', content: { 'application/json': { schema: errorB } } },
+  412: { description: 'If-Match names a version the order has moved on from (VERSION_MOVED), shape B', content: { 'application/json': { schema: errorB } } },
 };
 const status = {
   type: 'object',
   properties: {
-    stato: { type: 'string', enum: ['ricevuto', 'registrato', 'rifiutato'] },
+    stato: { type: 'string', enum: ['ricevuto', 'registrato', 'rifiutato', 'annullato'] },
     id_ordine: { type: 'string' }, numero_ordine: { type: 'string', example: '2026-000042' },
     codice_cliente: { type: 'string' }, riferimento_ordine: { type: 'string' },
     data_ordine: { type: 'string', format: 'date' }, data_consegna: { type: 'string', format: 'date' },
@@ -60,6 +102,9 @@ const status = {
     message: { type: 'array', items: { type: 'string' } }, errori: errorB.properties.errori,
     sito_produzione: { type: 'string', example: 'VR' },
     ...productionProperties,
+    versione: { type: 'integer', minimum: 1, description: 'The current version: 1 at registration, one more with each change applied' },
+    versioni: { type: 'array', items: versionEntry, description: 'Every version, oldest first (GET only)' },
+    richieste: { type: 'array', items: requestEntry, description: 'Changes and cancellations production decides (GET only)' },
   },
 };
 const orderPage = {
@@ -69,18 +114,15 @@ const orderPage = {
     cursore_successivo: { type: 'string', nullable: true, description: 'Pass as cursore for the next page; null on the last page' },
   },
 };
-const generic = (status: number, example: string) => ({
-  description: example, content: { 'application/json': { schema: errorA, example: { statusCode: status, message: example } } },
-});
 
 const EXAMPLE: ExampleOrder = {
   codice_cliente: 'DEMO', riferimento_ordine: 'PO-1', data_ordine: '2026-11-20', righe: [{ codice_articolo: 'BV-STD', quantita: 500, unita_misura: 'PZ' }],
 };
 
-/** Every media type of every registered format: JSON has its schema, the others are text with the format's example. */
+/** Every media type of every registered format: JSON has its schema, text formats their example, a workbook is bytes. */
 function requestBodies(): Record<string, unknown> {
   return Object.fromEntries(FORMATS.flatMap((f) => f.mediaTypes.map((type) => [
-    type, f.name === 'json' ? { schema: order } : { schema: { type: 'string' }, example: f.example(EXAMPLE) },
+    type, f.name === 'json' ? { schema: order } : f.magic ? { schema: { type: 'string', format: 'binary' } } : { schema: { type: 'string' }, example: f.example(EXAMPLE) },
   ])));
 }
 
@@ -110,7 +152,7 @@ export function openApiDocument(serverUrl: string) {
           },
           responses: {
             201: { description: 'Registered (shape A)', content: { 'application/json': { schema: { type: 'object', properties: { esito: { type: 'string', enum: ['ok'] }, id_ordine: { type: 'string' }, numero_ordine: { type: 'string' }, messaggio: { type: 'string' } } } } } },
-            200: { description: 'Already registered with identical content: same body as 201 plus duplicato: true' },
+            200: { description: 'Already registered with identical content: same body as 201 plus duplicato: true. With azione modifica or annulla: done at once (versione or stato)' },
             202: { description: 'Received, processed in the background (shape B, with Prefer: respond-async); Location points at the status', content: { 'application/json': { schema: { type: 'object', properties: { esito: { type: 'string', enum: ['ok'] }, id_ordine: { type: 'string' }, messaggio: { type: 'string' } } } } } },
             400: { description: 'Structure errors (shape A) or business errors (shape B)', content: { 'application/json': { schema: { oneOf: [errorA, errorB] } } } },
             401: generic(401, 'Missing X-API-Key header'),
@@ -147,7 +189,25 @@ export function openApiDocument(serverUrl: string) {
         get: {
           summary: 'State of an order by id_ordine',
           parameters: [{ name: 'id_ordine', in: 'path', required: true, schema: { type: 'string' } }],
-          responses: { 200: { description: 'The order', content: { 'application/json': { schema: status } } }, 401: generic(401, 'Invalid API key'), 404: generic(404, 'Order not found') },
+          responses: {
+            200: { description: 'The order; the ETag header is its version ("2")', headers: { ETag: { schema: { type: 'string' } } }, content: { 'application/json': { schema: status } } },
+            401: generic(401, 'Invalid API key'), 404: generic(404, 'Order not found'),
+          },
+        },
+        put: {
+          summary: 'Change an order: the whole new order replaces the current version',
+          description: 'Validated like a new order (400 in shapes A and B). The same content as the current version makes no version. See docs/customers/orders.md for what is allowed in which state.',
+          parameters: [{ name: 'id_ordine', in: 'path', required: true, schema: { type: 'string' } }, ifMatch],
+          requestBody: { required: true, content: requestBodies() },
+          responses: { ...lifecycleAnswers, 400: { description: 'Structure errors (shape A) or business errors (shape B)', content: { 'application/json': { schema: { oneOf: [errorA, errorB] } } } }, 415: generic(415, 'Unsupported media type') },
+        },
+      },
+      '/api/v1/ordini/{id_ordine}/annulla': {
+        post: {
+          summary: 'Cancel an order',
+          parameters: [{ name: 'id_ordine', in: 'path', required: true, schema: { type: 'string' } }, ifMatch],
+          requestBody: { required: false, content: { 'application/json': { schema: { type: 'object', properties: { motivo: { type: 'string', maxLength: MAX_NOTE_CHARS } } } } } },
+          responses: { ...lifecycleAnswers, 200: { description: 'Cancelled (also when it already was)', content: { 'application/json': { schema: changed } } } },
         },
       },
       '/api/v1/ordini/{id_ordine}/order-response': {

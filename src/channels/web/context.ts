@@ -19,6 +19,8 @@ export interface WebDeps {
   mailDomain: string;
   /** Largest file one upload may carry (INTAKE_MAX_FILE_BYTES, as for FTP/SFTP and e-mail). */
   maxFileBytes: number;
+  /** Told after an order event was committed outside the intake (an operator's decision): wakes the feed's long polls. */
+  onEvent?: () => void;
   /** Our Peppol identifier (INTAKE_PEPPOL_ID): the seller of the Order Responses the console shows. */
   peppolId?: PeppolId;
 }

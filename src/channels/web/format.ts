@@ -129,7 +129,7 @@ export function actionLabel(action: string): string {
 const DETAILS: Record<string, string> = {
   nuovo_invio: 'Nuovo invio', ordine_nel_file: 'Ordine nel file', riferimento_ordine: 'Riferimento', numero_ordine: 'Numero ordine',
   role: 'Ruolo', esito: 'Esito', righe: 'Righe', nome: 'Nome', formato: 'Formato', siti: 'Siti', address: 'Indirizzo',
-  file: 'File', errore: 'Errore',
+  file: 'File', errore: 'Errore', motivo: 'Motivo', nota: 'Nota', id_richiesta: 'Richiesta', tipo: 'Tipo', cliente: 'Cliente',
 };
 
 export function detailLabel(key: string): string {

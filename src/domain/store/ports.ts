@@ -100,10 +100,10 @@ export type AuditStore = Pick<Store, 'addAudit'>;
  * The web channel (src/channels/web/): the console's and the portal's pages read the lists and records they show,
  * and change customers, connectors and the catalog only through the functions above, as the CLI does.
  */
-export type WebChannelStore = SessionStore & CustomerAdminStore & ConnectorAdminStore & CatalogImportStore & CatalogWithdrawStore & AuditStore & NotifyStore & Pick<Store,
+export type WebChannelStore = SessionStore & CustomerAdminStore & ConnectorAdminStore & CatalogImportStore & CatalogWithdrawStore & AuditStore & NotifyStore & LifecycleStore & Pick<Store,
   | 'webKey' | 'getOperator' | 'getOperatorByEmail' | 'listAudit'
   | 'searchSubmissions' | 'searchOrders' | 'orderExportLines' | 'searchArticles' | 'countArticles' | 'countRefused' | 'countPartial' | 'orderCounts' | 'customerActivity'
-  | 'getSubmission' | 'getOrder' | 'getOrders' | 'getOrderByRef' | 'articleDescriptions' | 'listCustomers' | 'listUnits' | 'listSites' | 'listConnectors'
+  | 'getSubmission' | 'getOrder' | 'getOrders' | 'getOrderByRef' | 'getOrderAnyCustomer' | 'articleDescriptions' | 'listCustomers' | 'listUnits' | 'listSites' | 'listConnectors'
   | 'listSubscribers' | 'listDeliveries' | 'listReplies' | 'getReply' | 'getMailMessage' | 'getImapAccount'
   | 'setPeppolIds' | 'listPeppolIds' | 'countArticleXrefs' | 'orderTicket' | 'orderRequests'>;
 

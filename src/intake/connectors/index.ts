@@ -17,6 +17,7 @@ import { ordersWithSite, runMapping } from './mapping.ts';
 import { parseMediaType, partForCid, partForLocation, readRelatedParts, rootPartPeek, type MimePart } from './multipart.ts';
 import type { Alternative } from './product-key-template.ts';
 import type { DecodedTicket, TicketContext, TicketNotes } from './ticket.ts';
+import { decodePrintTalk, printTalkInfo, sniffPrintTalk, unsupportedPrintTalk, type PrintTalkInfo } from './printtalk.ts';
 import { decodeXjdf } from './xjdf.ts';
 import type { ArticleLookup, JmfRequestInfo } from './types.ts';
 import { attr, readPlain, readTree, type XmlRoot } from './xml-tree.ts';
@@ -25,6 +26,10 @@ export { compileMapping } from './mapping.ts';
 export { answerJmfQuery, escapeXml, jmfDocument, JMF_RETURN_CODES, renderJmfResponse, xjmfDocument, type JmfResult } from './jmf-response.ts';
 export { JMF_STATUS_MAPPING, MAX_JOB_PHASES, statusMapping, type JobStatusReport, type StatusMapping } from './jmf-status.ts';
 export { normaliseProductKey, DEFAULT_UNIT } from './product-key.ts';
+export { cancellationRefs, PRINTTALK_NS, type PrintTalkInfo } from './printtalk.ts';
+export {
+  renderPrintTalk, PRINTTALK_CONTENT_TYPE, type ConfirmedOrder, type PrintTalkAnswer, type PrintTalkReason, type StatusNotification,
+} from './printtalk-answer.ts';
 
 /** How a connector's payloads are read (defined with the Connector in src/domain/store/connectors.ts). */
 export type { ConnectorFormat };
@@ -40,7 +45,7 @@ export interface ConnectorProfile {
   productKey?: readonly Alternative[];
 }
 
-export type PayloadKind = 'jdf' | 'xjdf' | 'jmf' | 'xjmf' | 'json' | 'xml';
+export type PayloadKind = 'jdf' | 'xjdf' | 'jmf' | 'xjmf' | 'printtalk' | 'json' | 'xml';
 
 export interface ConnectorDecoded {
   kind: PayloadKind;
@@ -51,6 +56,8 @@ export interface ConnectorDecoded {
   jmf?: JmfRequestInfo;
   /** JDF/XJDF: one per candidate, what the judge needs beyond it (product keys, details, defaulted date). */
   notes?: TicketNotes[];
+  /** PrintTalk Cancellation: per candidate, other references it may mean when no order has its own. */
+  otherRefs?: Array<string[] | undefined>;
 }
 
 export interface ConnectorInput {
@@ -95,9 +102,27 @@ export function readJmfRequest(raw: Buffer, contentType?: string): JmfRequestInf
   }
 }
 
+/**
+ * A quick look at a PrintTalk request, for the route: undefined when the body is not a PrintTalk document; else what
+ * it says, or why it cannot be read (the route answers that in a Refusal). Never throws.
+ */
+export function readPrintTalkRequest(raw: Buffer, contentType?: string): { info?: PrintTalkInfo; problem?: string } | undefined {
+  const sniffed = raw.length <= MAX_CONNECTOR_PAYLOAD_BYTES ? sniffPrintTalk(raw) : undefined;
+  if (!sniffed) return undefined;
+  try {
+    const root = readTree(raw, parseMediaType(contentType).params.get('charset'), 'PrintTalk');
+    if (root.name !== 'PrintTalk') return undefined;
+    const info = printTalkInfo(root);
+    const problem = unsupportedPrintTalk(sniffed.namespace, info.version);
+    return problem === undefined ? { info } : { info, problem };
+  } catch (e) {
+    return { problem: `Il documento PrintTalk non può essere letto: ${e instanceof Error ? printable(e.message, 300) : 'illeggibile'}` };
+  }
+}
+
 const FORMAT_NAMES: Readonly<Record<ConnectorFormat, string>> = {
   jdf: 'JDF 1.x tickets or JMF 1.x messages',
-  xjdf: 'XJDF 2.x tickets or XJMF 2.x messages',
+  xjdf: 'XJDF 2.x tickets, XJMF 2.x messages or PrintTalk 2.x',
   json: 'JSON',
   xml: 'XML',
 };
@@ -137,6 +162,7 @@ export async function decodeConnectorPayload(input: ConnectorInput): Promise<Con
 }
 
 const TICKET_ROOT = { jdf: 'JDF', xjdf: 'XJDF' } as const;
+const PRINTTALK_ROOT = 'PrintTalk';
 const MESSAGE_ROOT = { jdf: 'JMF', xjdf: 'XJMF' } as const;
 
 function decodeTicket(root: XmlRoot, format: 'jdf' | 'xjdf', ctx: TicketContext): DecodedTicket {
@@ -152,6 +178,14 @@ function wrongRoot(root: XmlRoot, format: 'jdf' | 'xjdf'): never {
 }
 
 async function decodeCip4(root: XmlRoot, format: 'jdf' | 'xjdf', ctx: TicketContext, parts: MimePart[] | undefined): Promise<ConnectorDecoded> {
+  if (root.name === PRINTTALK_ROOT) {
+    if (format !== 'xjdf') throw new IntakeError('UNSUPPORTED_MEDIA_TYPE', `this connector takes ${FORMAT_NAMES[format]}; <PrintTalk> needs a connector with format xjdf`);
+    const p = decodePrintTalk(root, ctx);
+    return {
+      kind: 'printtalk', candidates: p.candidates, notes: p.notes,
+      ...(p.site === undefined ? {} : { site: p.site }), ...(p.otherRefs === undefined ? {} : { otherRefs: p.otherRefs }),
+    };
+  }
   if (root.name === TICKET_ROOT[format]) {
     const t = decodeTicket(root, format, ctx);
     return { kind: format, candidates: [t.candidate], notes: [t.notes], ...(t.site === undefined ? {} : { site: t.site }) };

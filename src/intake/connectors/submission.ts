@@ -92,6 +92,8 @@ export async function decodeConnectorSubmission(store: JudgeStore, s: StoredSubm
     const verdict = await resolver.resolve(candidate?.codice_cliente);
     if (candidate && verdict.customer) {
       candidate.codice_cliente = verdict.customer.code;
+      const others = decoded.otherRefs?.[i];
+      if (others) candidate.riferimento_ordine = await firstKnownRef(store, verdict.customer.id, candidate.riferimento_ordine, others);
       if (notes?.dateDefaulted) {
         const received = dateIn(s.receivedAt, timeZone);
         const due = candidate.data_consegna;
@@ -103,6 +105,16 @@ export async function decodeConnectorSubmission(store: JudgeStore, s: StoredSubm
     orders.push({ ...verdict, ...(owner === undefined ? {} : { attemptOwner: owner }), ...(notes ? { notes } : {}) });
   }
   return { candidates: decoded.candidates, site, orders };
+}
+
+/**
+ * The reference a PrintTalk Cancellation means: its own when an order has it, else the first of `others` that one has
+ * (`BusinessID/JobID` of a PurchaseOrder that held several XJDF); else its own, for the lifecycle to say "unknown".
+ */
+async function firstKnownRef(store: JudgeStore, customerId: string, ref: unknown, others: string[]): Promise<unknown> {
+  if (typeof ref !== 'string' || await store.getOrderByRef(customerId, ref)) return ref;
+  for (const o of others) if (await store.getOrderByRef(customerId, o)) return o;
+  return ref;
 }
 
 /** data_ordine of an undated ticket: the one its order got the first time, else the day received. */

@@ -20,6 +20,34 @@ export interface TicketProduct {
   intenti: Record<string, unknown>;
 }
 
+/** One PrintTalk `Pricing/Price` line, for production (the price is the sender's, never checked against ours). */
+export interface PrintTalkPrice {
+  descrizione: string;
+  prezzo: number;
+  /** PriceType: Product, Shipping, Total, … */
+  tipo?: string;
+  /** TaxType: Net, Tax, Gross. */
+  tipo_imposta?: string;
+  quantita?: number;
+  prezzo_unitario?: number;
+  /** LineID, and LineIDRefs (the lines a subtotal or total sums), as written. */
+  id_riga?: string;
+  righe_rif?: string;
+}
+
+/** What a PrintTalk PurchaseOrder says around its XJDF (printtalk.ts). */
+export interface PrintTalkDetails {
+  versione?: string;
+  business_id: string;
+  quote_id?: string;
+  reorder_id?: string;
+  /** PurchaseOrder/@Expires as written. */
+  scadenza?: string;
+  valuta?: string;
+  prezzi: PrintTalkPrice[];
+  commento?: string;
+}
+
 export interface TicketDetails {
   formato: 'jdf' | 'xjdf';
   job_id?: string;
@@ -27,6 +55,8 @@ export interface TicketDetails {
   commenti: string[];
   /** Artwork: RunList/FileSpec/@URL, in ticket order, without repeats. */
   file: string[];
+  /** The XJDF came in a PrintTalk PurchaseOrder. */
+  printtalk?: PrintTalkDetails;
 }
 
 /**
@@ -79,5 +109,7 @@ export function serialiseDetails(d: TicketDetails): string {
   if (Buffer.byteLength(full) <= MAX_DETAILS_BYTES) return full;
   const lean = JSON.stringify({ ...d, prodotti: d.prodotti.map((p) => ({ ...p, intenti: {} })), intenti_omessi: true });
   if (Buffer.byteLength(lean) <= MAX_DETAILS_BYTES) return lean;
+  const priced = JSON.stringify({ formato: d.formato, job_id: d.job_id, prodotti: [], commenti: [], file: [], printtalk: d.printtalk, intenti_omessi: true });
+  if (Buffer.byteLength(priced) <= MAX_DETAILS_BYTES) return priced;
   return JSON.stringify({ formato: d.formato, job_id: d.job_id, prodotti: [], commenti: [], file: [], intenti_omessi: true });
 }

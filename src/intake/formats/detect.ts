@@ -4,7 +4,7 @@
  * type at all), so generic labels fall through to the next clue instead of deciding.
  */
 import type { DecodeInput, Format } from './input.ts';
-import { baseMediaType, extensionOf, formatOfContent, formatOfFileName, formatOfMediaType } from './registry.ts';
+import { baseMediaType, extensionOf, formatOfContent, formatOfFileName, formatOfMagic, formatOfMediaType } from './registry.ts';
 import { printable, textPrefix } from './text.ts';
 
 
@@ -13,7 +13,7 @@ const GENERIC_MEDIA_TYPES: ReadonlySet<string> = new Set(['text/plain', 'applica
 
 /** Extensions of files that are surely not orders in one of our formats (when the content agrees). */
 const FOREIGN_EXTENSIONS: ReadonlySet<string> = new Set([
-  'pdf', 'doc', 'docx', 'odt', 'rtf', 'xlsx', 'xlsm', 'ods', 'zip', '7z', 'rar', 'gz',
+  'pdf', 'doc', 'docx', 'odt', 'rtf', 'xls', 'ods', 'zip', '7z', 'rar', 'gz',
   'png', 'jpg', 'jpeg', 'gif', 'tif', 'tiff', 'bmp', 'heic',
 ]);
 
@@ -26,11 +26,12 @@ export function sniffFormat(raw: Uint8Array): Format | undefined {
 }
 
 /**
- * The declared media type first (loose labels too: a file is being read), then the file name's extension, then
- * the content.
+ * A binary format's magic bytes first (a workbook is one whatever its label: Outlook calls it application/vnd.ms-excel,
+ * which is CSV's loose label), then the declared media type (loose labels too: a file is being read), then the file
+ * name's extension, then the content.
  */
 export function detectFormat(input: DecodeInput): Format | undefined {
-  return formatOfMediaType(input.mediaType, { loose: true }) ?? formatOfFileName(input.fileName) ?? sniffFormat(input.raw);
+  return formatOfMagic(input.raw) ?? formatOfMediaType(input.mediaType, { loose: true }) ?? formatOfFileName(input.fileName) ?? sniffFormat(input.raw);
 }
 
 /**
@@ -49,7 +50,8 @@ export function declaredForeign(input: DecodeInput): string | undefined {
 const MAGIC: ReadonlyArray<[bytes: number[], kind: string]> = [
   [[0x25, 0x50, 0x44, 0x46, 0x2d], 'a PDF document'],
   [[0x50, 0x4b, 0x03, 0x04], 'a ZIP archive (an .xlsx or .docx file is one)'],
-  [[0xd0, 0xcf, 0x11, 0xe0, 0xa1, 0xb1, 0x1a, 0xe1], 'an Office document (.xls or .doc)'],
+  // Compound File Binary: old Excel (.xls) and Word files, and every password-protected Office file (.xlsx too).
+  [[0xd0, 0xcf, 0x11, 0xe0, 0xa1, 0xb1, 0x1a, 0xe1], 'an old Excel workbook (.xls), a password-protected workbook or another old-format Office document (.doc); save a workbook as .xlsx without a password'],
   [[0x89, 0x50, 0x4e, 0x47], 'a PNG image'],
   [[0xff, 0xd8, 0xff], 'a JPEG image'],
   [[0x47, 0x49, 0x46, 0x38], 'a GIF image'],
@@ -58,7 +60,8 @@ const MAGIC: ReadonlyArray<[bytes: number[], kind: string]> = [
 
 /**
  * Names the kind of a binary file by its first bytes. None of these can start a JSON, XML or CSV order, so
- * telling the sender what they sent beats a parse error (the usual case: an Excel workbook instead of CSV).
+ * telling the sender what they sent beats a parse error (the usual case: an old .xls workbook). A workbook (ZIP) is
+ * read by its format before this is asked, on the paths that read workbooks (orders.ts).
  */
 export function binaryKind(raw: Uint8Array): string | undefined {
   for (const [bytes, kind] of MAGIC) {

@@ -30,6 +30,17 @@ export interface OrderFormat<N extends string = string> {
   readonly extensions: readonly string[];
   /** Whether the start of a file's text (BOM and leading white space removed) is this format. */
   sniff(head: string): boolean;
+  /**
+   * A binary format: whether a file's first bytes are its magic (a ZIP's `PK\x03\x04`). Asked before anything else,
+   * and before the refusal of other binary files (detect.ts binaryKind).
+   */
+  magic?(head: Uint8Array): boolean;
+  /**
+   * A format read asynchronously, in pieces, giving the event loop turns (a workbook is inflated part by part): the
+   * file channels read it so (openOrdersYielding); its `decode` then refuses the file on synchronous paths.
+   * `maxOrders`: stop remembering orders beyond it (`count` is then maxOrders + 1).
+   */
+  read?(input: DecodeInput, opts: { maxOrders?: number }): Promise<{ candidates: unknown[]; count: number }>;
   /** Bytes → order candidates, not yet validated; a file that cannot be read at all throws IntakeError. */
   decode(input: DecodeInput): unknown[];
   /**
@@ -37,8 +48,8 @@ export interface OrderFormat<N extends string = string> {
    * channels' budget (INTAKE_UPLOAD_MEMORY_BYTES). `maxOrders`: the most orders one file may hold.
    */
   memoryCost(size: number, maxOrders: number): number;
-  /** The order as a file of this format. */
-  example(order: ExampleOrder): string;
+  /** The order as a file of this format (bytes for a binary format). */
+  example(order: ExampleOrder): string | Buffer;
 }
 
 /**

@@ -10,3 +10,4 @@ export { arraySource, openOrders, openOrdersYielding, YIELD_EVERY_BYTES, type Or
 export { decodeJson, MAX_JSON_DEPTH } from './json/index.ts';
 export { decodeXml, MAX_XML_DEPTH, parseXml, readXmlText } from './xml/index.ts';
 export { fileRowsOf } from './file-rows.ts';
+export { cellRef, cellWords, sheetPlacesOf, orderWorkbook, previewSheet, readXlsx, XLSX_MEDIA_TYPE, type SheetPreview, type TemplateUnit } from './xlsx/index.ts';

@@ -1,13 +1,16 @@
 /**
  * Order candidates of a file, handed out one at a time so that a large file need not be held as a whole.
- * CSV files (the large ones: spreadsheet exports) are read in pieces (csv/stream.ts); JSON and XML are
- * decoded at once (no streaming parser is installed) and handed out from the array.
+ * CSV files (the large ones: spreadsheet exports) are read in pieces (csv/stream.ts); an Excel workbook's sheet is
+ * inflated and read in pieces (xlsx/); JSON and XML are decoded at once (no streaming parser is installed) and handed
+ * out from the array.
  */
 import { IntakeError } from '../../domain/errors.ts';
 import type { DecodeInput } from './input.ts';
 import { CsvOrderReader, type CsvInput } from './csv/stream.ts';
 import { decodeOrders } from './decode.ts';
 import { binaryKind, detectFormat } from './detect.ts';
+import { formatNamed, formatOfMagic } from './registry.ts';
+import type { OrderFormat } from './format.ts';
 import { isBlank } from './text.ts';
 import type { NumberContext } from './people-values.ts';
 
@@ -46,9 +49,21 @@ export const YIELD_EVERY_BYTES = 2 * 1024 * 1024;
  * of their size, which the file channels' memory budget counts, src/channels/files/limits.ts).
  */
 export async function openOrdersYielding(input: DecodeInput | CsvInput, opts: { maxOrders?: number; yieldNow: () => Promise<void> }): Promise<OrderSource> {
+  const binary = binaryFormat('bytes' in input ? input.bytes.head(8) : input.raw);
+  if (binary?.read) {
+    // A workbook is compressed: held whole it is a fraction of what its sheet inflates to, which is read in pieces.
+    const { candidates, count } = await binary.read('bytes' in input ? wholeInput(input) : input, { maxOrders: opts.maxOrders });
+    return { count, candidates: () => candidates };
+  }
   const csv = 'bytes' in input ? isCsvFile(input) : isCsv(input);
   if (!csv) return arraySource(decodeOrders('bytes' in input ? wholeInput(input) : input));
   return csvSource(await CsvOrderReader.openYielding(input, { maxOrders: opts.maxOrders, yieldNow: opts.yieldNow, yieldEveryBytes: YIELD_EVERY_BYTES }));
+}
+
+/** The binary format (a workbook) whose magic bytes start the file, if any. */
+function binaryFormat(head: Uint8Array): OrderFormat | undefined {
+  const name = formatOfMagic(head);
+  return name === undefined ? undefined : formatNamed(name);
 }
 
 /** Bytes looked at to tell a CSV file held in a file: detect.ts sniffs 8 KiB, binaryKind a few bytes. */

@@ -8,9 +8,10 @@ import type { OrderFormat } from './format.ts';
 import { csvFormat } from './csv/index.ts';
 import { jsonFormat } from './json/index.ts';
 import { xmlFormat } from './xml/index.ts';
+import { xlsxFormat } from './xlsx/index.ts';
 
 /** In the order content sniffing tries them, and lists name them. */
-export const FORMATS = [jsonFormat, xmlFormat, csvFormat] as const;
+export const FORMATS = [jsonFormat, xmlFormat, csvFormat, xlsxFormat] as const;
 
 export type Format = (typeof FORMATS)[number]['name'];
 
@@ -50,6 +51,11 @@ export function extensionOf(fileName: string | undefined): string | undefined {
 export function formatOfFileName(fileName: string | undefined): Format | undefined {
   const ext = extensionOf(fileName);
   return ext === undefined ? undefined : BY_EXTENSION.get(ext);
+}
+
+/** The binary format whose magic bytes start the file. */
+export function formatOfMagic(head: Uint8Array): Format | undefined {
+  return FORMATS.find((f: OrderFormat<Format>) => f.magic?.(head) === true)?.name;
 }
 
 /** The format whose sniffer recognises the start of a file's text (BOM and leading white space removed). */

@@ -48,3 +48,23 @@ export function toRequest(r: RequestRow): ChangeRequest {
   if (decided !== undefined) q.decidedAt = decided;
   return q;
 }
+
+/**
+ * Thrown inside a write that carries out a request which another writer decided meanwhile (a refusal racing an
+ * acceptance): the transaction is rolled back and the write answers false, like any write whose order moved on.
+ */
+export class RequestMoved extends Error {
+  constructor() {
+    super('the request is no longer waiting');
+    this.name = 'RequestMoved';
+  }
+}
+
+export async function undoneIfMoved(write: () => Promise<boolean>): Promise<boolean> {
+  try {
+    return await write();
+  } catch (e) {
+    if (e instanceof RequestMoved) return false;
+    throw e;
+  }
+}

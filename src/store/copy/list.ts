@@ -126,6 +126,31 @@ export const CONNECTOR_TABLES: readonly TableSpec[] = [
   },
 ];
 
+/** Migration 034: the superseded versions of orders and the requests production decides. */
+export const LIFECYCLE_TABLES: readonly TableSpec[] = [
+  {
+    table: 'order_versions',
+    what: 'order version (same order and version, another submission)',
+    key: ['order_id', 'versione'],
+    columns: ['order_id', 'versione', 'made_at', 'channel', 'action', 'submission_id', 'content'],
+    // A superseded version never changes.
+    same: ['submission_id'],
+  },
+  {
+    table: 'order_requests',
+    what: 'order request (same id, another order)',
+    key: ['id'],
+    columns: ['id', 'order_id', 'customer_id', 'kind', 'state', 'reason', 'note', 'content', 'content_hash', 'base_version',
+      'submission_id', 'channel', 'created_at', 'decided_at'],
+    same: ['order_id'],
+    // Waiting → decided is the only change, and a decision is final.
+    update: {
+      set: 'state = excluded.state, note = excluded.note, decided_at = excluded.decided_at',
+      where: `order_requests.state = 'in_attesa' AND excluded.state <> 'in_attesa'`,
+    },
+  },
+];
+
 /** Migration 009: the customers a connector serves, its customer table, and what tickets said, kept with orders. */
 export const CIP4_TABLES: readonly TableSpec[] = [
   {
@@ -287,4 +312,4 @@ export const PEPPOL_TABLES: readonly TableSpec[] = [
 ];
 
 export const SPEC_TABLES: readonly TableSpec[] = [...MAIL_TABLES, ...CONNECTOR_TABLES, ...CIP4_TABLES, ...OUTBOX_TABLES, ...WEB_TABLES,
-  ...NOTIFICATION_TABLES, ...CATALOG_TABLES, ...PEPPOL_TABLES];
+  ...NOTIFICATION_TABLES, ...CATALOG_TABLES, ...LIFECYCLE_TABLES, ...PEPPOL_TABLES];

@@ -202,19 +202,28 @@ const LINE_COLUMNS = ['order_id', 'idx', 'codice_articolo', 'quantita', 'unita_m
 /** Orders whose lines are read from the source at once. */
 const LINE_ORDERS = 50;
 
-/** Orders never change once registered: insert the missing ones with their lines, in one transaction per page. */
+/** The current version of an order (migration 034): what a change rewrites. */
+const VERSION_COLUMNS = ['versione', 'version_at', 'version_channel'] as const;
+
+/**
+ * Orders: insert the missing ones with their lines, in one transaction per page. Two things of an order change: its
+ * production state (migration 007) and, with each change the customer makes, its content (migration 034): both
+ * follow the source.
+ */
 export async function copyOrders(ctx: CopyContext): Promise<number> {
   let after: unknown;
   let written = 0;
-  // Production state (migration 007) is the one thing of an order that changes: it follows the source.
   const production = hasProductionState(ctx.src);
+  const versioned = hasColumn(ctx.src, 'orders', 'versione');
   // The note (migration 033): a source older than it has none.
-  const columns: readonly string[] = hasColumn(ctx.src, 'orders', 'note') ? [...ORDER_COLUMNS, 'note'] : ORDER_COLUMNS;
+  const columns: readonly string[] = [
+    ...ORDER_COLUMNS, ...(hasColumn(ctx.src, 'orders', 'note') ? ['note'] : []), ...(versioned ? VERSION_COLUMNS : []),
+  ];
   for (;;) {
     const rows = page(ctx.src, { select: `SELECT ${columns.join(', ')}${production ? ', production_state' : ''} FROM orders`, key: 'id' }, after, ctx.pageSize);
     if (rows.length === 0) return written;
     written += await inTransaction(ctx.c, async () => {
-      const changed = production ? await copyProductionStates(ctx, rows) : 0;
+      const changed = (production ? await copyProductionStates(ctx, rows) : 0) + (versioned ? await copyNewVersions(ctx, rows) : 0);
       const done = ids(await insertRows(ctx.c, 'orders', columns, rows.map((r) => columns.map((col) => r[col])),
         'ON CONFLICT DO NOTHING RETURNING id'));
       await verify(ctx.c, 'orders', 'id', ids(rows), 'order (same codice_cliente and riferimento_ordine, or same numero_ordine)');
@@ -228,6 +237,28 @@ export async function copyOrders(ctx: CopyContext): Promise<number> {
     after = rows[rows.length - 1]!.id;
     ctx.tick(rows.length);
   }
+}
+
+/**
+ * Orders of this page the target holds at an older version than the source (changed since an earlier copy): their
+ * content and lines are rewritten from the source; resolves with how many. The superseded versions are rows of
+ * order_versions, copied by their own spec.
+ */
+async function copyNewVersions(ctx: CopyContext, rows: readonly Row[]): Promise<number> {
+  const changed = rows.filter((r) => Number(r.versione) > 1);
+  if (changed.length === 0) return 0;
+  const { rows: target } = await ctx.c.query<{ id: string; versione: number }>('SELECT id, versione FROM orders WHERE id = ANY($1::text[])', [ids(changed)]);
+  const behind = new Map(target.map((t) => [t.id, t.versione]));
+  const stale = changed.filter((r) => (behind.get(String(r.id)) ?? Infinity) < Number(r.versione));
+  for (const r of stale) {
+    await ctx.c.query(`UPDATE orders SET versione = $2, version_at = $3, version_channel = $4, data_ordine = $5, data_consegna = $6,
+      note = $7, content_hash = $8 WHERE id = $1`,
+    [r.id, r.versione, r.version_at, r.version_channel, r.data_ordine, r.data_consegna, r.note ?? null, r.content_hash]);
+    await ctx.c.query('DELETE FROM order_lines WHERE order_id = $1', [r.id]);
+    const lines = byValues(ctx.src, `SELECT ${LINE_COLUMNS.join(', ')} FROM order_lines`, 'order_id', [r.id], 'order_id, idx');
+    await insertRows(ctx.c, 'order_lines', LINE_COLUMNS, lines.map((l) => LINE_COLUMNS.map((col) => l[col])), '');
+  }
+  return stale.length;
 }
 
 /** Numbering continues after the highest number either side has used, so no numero_ordine is ever given twice. */

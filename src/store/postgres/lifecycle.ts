@@ -10,6 +10,7 @@ import { isoIn } from '../common/rows.ts';
 import { REQUEST_COLUMNS, toRequest, toVersion, versionContent, type RequestRow, type VersionRow } from '../common/lifecycle-rows.ts';
 import { insertEventsQuery } from './events.ts';
 import { pgCode } from './tx.ts';
+import { RequestMoved, undoneIfMoved } from '../common/lifecycle-rows.ts';
 
 type WriteTx = <T>(fn: (c: PoolClient) => Promise<T>) => Promise<T>;
 
@@ -40,7 +41,7 @@ export function postgresLifecycle(pool: pg.Pool, writeTx: WriteTx): LifecycleSto
 
     async writeVersion(w) {
       const at = isoIn(w.at, 'at');
-      return writeTx(async (c) => {
+      return undoneIfMoved(() => writeTx(async (c) => {
         const o = w.order;
         const upd = await c.query(`UPDATE orders SET versione = versione + 1, version_at = $1, version_channel = $2, data_ordine = $3,
             data_consegna = $4, note = $5, content_hash = $6
@@ -48,7 +49,7 @@ export function postgresLifecycle(pool: pg.Pool, writeTx: WriteTx): LifecycleSto
         [at, w.channel, o.data_ordine, o.data_consegna ?? null, o.note ?? null, w.contentHash, w.orderId, w.from, w.fromState]);
         if (upd.rowCount !== 1) return false;
         if (w.request && !(await decide(c, w.orderId, w.request.id, 'accettata', w.request.nota, at))) {
-          throw new Error(`request ${w.request.id} is no longer waiting`);
+          throw new RequestMoved();
         }
         const p = w.previous;
         await c.query(`INSERT INTO order_versions (order_id, versione, made_at, channel, action, submission_id, content)
@@ -60,17 +61,17 @@ export function postgresLifecycle(pool: pg.Pool, writeTx: WriteTx): LifecycleSto
         [w.orderId, o.righe.map((r) => r.codice_articolo), o.righe.map((r) => r.quantita), o.righe.map((r) => r.unita_misura)]);
         await events(c, w.events);
         return true;
-      });
+      }));
     },
 
     async cancelOrder(w) {
       const at = isoIn(w.at, 'at');
-      return writeTx(async (c) => {
+      return undoneIfMoved(() => writeTx(async (c) => {
         const upd = await c.query(`UPDATE orders SET production_state = 'annullato'
           WHERE id = $1 AND versione = $2 AND production_state IS NOT DISTINCT FROM $3::text`, [w.orderId, w.from, w.fromState]);
         if (upd.rowCount !== 1) return false;
         if (w.request && !(await decide(c, w.orderId, w.request.id, 'accettata', w.request.nota, at))) {
-          throw new Error(`request ${w.request.id} is no longer waiting`);
+          throw new RequestMoved();
         }
         // The order's row is locked by the UPDATE above: no other history step of it can be counted meanwhile.
         await c.query(`INSERT INTO order_production_history (order_id, idx, stato, nota, at, integration)
@@ -78,7 +79,7 @@ export function postgresLifecycle(pool: pg.Pool, writeTx: WriteTx): LifecycleSto
         [w.orderId, w.motivo ?? null, at, w.by]);
         await events(c, w.events);
         return true;
-      });
+      }));
     },
 
     async addRequest(r) {

@@ -9,6 +9,7 @@ import { isoIn } from '../common/rows.ts';
 import { REQUEST_COLUMNS, toRequest, toVersion, versionContent, type RequestRow, type VersionRow } from '../common/lifecycle-rows.ts';
 import { insertEvents } from './events.ts';
 import type { SqliteWriter } from './writer.ts';
+import { RequestMoved, undoneIfMoved } from '../common/lifecycle-rows.ts';
 
 type Q = (sql: string) => Database.Statement;
 
@@ -38,14 +39,14 @@ export function sqliteLifecycle(q: Q, writer: SqliteWriter): LifecycleStore {
 
     async writeVersion(w) {
       const at = isoIn(w.at, 'at');
-      return writer.write(() => {
+      return undoneIfMoved(() => writer.write(() => {
         const o = w.order;
         const { changes } = q(`UPDATE orders SET versione = versione + 1, version_at = ?, version_channel = ?, data_ordine = ?,
             data_consegna = ?, note = ?, content_hash = ?
           WHERE id = ? AND versione = ? AND production_state IS ?`)
           .run(at, w.channel, o.data_ordine, o.data_consegna ?? null, o.note ?? null, w.contentHash, w.orderId, w.from, w.fromState);
         if (changes === 0) return false;
-        if (w.request && !decide(w.orderId, w.request.id, 'accettata', w.request.nota, at)) throw new Error(`request ${w.request.id} is no longer waiting`);
+        if (w.request && !decide(w.orderId, w.request.id, 'accettata', w.request.nota, at)) throw new RequestMoved();
         const p = w.previous;
         q(`INSERT INTO order_versions (order_id, versione, made_at, channel, action, submission_id, content) VALUES (?, ?, ?, ?, ?, ?, ?)`)
           .run(w.orderId, p.versione, isoIn(p.ricevuto_il, 'ricevuto_il'), p.canale, p.azione, p.submissionId, versionContent(p.order));
@@ -54,20 +55,20 @@ export function sqliteLifecycle(q: Q, writer: SqliteWriter): LifecycleStore {
         o.righe.forEach((r, i) => line.run(w.orderId, i, r.codice_articolo, r.quantita, r.unita_misura));
         insertEvents(q, w.events);
         return true;
-      });
+      }));
     },
 
     async cancelOrder(w) {
       const at = isoIn(w.at, 'at');
-      return writer.write(() => {
+      return undoneIfMoved(() => writer.write(() => {
         const { changes } = q(`UPDATE orders SET production_state = 'annullato' WHERE id = ? AND versione = ? AND production_state IS ?`)
           .run(w.orderId, w.from, w.fromState);
         if (changes === 0) return false;
-        if (w.request && !decide(w.orderId, w.request.id, 'accettata', w.request.nota, at)) throw new Error(`request ${w.request.id} is no longer waiting`);
+        if (w.request && !decide(w.orderId, w.request.id, 'accettata', w.request.nota, at)) throw new RequestMoved();
         historyStep(w.orderId, 'annullato', w.motivo, at, w.by);
         insertEvents(q, w.events);
         return true;
-      });
+      }));
     },
 
     async addRequest(r) {

@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { ParsedMail } from 'mailparser';
 import iconv from 'iconv-lite';
+import { readFileSync } from 'node:fs';
 import type { TestCustomer } from '../../helpers/service.ts';
 import { received, startMail, startSink, type Captured, type MailHarness, type Sink } from './helpers.ts';
 
@@ -60,6 +61,22 @@ void describe('reply e-mail errors in Italian', () => {
     // Programs read the attachment: shape A there, as REST and SOAP give it.
     const [file] = esitoJson(r.parsed).file;
     assert.deepEqual(file?.ordini[1]?.message, ['righe.1.quantita must be a number conforming to the specified constraints']);
+  });
+
+  void it('an Excel workbook written by LibreOffice: each error names its cell, in words and in esito.json', async () => {
+    const xlsx = readFileSync(new URL('../../fixtures/xlsx/ordini-libreoffice.xlsx', import.meta.url));
+    const xls = readFileSync(new URL('../../fixtures/xlsx/ordini-libreoffice.xls', import.meta.url));
+    await h.send({ to: c1.mailbox, subject: 'Ordini Excel', attachments: [{ filename: 'ordini.xlsx', content: xlsx }, { filename: 'vecchio.xls', content: xls, contentType: 'application/vnd.ms-excel' }] });
+    const r = await received(sink, replyTo('Ordini Excel'));
+    const text = r.parsed.text ?? '';
+    assert.match(text, /Ordine 1 \(riferimento PO-100, foglio Ordini, righe 5-6\): NON registrato\n {2}- Foglio Ordini, riga 5, colonna Codice articolo: articolo sconosciuto: "00123"/);
+    assert.match(text, /Ordine 2 \(riferimento PO-101, foglio Ordini, righe 8-9\): NON registrato\n {2}- Foglio Ordini, riga 9, colonna Quantità: la quantità deve essere maggiore di zero/);
+    // An old .xls beside it is not ignored in silence: the reply says how to save it.
+    assert.match(text, /vecchio\.xls: è una cartella di lavoro Excel di vecchio formato \(\.xls\), che non è accettata: la salvi come \.xlsx/);
+    assert.doesNotMatch(text, ENGLISH);
+    const [file] = esitoJson(r.parsed).file as unknown as { ordini: { celle?: unknown; errori?: { campo: string; cella?: string }[] }[] }[];
+    assert.deepEqual(file?.ordini[1]?.celle, [{ campo: 'righe[1].quantita', cella: 'Ordini!F9' }]);
+    assert.equal(file?.ordini[0]?.errori?.find((e) => e.campo === 'righe[0].codice_articolo')?.cella, 'Ordini!E5');
   });
 
   void it('a JSON file: lines placed as "ordine N, riga M"; a file that cannot be read, said in Italian', async () => {

@@ -110,7 +110,7 @@ void describe('e-mail channel over SMTP', () => {
     const r = await received(sink, replyTo('Solo testo'));
     assert.match(r.parsed.subject ?? '', /\[esito: nessun file d'ordine trovato\]$/);
     assert.match(r.parsed.text ?? '', /non abbiamo trovato nessun file d'ordine/);
-    assert.match(r.parsed.text ?? '', /in formato JSON, XML o CSV/);
+    assert.match(r.parsed.text ?? '', /in formato JSON, XML, CSV o Excel/);
     assert.ok(r.parsed.text?.includes(c1.mailbox), 'the reply says where to send orders');
     assert.equal(r.parsed.attachments.length, 0);
     assert.equal((await h.finished('C001', 'Solo testo')).result?.esito, 'nessun_ordine');

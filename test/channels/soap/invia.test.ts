@@ -126,7 +126,7 @@ void describe('SOAP InviaOrdine: one order identity across channels', () => {
     assert.equal(other.status, 200, other.text);
     assert.deepEqual(other.body.InviaOrdineResponse, {
       esito: 'errore',
-      errori: { errore: [{ campo: 'riferimento_ordine', messaggio: `L'ordine "D-2" è già stato registrato (numero ${first.numero_ordine}) con un contenuto diverso` }] },
+      errori: { errore: [{ campo: 'riferimento_ordine', messaggio: `L'ordine "D-2" è già stato registrato (numero ${first.numero_ordine}) con un contenuto diverso: per cambiarlo, inviarlo con azione "modifica"; per un nuovo ordine, usare un altro riferimento` }] },
     });
   });
 });

@@ -35,7 +35,7 @@ void describe('decodeOrders', () => {
     throwsIntake(
       () => decodeOrders({ raw: utf8('hello'), mediaType: 'application/pdf' }),
       'UNSUPPORTED_MEDIA_TYPE',
-      /^media type application\/pdf is not accepted; send the order as JSON, XML or CSV$/,
+      /^media type application\/pdf is not accepted; send the order as JSON, XML, CSV or Excel$/,
     );
     throwsIntake(() => decodeOrders({ raw: utf8('hello'), mediaType: 'image/jpeg' }), 'UNSUPPORTED_MEDIA_TYPE', /image\/jpeg/);
     throwsIntake(() => decodeOrders({ raw: utf8('hello'), fileName: 'ordine.docx' }), 'UNSUPPORTED_MEDIA_TYPE', /^a \.docx file is not accepted/);
@@ -43,12 +43,12 @@ void describe('decodeOrders', () => {
 
   void it('names a binary file by its content, even when labelled as CSV', () => {
     const xls = Buffer.from([0xd0, 0xcf, 0x11, 0xe0, 0xa1, 0xb1, 0x1a, 0xe1, 0, 0, 0]);
-    throwsIntake(() => decodeOrders({ raw: xls, mediaType: 'application/vnd.ms-excel', fileName: 'ordine.xls' }), 'UNSUPPORTED_MEDIA_TYPE', /Office document.*send the order as JSON, XML or CSV/);
+    throwsIntake(() => decodeOrders({ raw: xls, mediaType: 'application/vnd.ms-excel', fileName: 'ordine.xls' }), 'UNSUPPORTED_MEDIA_TYPE', /Office document.*send the order as JSON, XML, CSV or Excel/);
     throwsIntake(() => decodeOrders({ raw: utf8('%PDF-1.4 ...') }), 'UNSUPPORTED_MEDIA_TYPE', /PDF/);
   });
 
   void it('says NOT_PARSEABLE when nothing tells the format', () => {
-    throwsIntake(() => decodeOrders({ raw: utf8('ciao, ecco il mio ordine') }), 'NOT_PARSEABLE', /not JSON, XML or CSV/);
+    throwsIntake(() => decodeOrders({ raw: utf8('ciao, ecco il mio ordine') }), 'NOT_PARSEABLE', /not JSON, XML, CSV or Excel/);
     throwsIntake(() => decodeOrders({ raw: utf8('hello'), mediaType: 'text/plain', fileName: 'ordine.dat' }), 'NOT_PARSEABLE');
   });
 

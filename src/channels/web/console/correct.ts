@@ -7,7 +7,7 @@
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { IntakeError } from '../../../domain/errors.ts';
-import { openOrders } from '../../../intake/formats/index.ts';
+import { openOrdersYielding } from '../../../intake/formats/index.ts';
 import type { StoredSubmission } from '../../../domain/types.ts';
 import type { WebContext } from '../context.ts';
 import { idParam, str } from '../render.ts';
@@ -29,13 +29,16 @@ const SUGGESTIONS = 200;
  * Quantities the file gave as numbers are written back so that any context reads them as the same number; those it
  * could not read stay as the file had them, to be corrected.
  */
-export function decodedForm(s: StoredSubmission, index: number): { form: OrderForm; machine: boolean } {
+export async function decodedForm(s: StoredSubmission, index: number): Promise<{ form: OrderForm; machine: boolean }> {
   const empty: OrderForm = { riferimento_ordine: '', data_ordine: '', data_consegna: '', note: '', righe: [] };
   let candidate: unknown;
   let machine = false;
   try {
     let i = 0;
-    const source = openOrders({ raw: s.raw, mediaType: s.mediaType, fileName: s.fileName, charset: s.charset }, { maxOrders: index + 1 });
+    const source = await openOrdersYielding(
+      { raw: s.raw, mediaType: s.mediaType, fileName: s.fileName, charset: s.charset },
+      { maxOrders: index + 1, yieldNow: () => new Promise<void>((resolve) => setImmediate(resolve)) },
+    );
     machine = source.numbers?.machine ?? false;
     for (const c of source.candidates()) {
       if (i++ === index) {
@@ -92,7 +95,7 @@ export function registerCorrectRoutes(app: FastifyInstance, ctx: WebContext): vo
     const refusedOrders = (s.outcome?.orders ?? []).filter((o) => o?.esito === 'errore');
     const firstRefused = (refusedOrders.find((o) => !since.has(o.index)) ?? refusedOrders[0])?.index ?? 0;
     const index = Number.isInteger(wanted) && wanted >= 0 ? wanted : firstRefused;
-    const { form, machine } = decodedForm(s, index);
+    const { form, machine } = await decodedForm(s, index);
     return show(req, reply, s, index, withLines(form, SPARE_LINES), { machine });
   });
 

@@ -11,7 +11,9 @@ import { setCustomerActive } from '../../../customers/deactivate.ts';
 import { formatPeppolId, MAX_PEPPOL_IDS, setCustomerPeppolIds } from '../../../customers/peppol-ids.ts';
 import { IntakeError, isIntakeError } from '../../../domain/errors.ts';
 import { setNotifications } from '../../../handoff/notify-settings.ts';
-import { str } from '../render.ts';
+import { download, str } from '../render.ts';
+import { safeFileName } from '../format.ts';
+import { orderWorkbook, XLSX_MEDIA_TYPE } from '../../../intake/formats/index.ts';
 import type { WebContext } from '../context.ts';
 import { actor, consolePage, record } from './page.ts';
 
@@ -46,6 +48,14 @@ export function registerCustomerRoutes(app: FastifyInstance, ctx: WebContext): v
   }
 
   app.get('/clienti/:code', async (req, reply) => customerPage(req, reply, String((req.params as { code: string }).code)));
+
+  // The customer's Excel template, the same file the customer downloads from the portal.
+  app.get('/clienti/:code/modello.xlsx', async (req, reply) => {
+    const customer = await findCustomerByCode(ctx.store, String((req.params as { code: string }).code));
+    if (!customer) throw new IntakeError('NOT_FOUND');
+    const units = await ctx.store.listUnits();
+    return download(reply, `modello-ordini-${safeFileName(customer.code, 'cliente')}.xlsx`, XLSX_MEDIA_TYPE, orderWorkbook({ customerCode: customer.code, units }));
+  });
 
   // E-mail notifications of production status (docs/operators/notifications.md), as `customer notify set` does.
   app.post('/clienti/:code/notifiche', async (req, reply) => {

@@ -1,18 +1,15 @@
 /**
- * Orders in the console: filtered list (keyset pages), one order in detail, and the filtered list as CSV (its rows:
- * order-export.ts).
+ * Orders in the console: filtered list (keyset pages) and the filtered list as CSV (its rows: order-export.ts). One
+ * order in detail, with its versions and requests: order-lifecycle.ts.
  */
 import type { FastifyInstance } from 'fastify';
-import { IntakeError } from '../../../domain/errors.ts';
 import { CHANNELS } from '../../../domain/types.ts';
 import type { OrderSummary } from '../../../domain/store/web.ts';
 import type { WebContext } from '../context.ts';
-import { cursorOf, download, idParam } from '../render.ts';
-import { actor, consolePage, record, operatorOf } from './page.ts';
+import { cursorOf, download } from '../render.ts';
+import { actor, consolePage, record } from './page.ts';
 import { listFilters, PAGE_SIZE } from './filters.ts';
 import { EXPORT_HEADER, exportRows } from './order-export.ts';
-import { responseToOrder } from '../../../intake/order-response.ts';
-import type { DocumentDetails } from '../../../intake/ubl-resolve.ts';
 
 /** Orders one CSV export may hold (each a row per line): a spreadsheet's worth; narrower filters give the rest. */
 export const MAX_EXPORT_ROWS = 100_000;
@@ -56,26 +53,4 @@ export function registerOrderRoutes(app: FastifyInstance, ctx: WebContext): void
     return download(reply, 'ordini.csv', 'text/csv; charset=utf-8', `\ufeff${lines.join('\r\n')}\r\n`);
   });
 
-  app.get('/clienti/:code/ordini/:id', async (req, reply) => {
-    operatorOf(req);
-    const p = req.params as { code: string; id: string };
-    const customer = await ctx.store.getCustomerByCode(String(p.code));
-    const order = customer && await ctx.store.getOrder(customer.id, idParam(p.id));
-    if (!customer || !order) throw new IntakeError('NOT_FOUND');
-    // An order that came as a UBL document: what it said besides, and its Peppol Order Response.
-    const details = await ctx.store.orderTicket(customer.id, order.id_ordine);
-    const parsed = details === undefined ? undefined : JSON.parse(details) as { formato?: string };
-    const ubl = parsed?.formato === 'ubl' ? parsed as DocumentDetails : undefined;
-    return consolePage(ctx, req, reply, 'console/order.eta', { title: `Ordine ${order.numero_ordine}`, nav: 'orders', order, customer, ubl });
-  });
-
-  app.get('/clienti/:code/ordini/:id/order-response', async (req, reply) => {
-    operatorOf(req);
-    const p = req.params as { code: string; id: string };
-    const customer = await ctx.store.getCustomerByCode(String(p.code));
-    const order = customer && await ctx.store.getOrder(customer.id, idParam(p.id));
-    const response = order && await responseToOrder(ctx.store, order, { timeZone: ctx.timeZone, ...(ctx.peppolId ? { seller: ctx.peppolId } : {}) }, new Date());
-    if (!response) throw new IntakeError('NOT_FOUND');
-    return download(reply, response.fileName, 'application/xml; charset=utf-8', response.xml);
-  });
 }

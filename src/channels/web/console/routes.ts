@@ -14,6 +14,7 @@ import { registerCustomerRoutes } from './customers.ts';
 import { registerWebhookRoutes } from './webhooks.ts';
 import { dashboardData } from './dashboard.ts';
 import { registerOrderRoutes } from './orders.ts';
+import { registerOrderLifecycleRoutes } from './order-lifecycle.ts';
 import { registerSubmissionRoutes } from './submissions.ts';
 
 const PUBLIC = new Set(['/console/login']);
@@ -73,6 +74,7 @@ export function registerConsoleRoutes(app: FastifyInstance, ctx: WebContext): vo
 
   registerSubmissionRoutes(app, ctx);
   registerOrderRoutes(app, ctx);
+  registerOrderLifecycleRoutes(app, ctx);
   registerCatalogRoutes(app, ctx);
   registerCustomerRoutes(app, ctx);
   registerConnectorRoutes(app, ctx);

@@ -8,6 +8,7 @@ import { CHANNELS } from '../../../domain/types.ts';
 import { SUBMISSION_OUTCOMES, type SubmissionOutcomeFilter, type SubmissionSearch } from '../../../domain/store/web.ts';
 import type { WebContext } from '../context.ts';
 import { rawPreview, safeFileName } from '../format.ts';
+import { previewSheet } from '../../../intake/formats/index.ts';
 import { replyView } from './reply-view.ts';
 import { cursorOf, download, idParam, str } from '../render.ts';
 import { listFilters, PAGE_SIZE } from './filters.ts';
@@ -47,12 +48,14 @@ export function registerSubmissionRoutes(app: FastifyInstance, ctx: WebContext):
       replyOf(ctx, s.meta.mail_id),
     ]);
     const raw = rawPreview(s.raw, s.charset);
+    // A workbook is shown as the table its order sheet is.
+    const sheet = raw.binary ? await previewSheet(s.raw) : undefined;
     const extras = await outcomeExtras(ctx.store, s.customerId, s.outcome, s.receivedAt);
     // Nothing left to correct once every refused order's reference is registered (within those looked up).
     const refusedLeft = (s.outcome?.orders ?? []).some((o) => o?.esito === 'errore' && !extras.since.has(o.index)) || !!s.outcome?.fileError;
     const notice = str((req.query as Record<string, unknown>).fatto, 40);
     return consolePage(ctx, req, reply, 'console/submission.eta', {
-      title: `Invio ${s.fileName ?? s.id}`, nav: 'submissions', s, customer, raw, trail, reply: reply_,
+      title: `Invio ${s.fileName ?? s.id}`, nav: 'submissions', s, customer, raw, sheet, trail, reply: reply_,
       size: s.raw.length, notice: notice === 'rielaborato' ? 'Invio rielaborato.' : undefined,
       correctable: s.state === 'processed' && s.outcome?.esito === 'errore' && s.connectorId === undefined && refusedLeft, ...extras,
     });

@@ -21,30 +21,32 @@ function blank(): OrderForm {
   return withLines({ riferimento_ordine: '', data_ordine: new Date().toISOString().slice(0, 10), data_consegna: '', note: '', righe: [] }, 1);
 }
 
+/** The demo catalog is the DEMO customer's alone (Article.demo). */
+function articlesFor(ctx: WebContext, req: FastifyRequest, text: string, limit: number) {
+  return ctx.store.searchArticles({ text, limit, demo: isDemoCustomer(customerOf(req).code) });
+}
+
+/** The order form (a new order, or the change of a registered one: then `extra` names it and where the form goes). */
+export async function showOrderForm(ctx: WebContext, req: FastifyRequest, reply: FastifyReply, form: OrderForm, extra: Record<string, unknown> = {}) {
+  const [articles, units] = await Promise.all([articlesFor(ctx, req, '', SUGGESTIONS), ctx.store.listUnits()]);
+  return portalPage(ctx, req, reply, 'portal/form.eta', {
+    title: 'Nuovo ordine', nav: 'form', form, articles, units, code: customerOf(req).code, script: 'modulo.js',
+    maxLines: MAX_FORM_LINES, maxNote: MAX_NOTE_CHARS, action: '/portale/ordine', ...extra,
+  });
+}
+
 export function registerPortalOrderForm(app: FastifyInstance, ctx: WebContext): void {
-  /** The demo catalog is the DEMO customer's alone (Article.demo). */
-  const articlesFor = (req: FastifyRequest, text: string, limit: number) =>
-    ctx.store.searchArticles({ text, limit, demo: isDemoCustomer(customerOf(req).code) });
-
-  async function show(req: FastifyRequest, reply: FastifyReply, form: OrderForm, extra: Record<string, unknown> = {}) {
-    const [articles, units] = await Promise.all([articlesFor(req, '', SUGGESTIONS), ctx.store.listUnits()]);
-    return portalPage(ctx, req, reply, 'portal/form.eta', {
-      title: 'Nuovo ordine', nav: 'form', form, articles, units, code: customerOf(req).code, script: 'modulo.js',
-      maxLines: MAX_FORM_LINES, maxNote: MAX_NOTE_CHARS, ...extra,
-    });
-  }
-
-  app.get('/ordine', async (req, reply) => show(req, reply, blank()));
+  app.get('/ordine', async (req, reply) => showOrderForm(ctx, req, reply, blank()));
 
   app.post('/ordine', async (req, reply) => {
     const principal = principalOf(req);
     const form = postedForm(req.body);
     if (wantsLine(req.body)) {
       // "Aggiungi riga" without the script: nothing is sent, the form comes back as typed with one more line.
-      return show(req, reply, withLines(form, 1), { focusLine: form.righe.length });
+      return showOrderForm(ctx, req, reply, withLines(form, 1), { focusLine: form.righe.length });
     }
     const read = readOrderForm(form, principal.customerCode);
-    if (!read.ok) return show(req, reply.code(422), withLines(form, 0), { problems: read.problems });
+    if (!read.ok) return showOrderForm(ctx, req, reply.code(422), withLines(form, 0), { problems: read.problems });
     const { outcome } = await ctx.intake.submit({
       principal, channel: 'portal', mediaType: 'application/json', raw: Buffer.from(JSON.stringify(read.order), 'utf8'),
       meta: { remote: sourceOf(req), modulo: 'ordine' }, singleOrder: true,
@@ -53,13 +55,13 @@ export function registerPortalOrderForm(app: FastifyInstance, ctx: WebContext): 
       const recap = await outcomeRecap(ctx.store, principal.customerId, outcome);
       return portalPage(ctx, req, reply, 'portal/result.eta', { title: 'Ordine inviato', nav: 'form', results: [{ fileName: 'Modulo d\'ordine', outcome, recap }] });
     }
-    return show(req, reply.code(422), withLines(form, 0), { outcome });
+    return showOrderForm(ctx, req, reply.code(422), withLines(form, 0), { outcome });
   });
 
   app.get('/articoli', async (req) => {
     customerOf(req);
     const q = str((req.query as Record<string, unknown>).q, 64) ?? '';
-    const rows = await articlesFor(req, q, 50);
+    const rows = await articlesFor(ctx, req, q, 50);
     return rows.map((a) => ({ codice: a.codice_articolo, descrizione: a.descrizione, unita: a.unita_misura }));
   });
 }

@@ -12,8 +12,10 @@ import { cursorOf, download, idParam, parseCursor, str, type PageData } from '..
 import { safeFileName } from '../format.ts';
 import { customerOf, portalPage } from './page.ts';
 import { registerPortalOrderForm } from './order-form.ts';
+import { registerPortalOrderChange } from './order-change.ts';
 import { registerUpload } from './upload.ts';
 import { outcomeExtras } from '../recap.ts';
+import { orderWorkbook, XLSX_MEDIA_TYPE } from '../../../intake/formats/index.ts';
 
 const PUBLIC = new Set(['/portale/login']);
 const PAGE = 50;
@@ -66,6 +68,13 @@ export function registerPortalRoutes(app: FastifyInstance, ctx: WebContext): voi
     return portalPage(ctx, req, reply, 'portal/home.eta', { title: 'Invia ordini', nav: 'home', recent, script: 'portale.js' });
   });
 
+  // The Excel template: the layout, the customer's code written in, the units of measure as a drop-down.
+  app.get('/modello.xlsx', async (req, reply) => {
+    const c = customerOf(req);
+    const units = await ctx.store.listUnits();
+    return download(reply, `modello-ordini-${safeFileName(c.code, 'cliente')}.xlsx`, XLSX_MEDIA_TYPE, orderWorkbook({ customerCode: c.code, units }));
+  });
+
   app.get('/invii/:id', async (req, reply) => {
     const s = await ownSubmission(ctx, req);
     const extras = await outcomeExtras(ctx.store, s.customerId, s.outcome, s.receivedAt);
@@ -98,15 +107,9 @@ export function registerPortalRoutes(app: FastifyInstance, ctx: WebContext): voi
     return portalPage(ctx, req, reply, 'portal/orders.eta', { title: 'I miei ordini', nav: 'orders', rows, rif: rif ?? '', next });
   });
 
-  app.get('/ordini/:id', async (req, reply) => {
-    const c = customerOf(req);
-    const order = await ctx.store.getOrder(c.id, idParam((req.params as { id: string }).id));
-    if (!order) throw new IntakeError('NOT_FOUND');
-    return portalPage(ctx, req, reply, 'portal/order.eta', { title: `Ordine ${order.numero_ordine}`, nav: 'orders', order });
-  });
-
   registerUpload(app, ctx);
   registerPortalOrderForm(app, ctx);
+  registerPortalOrderChange(app, ctx);
 }
 
 /** The logged-in customer's submission, or 404 (also when it belongs to another customer). */

@@ -39,3 +39,8 @@ CREATE TABLE order_requests (
 CREATE INDEX order_requests_order ON order_requests (order_id, created_at);
 -- At most one request of an order waits for production at a time, whichever instance records it.
 CREATE UNIQUE INDEX order_requests_waiting ON order_requests (order_id) WHERE state = 'in_attesa';
+
+-- Hot-folder exports write what production works from: a new version and a cancellation are files too. An export
+-- that took only registrations (what every export took) takes them from now on.
+UPDATE handoff_subscribers SET events = '["ordine.registrato","ordine.modificato","ordine.annullato"]'::jsonb
+  WHERE kind = 'export' AND events = '["ordine.registrato"]'::jsonb;
