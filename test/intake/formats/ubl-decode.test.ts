@@ -108,5 +108,7 @@ void describe('UBL ordering documents', () => {
     assert.throws(() => decode(deep), (e: unknown) => isIntakeError(e) && /nest elements more than/.test(e.message));
     const unknownEntity = ublOrder({ note: 'x' }).replace('<cbc:Note>x</cbc:Note>', '<cbc:Note>&xxe;</cbc:Note>');
     assert.doesNotThrow(() => decode(unknownEntity), 'an undeclared entity is left as text, never expanded');
+    const buried = ublOrder().replace('<Order ', `<!--${'x'.repeat(70 * 1024)}-->\n<Order `);
+    assert.throws(() => decode(buried), (e: unknown) => isIntakeError(e) && /root element must be/.test(e.message), 'a root past 64 KiB of prolog is not looked for');
   });
 });

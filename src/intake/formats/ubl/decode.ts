@@ -63,6 +63,8 @@ export interface UblInfo {
   extra: UblExtra;
 }
 
+const ROOT_WINDOW = 64 * 1024;
+
 export interface UblRoot {
   document: UblDocument;
 }
@@ -87,7 +89,9 @@ const parser = new XMLParser({
  * orders are not parsed twice.
  */
 export function ublRootOf(text: string): UblRoot | undefined {
-  const m = /^(?:\uFEFF)?(?:\s|<\?[\s\S]*?\?>|<!--[\s\S]*?-->)*<(?:([A-Za-z_][\w.-]*):)?([A-Za-z_][\w.-]*)(\s[^>]*)?\/?>/.exec(text);
+  // The root tag is read within the first 64 KiB: a prolog longer than that (a giant comment) is no ordering
+  // document's, and the bound keeps the pattern's work small whatever the file.
+  const m = /^(?:\uFEFF)?(?:\s|<\?[\s\S]*?\?>|<!--[\s\S]*?-->)*<(?:([A-Za-z_][\w.-]*):)?([A-Za-z_][\w.-]*)(\s[^>]*)?\/?>/.exec(text.slice(0, ROOT_WINDOW));
   if (!m) return undefined;
   const [, prefix, local, attrs = ''] = m;
   const doc = UBL_DOCUMENTS.find((d) => d.root === local);
