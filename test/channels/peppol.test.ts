@@ -106,8 +106,18 @@ function suite(name: string, env: () => Promise<{ env: Record<string, string>; d
       }, 15_000, 'the refusal\'s Order Response');
       schemaValid(no, UBL_SCHEMAS.orderResponse);
       assert.match(no, /<cbc:OrderResponseCode>RE<\/cbc:OrderResponseCode>\n<cbc:Note>OrderLine\[1\]\/LineItem\/Quantity\/@unitCode: Manca l'unità di misura \(unitCode\)<\/cbc:Note>/);
+      // A hostile document (entity expansion) is refused whole: its outcome files say so, and it has no Order Response.
+      const hostile = file('hostile-sftp.xml', ublOrder({ id: 'PO-EVIL' }).replace('<Order ', '<!DOCTYPE Order [<!ENTITY a "aaaaaaaaaa"><!ENTITY b "&a;&a;&a;&a;&a;&a;&a;&a;">]>\n<Order '));
+      assert.equal((await sftpBatch(t.service.ports.sftp!, c.ftpUser, c.ftpPassword, [`put ${hostile} /ordini/PO-EVIL.xml`])).code, 0);
+      const evil = await waitFor(async () => {
+        const r = await sftpBatch(t.service.ports.sftp!, c.ftpUser, c.ftpPassword, [`get /ordini/esiti/PO-EVIL.xml.esito.txt ${out}`]);
+        return r.code === 0 ? readFileSync(out, 'utf8') : undefined;
+      }, 15_000, 'the hostile file\'s outcome');
+      assert.match(evil, /DOCTYPE/);
       const listing = await sftpBatch(t.service.ports.sftp!, c.ftpUser, c.ftpPassword, ['ls /ordini/esiti']);
       assert.doesNotMatch(listing.stdout, /rest\.xml\.esito\.xml/, 'only files of this channel are listed');
+      assert.doesNotMatch(listing.stdout, /PO-EVIL\.xml\.esito\.xml/, 'no Order Response for a document that could not be read');
+      assert.match(listing.stdout, /PO-SFTP\.xml\.esito\.xml/);
     });
 
     void it('e-mail: an Order attached to a message sent with swaks is registered', async () => {
