@@ -214,6 +214,20 @@ export interface Config {
    * never deleted by this.
    */
   readonly eventRetentionDays: number;
+  /**
+   * INTAKE_BACKUP_DIR: a folder where `serve` writes a backup of the embedded SQLite database (and a copy of the
+   * secret key file beside it) every INTAKE_BACKUP_EVERY, keeping the last INTAKE_BACKUP_KEEP. Unset: no scheduled
+   * backups (`order-intake db backup` still works). Put it on another disk than the data directory, or copy it off
+   * the machine: a backup on the disk it protects is lost with it. Not with PostgreSQL (use pg_dump).
+   */
+  readonly backupDir?: string;
+  /**
+   * INTAKE_BACKUP_EVERY: time between scheduled backups, as a number and a unit: `30m`, `6h`, `1d`. Default 6h. From
+   * 1m to 30d. The schedule follows the newest backup in the folder, so a restart does not take an extra one.
+   */
+  readonly backupEveryMs: number;
+  /** INTAKE_BACKUP_KEEP: how many scheduled backups are kept; older ones are deleted. Default 7, from 1 to 1000. */
+  readonly backupKeep: number;
 }
 
 type Env = Record<string, string | undefined>;
@@ -316,6 +330,7 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     feedPollMs: millis(env, 'INTAKE_FEED_POLL_MS', 250, 50, 60_000),
     outbox: onOff(env, 'INTAKE_OUTBOX', true),
     eventRetentionDays: wholeNumber(env, 'INTAKE_EVENT_RETENTION_DAYS', 'days', 90, 1, 3650),
+    ...backups(env, cwd, databaseUrl !== undefined),
   });
 }
 
@@ -336,6 +351,31 @@ function peppol(env: Env): Pick<Config, 'peppolId' | 'peppolUnits'> {
     units.set(m[1]!.toUpperCase(), m[2]!.toUpperCase());
   }
   return { ...(peppolId ? { peppolId } : {}), peppolUnits: units };
+}
+
+const DURATION_UNITS: Record<string, number> = { m: 60_000, h: 60 * 60_000, d: 24 * 60 * 60_000 };
+
+/** Scheduled backups of the embedded store (see the Config fields of the same names). */
+function backups(env: Env, cwd: string, postgres: boolean): Pick<Config, 'backupDir' | 'backupEveryMs' | 'backupKeep'> {
+  const dir = env.INTAKE_BACKUP_DIR?.trim() || undefined;
+  const every = env.INTAKE_BACKUP_EVERY?.trim() || undefined;
+  const keep = env.INTAKE_BACKUP_KEEP?.trim() || undefined;
+  if (!dir && (every || keep)) throw new ConfigError('INTAKE_BACKUP_EVERY and INTAKE_BACKUP_KEEP need INTAKE_BACKUP_DIR (the folder the backups go to)');
+  if (dir && postgres) throw new ConfigError('INTAKE_BACKUP_DIR backs up the embedded SQLite database only: with PostgreSQL (INTAKE_DATABASE_URL) back it up with pg_dump (docs/operators/runbook.md)');
+  let everyMs = 6 * 60 * 60_000;
+  if (every) {
+    const m = /^(\d{1,6})\s*([mhd])$/i.exec(every);
+    everyMs = m ? Number(m[1]) * DURATION_UNITS[m[2]!.toLowerCase()]! : NaN;
+    // Under a minute a backup of a large database would still be under way when the next is due.
+    if (!(everyMs >= 60_000 && everyMs <= 30 * DURATION_UNITS.d!)) {
+      throw new ConfigError(`INTAKE_BACKUP_EVERY must be a number and a unit (m, h or d), from 1m to 30d, e.g. 6h; got "${every}"`);
+    }
+  }
+  return {
+    ...(dir ? { backupDir: path.resolve(cwd, dir) } : {}),
+    backupEveryMs: everyMs,
+    backupKeep: wholeNumber(env, 'INTAKE_BACKUP_KEEP', 'backups', 7, 1, 1000),
+  };
 }
 
 /** The webhook/export dispatcher's settings; the lease is checked against the timeout it must outlast. */

@@ -4,6 +4,7 @@
  * the store closes last.
  */
 import type { AddressInfo } from 'node:net';
+import path from 'node:path';
 import type { Server as TlsServer } from 'node:tls';
 import { createAuthenticator } from './auth/authenticator.ts';
 import { createHttpServer } from './http/server.ts';
@@ -30,9 +31,10 @@ import { timeStoreWrites } from './metrics/store-timing.ts';
 import { countLockouts, timeAcks } from './metrics/wrap.ts';
 import { seedDemoIfEmpty } from './seed/demo.ts';
 import { QUEUE_NAMES } from './domain/store/stats.ts';
-import { openStore } from './store/open.ts';
+import { openStore, SQLITE_FILE_NAME } from './store/open.ts';
+import { startBackupSchedule } from './backups/schedule.ts';
 import type { Config } from './config.ts';
-import { resolveSecretKey } from './auth/secret-key-file.ts';
+import { resolveSecretKey, SECRET_KEY_FILE } from './auth/secret-key-file.ts';
 import type { ProvisionedCustomer } from './customers/provision.ts';
 import type { Logger } from './log.ts';
 import type { Store } from './domain/store/store.ts';
@@ -159,6 +161,14 @@ export async function startService(given: Config, log: Logger): Promise<Service>
     (n) => n > 0 && log.info({ recovered: n }, 'processed submissions left from the previous run'),
     (err: unknown) => log.error({ err }, 'recovery failed'),
   );
+  // Scheduled backups (SQLite only: config.ts refuses INTAKE_BACKUP_DIR with PostgreSQL). Stopped first at stop.
+  if (config.backupDir && !config.databaseUrl) {
+    const backups = await startBackupSchedule({
+      source: path.join(config.dataDir, SQLITE_FILE_NAME), keySource: path.join(config.dataDir, SECRET_KEY_FILE),
+      dir: config.backupDir, everyMs: config.backupEveryMs, keep: config.backupKeep, log,
+    });
+    stops.push(() => backups.close());
+  }
   readiness.started();
 
   return {

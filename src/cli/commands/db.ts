@@ -5,6 +5,9 @@ import { loadConfig } from '../../config.ts';
 import { IntakeError } from '../../domain/errors.ts';
 import { copySqliteToPostgres, type CopyProgress } from '../../store/copy/copy.ts';
 import { openEngine, SQLITE_FILE_NAME } from '../../store/open.ts';
+import { SECRET_KEY_FILE } from '../../auth/secret-key-file.ts';
+import { backupSqlite, checkSqlite, restoreSqlite } from '../../store/backup/sqlite.ts';
+import { postgresMigrationState } from '../../store/postgres/migration-state.ts';
 import { printJson, printTable, println } from '../output.ts';
 
 /** Where the configured database is, for messages: never the password of a URL. */
@@ -39,7 +42,7 @@ function progressBar(): { update(p: CopyProgress): void; stop(): void } {
 }
 
 export function registerDbCommands(program: Command): void {
-  const db = program.command('db').description('the database: migrations, and moving from SQLite to PostgreSQL');
+  const db = program.command('db').description('the database: migrations, backups, checks, and moving from SQLite to PostgreSQL');
 
   db.command('migrate')
     .description('apply the pending migrations to the configured database (serve also does this at start)')
@@ -76,5 +79,64 @@ export function registerDbCommands(program: Command): void {
       if (opts.json) return printJson(result);
       printTable(['table', 'rows in source', 'written now'], result.tables.map((t) => [t.table, t.rows, t.written]));
       println(`copied ${opts.from} to ${describe(to, '')}; run the same command again to copy what arrived since`);
+    });
+
+  db.command('backup')
+    .description('copy the SQLite database while the service runs (consistent, fsynced), with the secret key file beside it')
+    .requiredOption('--to <file>', 'the backup file to write (replaced if it exists)')
+    .option('--json', 'print the result as JSON')
+    .action(async (opts: { to: string; json?: boolean }) => {
+      const config = loadConfig();
+      if (config.databaseUrl) throw new IntakeError('VALIDATION', 'the database is PostgreSQL: back it up with pg_dump (docs/operators/runbook.md, "Backups")');
+      const result = await backupSqlite(path.join(config.dataDir, SQLITE_FILE_NAME), opts.to, path.join(config.dataDir, SECRET_KEY_FILE));
+      if (opts.json) return printJson({ ...result, secretKeyFromEnvironment: Boolean(config.secretKey) });
+      println(`backed up ${describe(undefined, config.dataDir)} to ${result.file} (${result.bytes} bytes)`);
+      if (result.keyFile) println(`the secret key file is copied to ${result.keyFile}: keep the two together, the backup's webhook secrets and IMAP passwords open only with it`);
+      if (config.secretKey) println('the secret key is INTAKE_SECRET_KEY: keep its value with the backup, the backup\'s webhook secrets and IMAP passwords open only with it');
+    });
+
+  db.command('restore')
+    .description('put a backup made by "db backup" in place of the SQLite database (refused while the service runs on it)')
+    .argument('<file>', 'the backup file')
+    .option('--json', 'print the result as JSON')
+    .action(async (file: string, opts: { json?: boolean }) => {
+      const config = loadConfig();
+      if (config.databaseUrl) throw new IntakeError('VALIDATION', 'the database is PostgreSQL: restore it with pg_restore (docs/operators/runbook.md, "Backups")');
+      const r = await restoreSqlite(file, path.join(config.dataDir, SQLITE_FILE_NAME));
+      if (opts.json) return printJson({ database: r.database, previous: r.previous, keyFile: r.keyFile, previousKey: r.previousKey, pending: r.check.pending });
+      println(`restored ${path.resolve(file)} to ${r.database}`);
+      if (r.previous) println(`the database that was there is kept as ${r.previous}`);
+      if (r.keyFile) println(`the secret key file is restored to ${r.keyFile}${r.previousKey ? ` (the one that was there is kept as ${r.previousKey})` : ''}`);
+      else println('no secret key file was beside the backup: the service needs the key the backup was taken with (the secret.key of that data directory, or INTAKE_SECRET_KEY) to open its webhook secrets and IMAP passwords');
+      if (r.check.pending.length > 0) println(`the next start applies ${r.check.pending.length} migrations to it: ${r.check.pending.join(', ')}`);
+    });
+
+  db.command('check')
+    .description('check the database: SQLite\'s integrity check, foreign keys, and which migrations are applied or pending')
+    .option('--json', 'print the result as JSON')
+    .action(async (opts: { json?: boolean }) => {
+      const config = loadConfig();
+      const where = describe(config.databaseUrl, config.dataDir);
+      if (config.databaseUrl) {
+        const state = await postgresMigrationState(config.databaseUrl);
+        if (opts.json) printJson({ database: 'postgres', ...state });
+        else {
+          println(`${where}: ${state.applied.length} migrations applied${state.pending.length ? `, pending: ${state.pending.join(', ')}` : ', none pending'}`);
+          if (state.unknown.length) println(`applied by a newer release: ${state.unknown.join(', ')}`);
+        }
+        // PostgreSQL checks its own pages (data checksums, amcheck): nothing of that is this command's.
+        if (state.unknown.length > 0) process.exitCode = 1;
+        return;
+      }
+      const c = await checkSqlite(path.join(config.dataDir, SQLITE_FILE_NAME));
+      const sound = c.problems.length === 0 && c.foreignKeyProblems === 0 && c.unknown.length === 0;
+      if (opts.json) printJson({ database: 'sqlite', ok: sound, ...c });
+      else {
+        println(c.problems.length === 0 ? `${where}: integrity check ok` : `${where}: integrity check FAILED:\n  ${c.problems.join('\n  ')}`);
+        if (c.foreignKeyProblems > 0) println(`${c.foreignKeyProblems} rows whose foreign keys point nowhere`);
+        println(`${c.applied.length} migrations applied${c.pending.length ? `, pending (applied at the next start or by "db migrate"): ${c.pending.join(', ')}` : ', none pending'}`);
+        if (c.unknown.length) println(`applied by a newer release: ${c.unknown.join(', ')}`);
+      }
+      if (!sound) process.exitCode = 1;
     });
 }

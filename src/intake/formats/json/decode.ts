@@ -38,12 +38,13 @@ function parse(text: string): unknown {
 }
 
 /**
- * V8 reports a character position; people count lines. Its quoted excerpt of the input is kept on one line. V8
+ * V8 reports a character position; people count lines (V8 of Node 22 and later says both). Its quoted excerpt of the input is kept on one line. V8
  * names an unexpected character by one UTF-16 unit, half of an emoji's pair ("Unexpected token '\ud83c'"): such
  * halves become U+FFFD, or the outcome quoting the message could not be stored (PostgreSQL refuses them in JSON).
  */
 function withLineAndColumn(rawReason: string, text: string): string {
-  const reason = withoutLoneSurrogates(rawReason.replace(/\s+/g, ' '), '\ufffd');
+  // Node 22's V8 adds " (line 3 column 3)" itself; taken off, so that the answer is the same on every Node release.
+  const reason = withoutLoneSurrogates(rawReason.replace(/\s+/g, ' '), '\ufffd').replace(/ \(line \d+ column \d+\)$/, '');
   const m = /at position (\d+)/.exec(reason);
   if (!m) return reason;
   const pos = Number(m[1]);
