@@ -1,6 +1,7 @@
 /**
- * E-mail notifications of production status changes (issue 17): the hand-off subscriber of kind `mail` (one row,
- * MAIL_SUBSCRIBER_ID) receives every `ordine.stato_aggiornato` event like a webhook does — fanned out, claimed by one
+ * E-mail notifications of production status changes and of production's decisions on customers' change and
+ * cancellation requests: the hand-off subscribers of kind `mail` (MAIL_SUBSCRIBER_ID for `ordine.stato_aggiornato`,
+ * REQUEST_SUBSCRIBER_ID for `ordine.richiesta_esito`) receive those events like a webhook does — fanned out, claimed by one
  * instance at a time, retried, made again after a kill -9 — and its delivery decides whether and where to write, then
  * queues the e-mail in the reply outbox, which the mail channel's sender hands to INTAKE_SMTP_RELAY (one queue, one
  * sender, one relay, `order-intake replies list` for the operator). The delivery's id is the notification's id, so a
@@ -11,14 +12,26 @@
  * from a robot, a list or a bounce, which got no acknowledgement either); otherwise, and then, the customer's
  * notification address if the operator set one.
  */
-import { composeStatusMail } from '../render/status-mail.ts';
+import { composeRequestMail, composeStatusMail } from '../render/status-mail.ts';
 import type { OrderEvent } from '../domain/order-events.ts';
 import type { NotificationTarget } from '../domain/store/notifications.ts';
 import type { HandoffPort } from '../domain/store/ports.ts';
-import type { ProductionState, ProductionStep } from '../domain/types.ts';
+import type { ProductionState, ProductionStep, RequestKind } from '../domain/types.ts';
+import type { RequestEntry } from '../domain/order-view.ts';
 
 /** The one subscriber of kind mail. A fixed id: turning notifications on twice, or on two instances, adds it once. */
 export const MAIL_SUBSCRIBER_ID = 'notifiche-email';
+/**
+ * The subscriber of production's decisions on requests. A row of its own rather than one more event of the first:
+ * a subscriber's events are fixed when it is added, and stores already hold the first row; each row starts at the
+ * events committed after it was added, so neither repeats the other's.
+ */
+export const REQUEST_SUBSCRIBER_ID = 'notifiche-email-richieste';
+
+const MAIL_SUBSCRIBERS = [
+  { id: MAIL_SUBSCRIBER_ID, events: ['ordine.stato_aggiornato'] },
+  { id: REQUEST_SUBSCRIBER_ID, events: ['ordine.richiesta_esito'] },
+] as const;
 
 export interface NotifyOptions {
   mailDomain: string;
@@ -33,13 +46,15 @@ export type NotifyOutcome =
   /** The order e-mail is still being processed: its sender is not known yet. */
   | { kind: 'later'; reason: string };
 
-/** Add the notification subscriber if it is not there (idempotent; a race between two callers adds it once). */
+/** Add the notification subscribers that are not there (idempotent; a race between two callers adds each once). */
 export async function ensureMailSubscriber(store: Pick<HandoffPort, 'getSubscriber' | 'addSubscriber'>): Promise<void> {
-  if (await store.getSubscriber(MAIL_SUBSCRIBER_ID)) return;
-  try {
-    await store.addSubscriber({ id: MAIL_SUBSCRIBER_ID, kind: 'mail', events: ['ordine.stato_aggiornato'] });
-  } catch (err) {
-    if (!(await store.getSubscriber(MAIL_SUBSCRIBER_ID))) throw err;
+  for (const { id, events } of MAIL_SUBSCRIBERS) {
+    if (await store.getSubscriber(id)) continue;
+    try {
+      await store.addSubscriber({ id, kind: 'mail', events });
+    } catch (err) {
+      if (!(await store.getSubscriber(id))) throw err;
+    }
   }
 }
 
@@ -58,22 +73,38 @@ export async function deliverNotification(store: HandoffPort, opts: NotifyOption
   const data = event.data;
   const orderId = typeof data.id_ordine === 'string' ? data.id_ordine : undefined;
   const stato = data.stato_produzione as ProductionState | undefined;
-  if (event.type !== 'ordine.stato_aggiornato' || !orderId || !stato) return { kind: 'skipped', reason: 'not a production status event' };
+  const request = event.type === 'ordine.richiesta_esito' ? data.richiesta as RequestEntry | undefined : undefined;
+  const decided = request?.stato_richiesta === 'accettata' || request?.stato_richiesta === 'rifiutata';
+  if (!orderId || !(decided || (event.type === 'ordine.stato_aggiornato' && stato))) {
+    return { kind: 'skipped', reason: 'not a production status event nor the outcome of a request' };
+  }
   const target = await store.notificationTarget(orderId);
   if (!target) return { kind: 'skipped', reason: 'the order no longer exists' };
   const where = recipientOf(target);
   if ('skip' in where) return { kind: 'skipped', reason: where.skip };
   if ('later' in where) return { kind: 'later', reason: where.later };
+  const thread = target.mail?.messageId ? { inReplyTo: target.mail.messageId } : {};
+  const ref = typeof data.riferimento_ordine === 'string' ? { riferimentoOrdine: data.riferimento_ordine } : {};
+  if (request && decided) {
+    const mail = await composeRequestMail({
+      id: deliveryId, to: where.to, mailbox: target.mailbox, mailDomain: opts.mailDomain, timeZone: opts.timeZone,
+      numeroOrdine: String(data.numero_ordine ?? orderId), ...ref,
+      tipo: request.tipo as RequestKind, esito: request.stato_richiesta as 'accettata' | 'rifiutata',
+      ...(typeof data.versione === 'number' ? { versione: data.versione } : {}),
+      ...(request.nota ? { nota: request.nota } : {}), at: request.decisa_il ?? event.time, ...thread, now: new Date(),
+    });
+    await store.queueNotification({ id: deliveryId, customerId: target.customerId, orderId, recipient: where.to, subject: mail.subject, raw: mail.raw });
+    opts.onQueued?.();
+    return { kind: 'queued', recipient: where.to, replyId: deliveryId };
+  }
   // The step this event reports: the last of the history the event carries.
   const history = Array.isArray(data.storico_produzione) ? data.storico_produzione as ProductionStep[] : [];
   const step = history[history.length - 1];
   const mail = await composeStatusMail({
     id: deliveryId, to: where.to, mailbox: target.mailbox, mailDomain: opts.mailDomain, timeZone: opts.timeZone,
-    numeroOrdine: String(data.numero_ordine ?? orderId),
-    ...(typeof data.riferimento_ordine === 'string' ? { riferimentoOrdine: data.riferimento_ordine } : {}),
-    stato, ...(step?.nota ? { nota: step.nota } : {}), at: step?.aggiornato_il ?? event.time,
-    ...(target.mail?.messageId ? { inReplyTo: target.mail.messageId } : {}),
-    now: new Date(),
+    numeroOrdine: String(data.numero_ordine ?? orderId), ...ref,
+    stato: stato!, ...(step?.nota ? { nota: step.nota } : {}), at: step?.aggiornato_il ?? event.time,
+    ...thread, now: new Date(),
   });
   await store.queueNotification({ id: deliveryId, customerId: target.customerId, orderId, recipient: where.to, subject: mail.subject, raw: mail.raw });
   opts.onQueued?.();

@@ -106,6 +106,7 @@ const STAGE_A: [RegExp, (f: string, n?: string) => string][] = [
   [/^(\S+) must be an object$/, (f) => `${f} non ha la struttura prevista (codice articolo, quantità, unità di misura)`],
   [/^(\S+) must be a number.*$/, (f) => `${f} deve essere un numero`],
   [/^(\S+) must be a positive number$/, (f) => `${f} deve essere maggiore di zero`],
+  [/^(\S+) must be one of the following values: (.+)$/, (f, n) => `${f} deve essere uno di questi valori: ${n}`],
   [/^(\S+) must be an array$/, (f) => `${f} devono essere un elenco`],
   [/^(\S+) must contain at least 1 elements$/, () => "l'ordine non ha nessuna riga: ne serve almeno una"],
   [/^(\S+) must contain no more than (\d+) elements$/, (_f, n) => `l'ordine ha più righe del massimo consentito (${Number(n).toLocaleString('it-IT')})`],

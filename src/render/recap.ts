@@ -5,16 +5,21 @@
  * files, reply e-mails, the portal's and the console's result pages.
  *
  * The lines are read back from the store, not taken from the file: what the customer is shown is what was registered.
- * Duplicates (an order already registered) show the lines of the order they point to.
+ * Duplicates (an order already registered) show the lines of the order they point to. A change shows the lines of the
+ * version it made and a registration those of version 1, even once later versions replaced them; a cancellation and a
+ * request production has still to decide registered no lines, and show none.
  *
  * Quantities are written one way everywhere: integers without a thousands separator ("1500"), decimals with a comma
  * ("2,5"). A separator would bring back the very ambiguity the recap is there to catch.
  */
-import type { OrderOutcome } from '../domain/types.ts';
+import type { Order, OrderOutcome } from '../domain/types.ts';
 import type { Store } from '../domain/store/store.ts';
 
-/** What gathering reads: orders by id and descriptions by code, both scoped by the caller's customer. */
-export type RecapPort = Pick<Store, 'getOrders' | 'articleDescriptions'>;
+/**
+ * What gathering reads: orders by id and descriptions by code, both scoped by the caller's customer; the superseded
+ * versions of an order when it has moved on since the outcome (without orderVersions, the current lines are shown).
+ */
+export type RecapPort = Pick<Store, 'getOrders' | 'articleDescriptions'> & Partial<Pick<Store, 'orderVersions'>>;
 
 export interface RecapLine {
   codice_articolo: string;
@@ -33,7 +38,10 @@ export interface OrderRecap {
 }
 
 export interface Recap {
-  /** By id_ordine. An accepted order missing here was left out (see omittedOrders). */
+  /**
+   * By recapKey (id_ordine, and the version for a change): read it with recapOf. An accepted order missing here was
+   * left out (see omittedOrders), or registered no lines (a cancellation, a request).
+   */
   byOrder: ReadonlyMap<string, OrderRecap>;
   /** Accepted orders (distinct ids) that got no recap because the budget ran out. */
   omittedOrders: number;
@@ -69,17 +77,37 @@ export function quantityText(n: number): string {
   return String(n).replace('.', ',');
 }
 
+/** The version whose lines an outcome shows: undefined for the current one, 0 for none. */
+function shownVersion(o: OrderOutcome): number | undefined {
+  if (o.azione === 'annulla' || o.id_richiesta !== undefined) return 0;
+  if (o.azione === 'modifica') return o.versione;
+  return o.duplicate ? undefined : 1;
+}
+
+/** Where an outcome's recap is kept: a change by its order and version (one file may register an order and change it). */
+export function recapKey(o: Pick<OrderOutcome, 'id_ordine' | 'azione' | 'versione'>): string {
+  return o.azione === 'modifica' && o.versione !== undefined ? `${o.id_ordine}@${o.versione}` : o.id_ordine ?? '';
+}
+
+/** The recap of one accepted outcome, when it has one. */
+export function recapOf(recap: Recap | undefined, o: OrderOutcome): OrderRecap | undefined {
+  return o.esito === 'ok' && o.id_ordine ? recap?.byOrder.get(recapKey(o)) : undefined;
+}
+
 /**
  * The recap of the accepted orders among `orders` (of one or more outcomes, in the order shown), within `limits`.
  * `customerId` scopes every read: an id of another customer's order is never read.
  */
 export async function gatherRecap(port: RecapPort, customerId: string, orders: Iterable<OrderOutcome | undefined>, limits: RecapLimits): Promise<Recap> {
-  const ids: string[] = [];
+  const ids: { key: string; id: string; version?: number }[] = [];
   const seen = new Set<string>();
   for (const o of orders) {
-    if (o?.esito !== 'ok' || !o.id_ordine || seen.has(o.id_ordine)) continue;
-    seen.add(o.id_ordine);
-    ids.push(o.id_ordine);
+    if (o?.esito !== 'ok' || !o.id_ordine) continue;
+    const version = shownVersion(o);
+    const key = recapKey(o);
+    if (version === 0 || seen.has(key)) continue;
+    seen.add(key);
+    ids.push({ key, id: o.id_ordine, ...(version !== undefined ? { version } : {}) });
   }
   if (ids.length === 0) return EMPTY_RECAP;
   const byOrder = new Map<string, OrderRecap>();
@@ -88,12 +116,22 @@ export async function gatherRecap(port: RecapPort, customerId: string, orders: I
   const wanted = ids.slice(0, limits.orders);
   for (let i = 0; i < wanted.length && linesLeft > 0; i += ORDERS_PER_READ) {
     const part = wanted.slice(i, i + ORDERS_PER_READ);
-    const found = new Map((await port.getOrders(customerId, part)).map((o) => [o.id_ordine, o]));
+    const found = new Map((await port.getOrders(customerId, [...new Set(part.map((w) => w.id))])).map((o) => [o.id_ordine, o]));
+    const lines = new Map<string, Order['righe']>();
+    for (const w of part) {
+      const o = found.get(w.id);
+      if (!o) continue;
+      if (w.version === undefined || w.version === o.versione || !port.orderVersions) lines.set(w.key, o.righe);
+      else {
+        const old = (await port.orderVersions(w.id)).find((v) => v.versione === w.version);
+        lines.set(w.key, old ? old.order.righe : o.righe);
+      }
+    }
     const codes = new Set<string>();
-    for (const o of found.values()) for (const r of o.righe) codes.add(r.codice_articolo);
+    for (const righe of lines.values()) for (const r of righe) codes.add(r.codice_articolo);
     const descriptions = await port.articleDescriptions([...codes]);
-    for (const id of part) {
-      const o = found.get(id);
+    for (const { key: id } of part) {
+      const o = lines.has(id) ? { righe: lines.get(id)! } : undefined;
       if (!o || linesLeft <= 0) continue;
       const shown = o.righe.slice(0, linesLeft);
       linesLeft -= shown.length;

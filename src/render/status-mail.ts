@@ -8,7 +8,7 @@
  * header line and start another (nodemailer encodes headers too; this does not rely on it alone).
  */
 import MailComposer from 'nodemailer/lib/mail-composer';
-import type { ProductionState } from '../domain/types.ts';
+import type { ProductionState, RequestKind } from '../domain/types.ts';
 import { localTime } from './local-time.ts';
 
 /** The order reference shown in the subject: a reference is a few dozen characters; a longer one is cut. */
@@ -77,6 +77,55 @@ export function statusMailText(i: StatusMailInput): string {
   if (nota) lines.push(`Nota: ${nota}`);
   lines.push('', 'Questo è un messaggio automatico del servizio ordini: le risposte a questo indirizzo non sono lette da una persona.');
   return `${lines.join('\n')}\n`;
+}
+
+/** The outcome of a change or cancellation production decided (event `ordine.richiesta_esito`). */
+export interface RequestMailInput extends NoticeEnvelope {
+  timeZone: string;
+  numeroOrdine: string;
+  riferimentoOrdine?: string;
+  tipo: RequestKind;
+  esito: 'accettata' | 'rifiutata';
+  /** The order's version after the decision. */
+  versione?: number;
+  /** Production's note on its decision. */
+  nota?: string;
+  /** When production decided (ISO 8601). */
+  at: string;
+}
+
+const REQUEST_WORDS: Readonly<Record<RequestKind, string>> = { modifica: 'modifica', annullamento: 'annullamento' };
+
+export function requestMailSubject(i: Pick<RequestMailInput, 'numeroOrdine' | 'riferimentoOrdine' | 'tipo' | 'esito'>): string {
+  const ref = i.riferimentoOrdine ? ` (rif. ${oneLine(i.riferimentoOrdine, MAX_SUBJECT_REF)})` : '';
+  return `Ordine ${oneLine(i.numeroOrdine, 40)}${ref}: richiesta di ${REQUEST_WORDS[i.tipo]} ${i.esito}`;
+}
+
+/** What the decision did to the order, as the sentence after the colon says it. */
+function requestEffect(i: RequestMailInput): string {
+  if (i.esito === 'rifiutata') {
+    return i.versione !== undefined ? `l'ordine resta com'era (versione ${i.versione}) e la lavorazione prosegue` : "l'ordine resta com'era e la lavorazione prosegue";
+  }
+  if (i.tipo === 'annullamento') return "l'ordine è annullato";
+  return i.versione !== undefined ? `l'ordine è stato modificato ed è ora alla versione ${i.versione}` : "l'ordine è stato modificato";
+}
+
+export function requestMailText(i: RequestMailInput): string {
+  const ref = i.riferimentoOrdine ? ` (Suo riferimento ${oneLine(i.riferimentoOrdine, MAX_SUBJECT_REF)})` : '';
+  const lines = [
+    'Gentile cliente,',
+    '',
+    `la Sua richiesta di ${REQUEST_WORDS[i.tipo]} dell'ordine ${oneLine(i.numeroOrdine, 40)}${ref} è stata ${i.esito} dalla produzione: ${requestEffect(i)}.`,
+  ];
+  const nota = i.nota ? oneLine(i.nota, MAX_NOTE) : '';
+  if (nota) lines.push('', `Nota della produzione: ${nota}`);
+  lines.push('', `Decisione del ${localTime(i.at, i.timeZone)} (ora di ${i.timeZone === 'Europe/Rome' ? 'Roma' : i.timeZone}).`);
+  lines.push('', 'Questo è un messaggio automatico del servizio ordini: le risposte a questo indirizzo non sono lette da una persona.');
+  return `${lines.join('\n')}\n`;
+}
+
+export function composeRequestMail(i: RequestMailInput): Promise<{ subject: string; raw: Buffer }> {
+  return composeNotice(i, requestMailSubject(i), requestMailText(i));
 }
 
 /** A notice (a status e-mail, a correction's), not a reply to a message just received: RFC 3834 3.1.7. */

@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { rm } from 'node:fs/promises';
 import { after, before, describe, it } from 'node:test';
-import { MAIL_SUBSCRIBER_ID } from '../../src/handoff/notify.ts';
+import { MAIL_SUBSCRIBER_ID, REQUEST_SUBSCRIBER_ID } from '../../src/handoff/notify.ts';
 import { openTempStore, tempDataDir } from '../auth/temp-store.ts';
 import { failed, ok, runCli } from './run.ts';
 
@@ -33,7 +33,8 @@ void describe('customer notify CLI', () => {
     const t = await openTempStore(dir);
     try {
       const subs = (await t.store.listSubscribers({})).filter((s) => s.kind === 'mail');
-      assert.deepEqual(subs.map((s) => [s.id, s.events]), [[MAIL_SUBSCRIBER_ID, ['ordine.stato_aggiornato']]], 'one notification subscriber');
+      assert.deepEqual(subs.map((s) => [s.id, s.events]).sort(), [[MAIL_SUBSCRIBER_ID, ['ordine.stato_aggiornato']], [REQUEST_SUBSCRIBER_ID, ['ordine.richiesta_esito']]],
+        'one notification subscriber of each kind of event');
       const audit = await t.store.listAudit({ limit: 10 });
       assert.deepEqual(audit.slice(0, 4).map((a) => a.action), ['cliente.notifiche_spente', 'cliente.notifiche_attive', 'cliente.notifiche_attive', 'cliente.notifiche_attive']);
     } finally {

@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { provisionCustomer } from '../../src/customers/provision.ts';
-import { MAIL_SUBSCRIBER_ID, recipientOf } from '../../src/handoff/notify.ts';
+import { MAIL_SUBSCRIBER_ID, recipientOf, REQUEST_SUBSCRIBER_ID } from '../../src/handoff/notify.ts';
 import { restoreMailSubscriber } from '../../src/handoff/notify-settings.ts';
 import type { NotificationTarget } from '../../src/domain/store/notifications.ts';
 import { STORES } from './stores.ts';
@@ -28,7 +28,7 @@ for (const [name, open] of STORES) {
         // As after `db copy`: a customer on, no subscriber yet.
         assert.equal(await restoreMailSubscriber(store), true);
         assert.equal(await restoreMailSubscriber(store), true, 'again: still one');
-        assert.deepEqual((await store.listSubscribers({})).map((s) => [s.id, s.kind]), [[MAIL_SUBSCRIBER_ID, 'mail']]);
+        assert.deepEqual((await store.listSubscribers({})).map((s) => [s.id, s.kind]).sort(), [[MAIL_SUBSCRIBER_ID, 'mail'], [REQUEST_SUBSCRIBER_ID, 'mail']]);
 
         const n = { id: '0193a000-0000-7000-8000-000000000001', customerId: c.id, orderId: 'o1', recipient: 'a@b.it', subject: 'S', raw: Buffer.from('x') };
         assert.equal(await store.queueNotification(n), true);

@@ -24,6 +24,7 @@ const BAD: unknown[] = [
   { ...good, righe: [] },
   { ...good, righe: new Array(100_001).fill(line) },
   { ...good, righe: [line, 'x', { codice_articolo: '', quantita: '1.000', unita_misura: 3 }, { ...line, quantita: -1 }] },
+  { ...good, azione: 'sostituisci', motivo: 7 },
 ];
 
 void describe('people-errors', () => {
@@ -49,6 +50,8 @@ void describe('people-errors', () => {
     assert.equal(stageAItalian('motivo must not contain control characters other than line breaks and tabs')?.text,
       'Il motivo contiene caratteri di controllo, che non sono ammessi (solo a capo e tabulazione)');
     assert.equal(stageAItalian('note must be shorter than or equal to 1000 characters')?.text, 'Il testo delle note può avere al massimo 1000 caratteri');
+    assert.equal(stageAItalian('azione must be one of the following values: nuovo, modifica, annulla')?.text,
+      "L'azione deve essere uno di questi valori: nuovo, modifica, annulla");
   });
 
   void it('places a line by its CSV file row, or by order and line counted from 1', () => {

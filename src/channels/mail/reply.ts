@@ -9,7 +9,7 @@
  */
 import { formatList } from '../../intake/formats/index.ts';
 import MailComposer from 'nodemailer/lib/mail-composer';
-import { renderOutcomeJson, renderOutcomeText, type OutcomeFileInput } from '../../render/outcome-file.ts';
+import { acceptedWords, renderOutcomeJson, renderOutcomeText, type OutcomeFileInput } from '../../render/outcome-file.ts';
 import type { Outcome } from '../../domain/types.ts';
 import { omittedText, type Recap } from '../../render/recap.ts';
 import { MAIL_LIMITS } from './limits.ts';
@@ -81,8 +81,8 @@ function tally(input: ReplyInput): Tally {
   const ok = orders.filter((o) => o.esito === 'ok').length;
   const unreadable = judged.filter((j) => j.outcome.fileError || j.outcome.orders.length === 0).length + message.problems.length;
   const bad = orders.length - ok;
-  if (bad === 0 && unreadable === 0) return { esito: 'ok', summary: `OK, ${count(ok, 'ordine accettato', 'ordini accettati')}` };
-  const parts = [count(ok, 'ordine accettato', 'ordini accettati')];
+  if (bad === 0 && unreadable === 0) return { esito: 'ok', summary: `OK, ${acceptedWords(orders)}` };
+  const parts = [acceptedWords(orders)];
   if (bad > 0) parts.push(count(bad, 'ordine con errori', 'ordini con errori'));
   if (unreadable > 0) parts.push(count(unreadable, 'file non leggibile', 'file non leggibili'));
   return { esito: 'errore', summary: `ERRORE, ${parts.join(', ')}` };

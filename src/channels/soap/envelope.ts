@@ -154,7 +154,7 @@ export function readEnvelope(raw: Buffer, charset?: string): SoapRequest {
   const body = asRecord(envelope.Body);
   const ops = body ? elementKeys(body) : [];
   if (ops.length !== 1 || Array.isArray(body![ops[0]!])) {
-    throw notReadable('soap:Body must hold exactly one operation element: InviaOrdine or StatoOrdine');
+    throw notReadable('soap:Body must hold exactly one operation element: InviaOrdine, ModificaOrdine, AnnullaOrdine or StatoOrdine');
   }
   if (envelope.Header !== undefined) checkMustUnderstand(text);
   const operation = ops[0]!;

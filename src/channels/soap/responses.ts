@@ -7,6 +7,8 @@
  */
 import { MESSAGES } from '../../http/render.ts';
 import type { OrderStatus } from '../../intake/status.ts';
+import type { RequestEntry, VersionEntry } from '../../domain/order-view.ts';
+import { changeMessage } from '../../render/lifecycle-text.ts';
 import type { FieldError, OrderLine, OrderOutcome, ProductionStep } from '../../domain/types.ts';
 import { SOAP11_NS } from './envelope.ts';
 import type { SoapFault } from './fault.ts';
@@ -48,11 +50,42 @@ function storico(steps: readonly ProductionStep[] | undefined): string {
   return group('storico_produzione', steps.map((p) => group('passo', el('stato', p.stato) + el('nota', p.nota) + el('aggiornato_il', p.aggiornato_il))).join(''));
 }
 
+function versioni(list: readonly VersionEntry[] | undefined): string {
+  if (!list || list.length === 0) return '';
+  return group('versioni', list.map((v) => group('versione', el('versione', v.versione) + el('ricevuto_il', v.ricevuto_il) + el('canale', v.canale) + el('azione', v.azione))).join(''));
+}
+
+function richieste(list: readonly RequestEntry[] | undefined): string {
+  if (!list || list.length === 0) return '';
+  return group('richieste', list.map((r) => group('richiesta', el('id_richiesta', r.id_richiesta) + el('tipo', r.tipo)
+    + el('stato_richiesta', r.stato_richiesta) + el('motivo', r.motivo) + el('nota', r.nota)
+    + el('ricevuta_il', r.ricevuta_il) + el('decisa_il', r.decisa_il))).join(''));
+}
+
+/**
+ * The answer to ModificaOrdine and AnnullaOrdine for a change that was accepted (applied, or a request production
+ * decides) or refused by stage B: `versione` after a change applied, `stato` after a cancellation, `id_richiesta` and
+ * `stato_richiesta` when production must decide; the words are changeMessage's, as on every channel.
+ */
+export function changeResponse(ns: string, operation: 'ModificaOrdine' | 'AnnullaOrdine', o: OrderOutcome): string {
+  let inner: string;
+  if (o.esito !== 'ok') inner = el('esito', 'errore') + errori(o.errori);
+  else {
+    const request = o.id_richiesta !== undefined;
+    inner = el('esito', 'ok') + el('id_ordine', o.id_ordine) + el('numero_ordine', o.numero_ordine)
+      + el('versione', request || o.stato === 'annullato' ? undefined : o.versione) + el('stato', request ? undefined : o.stato)
+      + el('id_richiesta', o.id_richiesta) + el('stato_richiesta', o.stato_richiesta)
+      + el('messaggio', changeMessage(o)) + el('duplicato', o.duplicate ? true : undefined);
+  }
+  return envelope(root(`${operation}Response`, ns, inner));
+}
+
 /** The answer to InviaOrdine for an order that was judged (accepted, or refused for business reasons). */
 export function inviaOrdineResponse(ns: string, o: OrderOutcome): string {
   const inner = o.esito === 'ok'
     ? el('esito', 'ok') + el('id_ordine', o.id_ordine) + el('numero_ordine', o.numero_ordine)
-      + el('messaggio', o.duplicate ? MESSAGES.duplicate : MESSAGES.accepted) + el('duplicato', o.duplicate ? true : undefined)
+      // An envelope may name azione itself: then the message says what the change did.
+      + el('messaggio', changeMessage(o) ?? (o.duplicate ? MESSAGES.duplicate : MESSAGES.accepted)) + el('duplicato', o.duplicate ? true : undefined)
     : el('esito', 'errore') + errori(o.errori);
   return envelope(root('InviaOrdineResponse', ns, inner));
 }
@@ -66,7 +99,8 @@ export function statoOrdineResponse(ns: string, v: OrderStatus): string {
     + el('sito_produzione', v.sito_produzione) + el('canale', v.canale)
     + el('ricevuto_il', v.ricevuto_il) + el('registrato_il', v.registrato_il)
     + el('stato_produzione', v.stato_produzione) + storico(v.storico_produzione)
-    + messaggi + errori(v.errori);
+    + messaggi + errori(v.errori)
+    + el('versione', v.versione) + versioni(v.versioni) + richieste(v.richieste);
   return envelope(root('StatoOrdineResponse', ns, inner));
 }
 

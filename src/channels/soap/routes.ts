@@ -1,5 +1,5 @@
 /**
- * SOAP channel: `GET /ws/ordini?wsdl` and `POST /ws/ordini` (InviaOrdine, StatoOrdine), SOAP 1.1 over the one HTTP
+ * SOAP channel: `GET /ws/ordini?wsdl` and `POST /ws/ordini` (InviaOrdine, ModificaOrdine, AnnullaOrdine, StatoOrdine), SOAP 1.1 over the one HTTP
  * server. Like REST it only authenticates, hands the submission to the intake core and renders the outcome; the
  * difference is where things are: the key is in a SOAP header, so the envelope is read before authenticating,
  * and every failure is a SOAP Fault (HTTP 500, as SOAP 1.1 and WS-I Basic Profile require).
@@ -8,13 +8,13 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import { IntakeError, isIntakeError } from '../../domain/errors.ts';
 import { statusById, statusByRef, type OrderStatus } from '../../intake/status.ts';
 import type { Intake } from '../../intake/intake.ts';
-import type { Principal } from '../../domain/types.ts';
+import type { OrderOutcome, Principal } from '../../domain/types.ts';
 import type { StatusStore } from '../../domain/store/ports.ts';
 import { sendError } from '../../http/errors.ts';
 import type { ApiKeyAuth } from '../../http/auth.ts';
 import { readEnvelope, textOf, type SoapRequest } from './envelope.ts';
 import { SoapFault } from './fault.ts';
-import { faultResponse, inviaOrdineResponse, statoOrdineResponse } from './responses.ts';
+import { changeResponse, faultResponse, inviaOrdineResponse, statoOrdineResponse } from './responses.ts';
 import { namespaceFor, SERVICE_PATH, wsdlFor } from './wsdl.ts';
 
 export interface SoapDeps {
@@ -56,6 +56,11 @@ function field(content: Record<string, unknown>, name: string): string | undefin
   return t.trim() || undefined;
 }
 
+/** What the lifecycle refused (only such outcomes carry `azione` with esito=errore) is a fault with its Italian reason. */
+function lifecycleRefusal(o: OrderOutcome): void {
+  if (o.esito === 'errore' && o.azione !== undefined) throw SoapFault.of(o.code ?? 'BUSINESS', (o.errori ?? []).map((e) => e.messaggio));
+}
+
 export function registerSoapRoutes(app: FastifyInstance, deps: SoapDeps): void {
   let cached: { base: string; wsdl: string } | undefined;
   function wsdl(base: string): string {
@@ -70,7 +75,8 @@ export function registerSoapRoutes(app: FastifyInstance, deps: SoapDeps): void {
     return principal;
   }
 
-  async function inviaOrdine(req: FastifyRequest, principal: Principal, raw: Buffer, ns: string): Promise<string> {
+  /** The one order of an operation's envelope, judged by the core. */
+  async function submitOrder(req: FastifyRequest, principal: Principal, raw: Buffer, operation: string, azione?: 'modifica' | 'annulla') {
     const { outcome } = await deps.intake.submit({
       principal,
       channel: 'soap',
@@ -79,16 +85,34 @@ export function registerSoapRoutes(app: FastifyInstance, deps: SoapDeps): void {
       charset: declaredCharset(req),
       raw,
       fileName: undefined,
-      meta: { remote: req.ip, requestId: String(req.id), operation: 'InviaOrdine' },
+      meta: { remote: req.ip, requestId: String(req.id), operation, ...(azione !== undefined ? { azione } : {}) },
       singleOrder: true,
     });
     if (outcome.fileError) throw SoapFault.of(outcome.fileError.code, outcome.fileError.message);
     const o = outcome.orders[0];
     if (!o) throw new Error(`submission ${outcome.submissionId} has neither an order nor a file error`);
+    return o;
+  }
+
+  async function inviaOrdine(req: FastifyRequest, principal: Principal, raw: Buffer, ns: string): Promise<string> {
+    const o = await submitOrder(req, principal, raw, 'InviaOrdine');
     // Structure errors and another customer's code are faults (REST: 400 shape A, 403); business errors and
     // conflicts are an answer with esito=errore (REST: shape B), exactly as REST splits them.
     if (o.esito === 'errore' && o.message) throw SoapFault.of(o.code ?? 'VALIDATION', o.message);
+    lifecycleRefusal(o);
     return inviaOrdineResponse(ns, o);
+  }
+
+  /**
+   * A change or cancellation (src/intake/lifecycle.ts). Structure errors are faults and business errors an answer
+   * with esito=errore, as for InviaOrdine; what the lifecycle refuses (shipped, cancelled, a request pending, a
+   * reference never registered) is a fault with the reason in Italian, as REST answers it with 409/404/400.
+   */
+  async function changeOrdine(req: FastifyRequest, principal: Principal, raw: Buffer, ns: string, operation: 'ModificaOrdine' | 'AnnullaOrdine'): Promise<string> {
+    const o = await submitOrder(req, principal, raw, operation, operation === 'ModificaOrdine' ? 'modifica' : 'annulla');
+    if (o.esito === 'errore' && o.message) throw SoapFault.of(o.code ?? 'VALIDATION', o.message);
+    lifecycleRefusal(o);
+    return changeResponse(ns, operation, o);
   }
 
   async function statoOrdine(principal: Principal, content: Record<string, unknown>, ns: string): Promise<string> {
@@ -140,10 +164,13 @@ export function registerSoapRoutes(app: FastifyInstance, deps: SoapDeps): void {
       switch (request.operation) {
         case 'InviaOrdine':
           return sendXml(reply, 200, await inviaOrdine(req, principal, raw, ns));
+        case 'ModificaOrdine':
+        case 'AnnullaOrdine':
+          return sendXml(reply, 200, await changeOrdine(req, principal, raw, ns, request.operation));
         case 'StatoOrdine':
           return sendXml(reply, 200, await statoOrdine(principal, request.content, ns));
         default:
-          throw new IntakeError('NOT_FOUND', `Unknown operation "${request.operation.slice(0, 100)}": this service offers InviaOrdine and StatoOrdine`);
+          throw new IntakeError('NOT_FOUND', `Unknown operation "${request.operation.slice(0, 100)}": this service offers InviaOrdine, ModificaOrdine, AnnullaOrdine and StatoOrdine`);
       }
     } catch (e) {
       return sendXml(reply, 500, faultResponse(ns, asFault(e, req)));

@@ -37,7 +37,7 @@ export type IntakeStore = ClaimStore & JudgeStore & Pick<Store,
 
 /** The e-mail channel (src/channels/mail/): its own tables, the customers its mailboxes belong to, its leases. */
 export type MailChannelStore = MailStore & Pick<Store,
-  | 'getCustomer' | 'getCustomerByMailbox' | 'getSubmission' | 'getOrders' | 'articleDescriptions'
+  | 'getCustomer' | 'getCustomerByMailbox' | 'getSubmission' | 'getOrders' | 'articleDescriptions' | 'orderVersions'
   | 'listCustomers' | 'listSubmissions' | 'queueNotification'
   | 'acquireLease' | 'renewLease' | 'releaseLease' | 'reapInstances'>;
 
@@ -48,7 +48,7 @@ export type MailChannelStore = MailStore & Pick<Store,
  */
 export type FilesChannelStore = Pick<Store,
   | 'listSubmissions' | 'getSubmission' | 'getSubmissionOutcomes' | 'findSubmissionBySha'
-  | 'stageUploadPieces' | 'discardStagedUpload' | 'sweepStagedUploads' | 'getOrders' | 'articleDescriptions'>;
+  | 'stageUploadPieces' | 'discardStagedUpload' | 'sweepStagedUploads' | 'getOrders' | 'articleDescriptions' | 'orderVersions'>;
 
 /** A connector's key checked (src/connectors/auth.ts): the key, and whether its customer is active. */
 export type ConnectorAuthStore = Pick<Store, 'findConnectorByKey' | 'getCustomer'>;

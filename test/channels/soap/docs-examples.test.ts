@@ -5,7 +5,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { startTestService, type TestCustomer, type TestService } from '../../helpers/service.ts';
-import { bodyOf, faultOf, post } from './helpers.ts';
+import { bodyOf, faultOf, post, SOAP11 } from './helpers.ts';
 
 const run = promisify(execFile);
 // The SOAP examples customers copy are in docs/customers/soap.md; each is run here against the real service.
@@ -42,6 +42,21 @@ void describe('docs/customers/soap.md examples', () => {
     assert.deepEqual(Object.keys(got), Object.keys(documented));
     assert.equal(got.esito, documented.esito);
     assert.equal(got.messaggio, documented.messaggio);
+  });
+
+  void it('the ModificaOrdine and AnnullaOrdine examples, sent as documented, get responses shaped like the documented ones', async () => {
+    const key = c1.apiKey;
+    const registered = await post(t.url, example('invia-request').replace('YOUR_API_KEY', key));
+    assert.equal(registered.status, 200, registered.text);
+    for (const [request, response, name] of [['modifica-request', 'modifica-response', 'ModificaOrdineResponse'], ['annulla-request', 'annulla-response', 'AnnullaOrdineResponse']] as const) {
+      const a = await post(t.url, example(request).replace('YOUR_API_KEY', key));
+      assert.equal(a.status, 200, a.text);
+      const got = a.body[name] as Record<string, string>;
+      const documented = bodyOf(`<soap:Envelope xmlns:soap="${SOAP11}"><soap:Body>${example(response)}</soap:Body></soap:Envelope>`)[name] as Record<string, string>;
+      assert.deepEqual(Object.keys(got), Object.keys(documented));
+      assert.equal(got.esito, 'ok');
+      assert.equal(got.messaggio, String(documented.messaggio).replace('2026-000042', got.numero_ordine!));
+    }
   });
 
   void it('the documented fault is what an order without codice_cliente and with empty righe gets', async () => {

@@ -130,7 +130,7 @@ void describe('SOAP faults: the envelope', () => {
   });
 
   void it('a Body without an operation, or with two', async () => {
-    const message = 'soap:Body must hold exactly one operation element: InviaOrdine or StatoOrdine';
+    const message = 'soap:Body must hold exactly one operation element: InviaOrdine, ModificaOrdine, AnnullaOrdine or StatoOrdine';
     const none = faultOf(await post(t.url, envelope(ns, c1.apiKey, '')));
     assert.deepEqual(none, { faultcode: 'soap:Client', faultstring: message, detail: [message] });
     const two = faultOf(await post(t.url, envelope(ns, c1.apiKey, '<ord:StatoOrdine/><ord:StatoOrdine/>')));
@@ -141,7 +141,7 @@ void describe('SOAP faults: the envelope', () => {
     const a = await post(t.url, envelope(ns, c1.apiKey, '<ord:CancellaOrdine><ord:id_ordine>x</ord:id_ordine></ord:CancellaOrdine>'), { soapaction: `"${ns}#CancellaOrdine"` });
     assert.deepEqual(faultOf(a), {
       faultcode: 'soap:Client',
-      faultstring: 'Unknown operation "CancellaOrdine": this service offers InviaOrdine and StatoOrdine',
+      faultstring: 'Unknown operation "CancellaOrdine": this service offers InviaOrdine, ModificaOrdine, AnnullaOrdine and StatoOrdine',
     });
   });
 

@@ -43,6 +43,7 @@ void describe('SOAP StatoOrdine', () => {
         { codice_articolo: 'VOL-A4', quantita: '1000', unita_misura: 'PZ' },
       ] },
       canale: 'rest', registrato_il: registratoIl,
+      versione: '1', versioni: { versione: { versione: '1', ricevuto_il: registratoIl, canale: 'rest', azione: 'nuovo' } },
     });
   });
 

@@ -74,7 +74,7 @@ void describe('the WSDL', () => {
       assert.ok(elements.has(String(parts[0]!.element)), `${name} refers to a declared element`);
     }
     const ops = children(children(defs, 'wsdl:portType')[0]!, 'wsdl:operation');
-    assert.deepEqual(ops.map((o) => o.name), ['InviaOrdine', 'StatoOrdine']);
+    assert.deepEqual(ops.map((o) => o.name), ['InviaOrdine', 'StatoOrdine', 'ModificaOrdine', 'AnnullaOrdine']);
     for (const op of ops) {
       for (const io of ['wsdl:input', 'wsdl:output', 'wsdl:fault']) {
         assert.ok(messages.has(String(children(op, io)[0]!.message)), `${String(op.name)} ${io} message exists`);

@@ -1,6 +1,6 @@
 /**
  * XML orders: root <ordine> (or <InviaOrdine>, the SOAP body element, with the same children), several under
- * <ordini>; lines as <righe><riga>…</riga></righe>. Namespace prefixes and attributes are ignored. Values stay
+ * <ordini>; the SOAP bodies <ModificaOrdine> and <AnnullaOrdine> are an order whose `azione` their name gives; lines as <righe><riga>…</riga></righe>. Namespace prefixes and attributes are ignored. Values stay
  * text except a line's quantita, which becomes a number when it clearly is one.
  *
  * DTDs are refused before parsing: they are how entity expansion attacks (billion laughs) and external
@@ -16,7 +16,10 @@ import { decodeUbl, ublRootOf } from '../ubl/decode.ts';
 
 export { MAX_XML_DEPTH, predefinedEntitiesOnly } from './entities.ts';
 
-const SINGLE_ORDER_ROOTS: ReadonlySet<string> = new Set(['ordine', 'InviaOrdine']);
+/** Roots holding one order, and the `azione` the root itself names (the SOAP operation decides, not a child). */
+const SINGLE_ORDER_ROOTS: ReadonlyMap<string, 'modifica' | 'annulla' | undefined> = new Map([
+  ['ordine', undefined], ['InviaOrdine', undefined], ['ModificaOrdine', 'modifica'], ['AnnullaOrdine', 'annulla'],
+]);
 const LIST_ROOT = 'ordini';
 
 const parser = new XMLParser({
@@ -101,7 +104,11 @@ function ordersOf(doc: Record<string, unknown>): unknown[] {
     throw new IntakeError('NOT_PARSEABLE', 'XML must have exactly one root element');
   }
   const root = doc[name];
-  if (SINGLE_ORDER_ROOTS.has(name)) return [toOrder(root)];
+  if (SINGLE_ORDER_ROOTS.has(name)) {
+    const order = toOrder(root);
+    const azione = SINGLE_ORDER_ROOTS.get(name);
+    return [azione === undefined ? order : { ...order, azione }];
+  }
   if (name === LIST_ROOT) return isRecord(root) && Array.isArray(root.ordine) ? root.ordine.map(toOrder) : [];
   throw new IntakeError(
     'NOT_PARSEABLE',
