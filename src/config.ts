@@ -14,6 +14,7 @@ export class ConfigError extends Error {
   override readonly name = 'ConfigError';
 }
 import { parseCidr } from './connectors/ip-allow.ts';
+import { parsePeppolId } from './customers/peppol-ids.ts';
 
 /** A listening port: a number (0 = ephemeral, the bound port is logged) or 'off' to disable the channel. */
 export type PortSetting = number | 'off';
@@ -66,6 +67,16 @@ export interface Config {
   readonly timeZone: string;
   /** INTAKE_PUBLIC_URL: base URL customers use (SOAP namespace, WSDL address, printed examples). */
   readonly publicUrl?: string;
+  /**
+   * INTAKE_PEPPOL_ID: our Peppol participant identifier, scheme:value (`0211:IT01234567890`). A UBL document whose
+   * seller party names other identifiers is refused. Unset: the seller is not checked.
+   */
+  readonly peppolId?: { scheme: string; identifier: string };
+  /**
+   * INTAKE_PEPPOL_UNITS: UN/ECE unit codes of UBL order lines mapped onto our units, `CODE=UNIT` separated by commas
+   * (`C62=PZ,XBX=SC`). Codes not listed are kept as written (docs/operators/peppol.md).
+   */
+  readonly peppolUnits: ReadonlyMap<string, string>;
   /** INTAKE_LOG_LEVEL: pino level. Default info */
   readonly logLevel: string;
   /**
@@ -344,6 +355,7 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     mailDnsRetrySeconds: seconds(env, 'INTAKE_MAIL_DNS_RETRY_SECONDS', 300, 1, 24 * 3600),
     timeZone: timeZone(env.INTAKE_TIMEZONE?.trim() || 'Europe/Rome'),
     publicUrl,
+    ...peppol(env),
     logLevel: env.INTAKE_LOG_LEVEL?.trim() || 'info',
     maxBodyBytes: bytes(env, 'INTAKE_MAX_BODY_BYTES', 5 * 1024 * 1024),
     maxFileBytes: bytes(env, 'INTAKE_MAX_FILE_BYTES', 100 * 1024 * 1024),
@@ -366,6 +378,25 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     eventRetentionDays: wholeNumber(env, 'INTAKE_EVENT_RETENTION_DAYS', 'days', 90, 1, 3650),
     ...backups(env, cwd, databaseUrl !== undefined),
   });
+}
+
+function peppol(env: Env): Pick<Config, 'peppolId' | 'peppolUnits'> {
+  const id = env.INTAKE_PEPPOL_ID?.trim() || undefined;
+  let peppolId: Config['peppolId'];
+  if (id !== undefined) {
+    try {
+      peppolId = parsePeppolId(id);
+    } catch (e) {
+      throw new ConfigError(`INTAKE_PEPPOL_ID: ${e instanceof Error ? e.message : String(e)}`, { cause: e });
+    }
+  }
+  const units = new Map<string, string>();
+  for (const pair of (env.INTAKE_PEPPOL_UNITS ?? '').split(',').map((p) => p.trim()).filter((p) => p !== '')) {
+    const m = /^([A-Za-z0-9]{1,10})\s*=\s*([A-Za-z0-9]{1,10})$/.exec(pair);
+    if (!m) throw new ConfigError(`INTAKE_PEPPOL_UNITS: "${pair}" must be CODE=UNIT (letters and digits, e.g. C62=PZ)`);
+    units.set(m[1]!.toUpperCase(), m[2]!.toUpperCase());
+  }
+  return { ...(peppolId ? { peppolId } : {}), peppolUnits: units };
 }
 
 const DURATION_UNITS: Record<string, number> = { m: 60_000, h: 60 * 60_000, d: 24 * 60 * 60_000 };

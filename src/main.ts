@@ -77,7 +77,7 @@ export async function startService(given: Config, log: Logger): Promise<Service>
   await store.startInstance(holder);
   log.info({ instance: holder }, 'instance registered');
   const core = createIntake({ store, timeZone: config.timeZone, log, claimLeaseMs: config.claimLeaseMs, sweepIntervalMs: config.sweepIntervalMs, holder, metrics,
-    largeWork: holdHeapGrowthLimit });
+    largeWork: holdHeapGrowthLimit, peppol: { ...(config.peppolId ? { sellerId: config.peppolId } : {}), units: config.peppolUnits } });
   // What channels get: the same intake and authenticator, with acknowledgement latency and lockouts counted.
   const intake = timeAcks(core, metrics);
   const auth = countLockouts(createAuthenticator(store), metrics);
@@ -107,10 +107,11 @@ export async function startService(given: Config, log: Logger): Promise<Service>
     addHsts(app);
     metrics.trackConnections('http', app.server);
     if (config.metricsToken && config.metricsPort === 'off') registerMetricsRoute(app, metrics, config.metricsToken);
-    registerRestRoutes(app, { intake, store, auth, timeZone: config.timeZone });
+    registerRestRoutes(app, { intake, store, auth, timeZone: config.timeZone, ...(config.peppolId ? { peppolId: config.peppolId } : {}) });
     registerIntegrationRoutes(app, { store, reader: storeEventReader(store), signal: eventSignal, auth, pollMs: config.feedPollMs });
     registerConnectorRoutes(app, { intake, store, onEvent: () => eventSignal.notify() });
-    await registerWeb(app, { store, intake, log, timeZone: config.timeZone, mailDomain: config.mailDomain, maxFileBytes: config.maxFileBytes, onEvent: () => eventSignal.notify() });
+    await registerWeb(app, { store, intake, log, timeZone: config.timeZone, mailDomain: config.mailDomain, maxFileBytes: config.maxFileBytes, onEvent: () => eventSignal.notify(),
+      ...(config.peppolId ? { peppolId: config.peppolId } : {}) });
     registerSoapRoutes(app, { intake, store, auth, publicUrl: () => baseUrl(config, ports.http ?? Number(config.httpPort)) });
     // The docs' server URL is only known once bound when the port is ephemeral; the static document is built
     // from the configured public URL or the configured port.

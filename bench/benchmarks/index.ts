@@ -9,6 +9,7 @@ import { mixedBenchmark } from './mixed.ts';
 import { recoveryBenchmark, recoveryPgBenchmark } from './recovery.ts';
 import { handoffBenchmark } from './handoff.ts';
 import { consoleBenchmark } from './console.ts';
+import { peppolBenchmark } from './peppol.ts';
 
 export const BENCHMARKS: readonly Benchmark[] = [
   restBenchmark('sqlite'),
@@ -23,4 +24,5 @@ export const BENCHMARKS: readonly Benchmark[] = [
   recoveryPgBenchmark,
   handoffBenchmark,
   consoleBenchmark,
+  peppolBenchmark,
 ];

@@ -1,6 +1,6 @@
 /**
- * Loading the article catalog from a CSV file: `codice_articolo;descrizione;unita_misura`, any order, more
- * columns ignored. Streamed end to end (file → decoder → csv-parse → batches), so memory use does not grow
+ * Loading the article catalog from a CSV file: `codice_articolo;descrizione;unita_misura`, any order, an optional
+ * `gtin` column (the GTIN a UBL order line may name the article by), more columns ignored. Streamed end to end (file → decoder → csv-parse → batches), so memory use does not grow
  * with the file: a 1,000,000-row catalog loads like a 10-row one, only longer. Rows are upserted: importing
  * the same file again changes nothing, and a corrected file fixes what the previous one got wrong.
  */
@@ -11,6 +11,7 @@ import { parse } from 'csv-parse';
 import type { CatalogImportStore } from '../domain/store/ports.ts';
 import type { Article } from '../domain/store/store.ts';
 import { UNIT_CODE_PATTERN } from './units.ts';
+import { normaliseGtin } from './gtin.ts';
 import { NotUtf8Error, decoderFor, firstLine, sniffFile, type SniffedEncoding } from './encoding.ts';
 
 export interface ImportArticlesOptions {
@@ -31,6 +32,7 @@ const MAX_DESCRIPTION_LENGTH = 1_000;
 
 const REQUIRED = ['codice_articolo', 'descrizione', 'unita_misura'] as const;
 type Column = (typeof REQUIRED)[number];
+type Columns = Record<Column, number> & { gtin?: number };
 const EXPECTED_HEADER = REQUIRED.join(';');
 
 /** The delimiter that occurs most in the header line (';' wins ties: it is what Italian Excel writes). */
@@ -49,17 +51,19 @@ export function detectDelimiter(header: string): ';' | ',' | '\t' {
   return best;
 }
 
-function headerIndexes(record: string[]): Record<Column, number> {
+function headerIndexes(record: string[]): Columns {
   // "Codice articolo", "CODICE-ARTICOLO" and "codice_articolo" all name the same column.
   const names = record.map((h) => h.replace(/^\uFEFF/, '').trim().toLowerCase().replace(/[\s-]+/g, '_'));
   const missing = REQUIRED.filter((c) => !names.includes(c));
   if (missing.length > 0) {
     throw new Error(`line 1: the header lacks ${missing.join(', ')}; expected ${EXPECTED_HEADER}`);
   }
-  return Object.fromEntries(REQUIRED.map((c) => [c, names.indexOf(c)])) as Record<Column, number>;
+  const cols = Object.fromEntries(REQUIRED.map((c) => [c, names.indexOf(c)])) as Columns;
+  if (names.includes('gtin')) cols.gtin = names.indexOf('gtin');
+  return cols;
 }
 
-function toArticle(record: string[], cols: Record<Column, number>, line: number): Article {
+function toArticle(record: string[], cols: Columns, line: number): Article & { gtin?: string } {
   const code = (record[cols.codice_articolo] ?? '').trim();
   const descrizione = (record[cols.descrizione] ?? '').trim();
   const unit = (record[cols.unita_misura] ?? '').trim().toUpperCase();
@@ -73,7 +77,11 @@ function toArticle(record: string[], cols: Record<Column, number>, line: number)
   if (unit !== '' && !UNIT_CODE_PATTERN.test(unit)) {
     throw new Error(`line ${line}: unita_misura "${unit}" is not a unit code (letters and digits, at most 10)`);
   }
-  return { codice_articolo: code, descrizione, unita_misura: unit };
+  const gtinText = cols.gtin === undefined ? '' : (record[cols.gtin] ?? '').trim();
+  if (gtinText === '') return { codice_articolo: code, descrizione, unita_misura: unit };
+  const gtin = normaliseGtin(gtinText);
+  if (gtin === undefined) throw new Error(`line ${line}: gtin "${gtinText.slice(0, 40)}" is not a GTIN (8, 12, 13 or 14 digits with a valid check digit)`);
+  return { codice_articolo: code, descrizione, unita_misura: unit, gtin };
 }
 
 /** What csv-parse yields with `info: true`: the fields and where they were read. */
@@ -107,26 +115,31 @@ async function importWith(
   // a secondary AbortError first.
   let rowError: unknown;
   const consume = async (records: ParsedRecords) => {
-    let cols: Record<Column, number> | undefined;
+    let cols: Columns | undefined;
     // Keyed by code: a code twice in one batch would make a multi-row upsert touch one row twice (PostgreSQL
     // refuses that); the later row wins, as it would across batches.
     let batch = new Map<string, Article>();
+    let gtins = new Map<string, string>();
+    const flush = async () => {
+      await store.upsertArticles([...batch.values()]);
+      if (gtins.size > 0) await store.upsertArticleGtins([...gtins].map(([gtin, codice_articolo]) => ({ gtin, codice_articolo })));
+      batch = new Map();
+      gtins = new Map();
+    };
     for await (const { record, info } of records) {
       if (!cols) {
         cols = headerIndexes(record);
         continue;
       }
       if (record.every((f) => f.trim() === '')) continue; // a row of empty cells, as spreadsheets leave at the end
-      const article = toArticle(record, cols, info.lines);
+      const { gtin, ...article } = toArticle(record, cols, info.lines);
       batch.set(article.codice_articolo, article);
+      if (gtin !== undefined) gtins.set(gtin, article.codice_articolo);
       rows++;
-      if (batch.size >= ARTICLE_BATCH_SIZE) {
-        await store.upsertArticles([...batch.values()]);
-        batch = new Map();
-      }
+      if (batch.size >= ARTICLE_BATCH_SIZE) await flush();
     }
     if (!cols) throw new Error(`the file has no header line; expected ${EXPECTED_HEADER}`);
-    if (batch.size > 0) await store.upsertArticles([...batch.values()]);
+    if (batch.size > 0) await flush();
   };
   try {
     await pipeline(source, decoderFor(encoding), parser, (records: ParsedRecords) => consume(records).catch((err: unknown) => {

@@ -57,13 +57,15 @@ export interface OrderStatus {
   message?: string[];
   /** Stage B errors of a refused order. */
   errori?: FieldError[];
+  /** What the UBL document the order came as says beyond the order (GET's view only: src/intake/status.ts). */
+  documento?: unknown;
 }
 
 /** The keys in the order a view shows them; a view read back from a store that does not keep key order is put back in it. */
 export const VIEW_KEYS: readonly (keyof OrderStatus)[] = [
   'stato', 'id_ordine', 'numero_ordine', 'codice_cliente', 'riferimento_ordine', 'data_ordine', 'data_consegna', 'note', 'righe',
   'sito_produzione', 'canale', 'ricevuto_il', 'registrato_il', 'stato_produzione', 'storico_produzione', 'versione', 'versioni',
-  'richieste', 'message', 'errori',
+  'richieste', 'message', 'errori', 'documento',
 ];
 
 /**

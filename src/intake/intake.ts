@@ -12,6 +12,7 @@ import { withoutUndefined } from '../domain/objects.ts';
 import { ARTICLE_MEMORY_MS, MAX_KNOWN_CODES, rememberKnown } from './known-codes.ts';
 import { createClaims, createSweeper, defaultHolder, DEFAULT_LEASE_MS, DEFAULT_SWEEP_MS } from './claims.ts';
 import { judge, tallyOf, type Judgement } from './judge.ts';
+import type { PeppolSettings } from './ubl-resolve.ts';
 import type { Logger } from '../log.ts';
 import type { Metrics } from '../metrics/metrics.ts';
 import { ClaimLostError, type NewSubmission, type SingleJudged, type WriteOptions } from '../domain/store/store.ts';
@@ -90,6 +91,8 @@ export interface IntakeDeps {
   largeWorkBytes?: number;
   /** How long an article found is remembered (default ARTICLE_MEMORY_MS; 0: asked every time). */
   articleMemoryMs?: number;
+  /** Our Peppol identifier and unit mapping (INTAKE_PEPPOL_ID, INTAKE_PEPPOL_UNITS), for UBL documents. */
+  peppol?: PeppolSettings;
 }
 
 /**
@@ -189,7 +192,7 @@ export function createIntake(deps: IntakeDeps): Intake {
       let outcome: Outcome;
       try {
         // One order: never more than a batch, so the Judgement is whole (no tally).
-        const judged = await judge({ store: firstWrite, timeZone: deps.timeZone, now }, s);
+        const judged = await judge({ store: firstWrite, timeZone: deps.timeZone, now, peppol: deps.peppol }, s);
         // Refused before any registration: saved now, with that outcome.
         if (!saved) await save({ outcome: judged.outcome });
         outcome = saved!;
@@ -269,7 +272,7 @@ export function createIntake(deps: IntakeDeps): Intake {
     let recorded = false;
     try {
       j = await sized(s, async () => {
-        const judged = await judge({ store: judgeStore, timeZone: deps.timeZone, now, resumed }, s);
+        const judged = await judge({ store: judgeStore, timeZone: deps.timeZone, now, resumed, peppol: deps.peppol }, s);
         // Fenced like its registrations: a takeover may be registering what this judgement refused.
         recorded = await store.completeSubmission(id, 'processed', judged.outcome, now().toISOString(),
           judged.tally ? { attemptsRecorded: true, heldBy: claims.holder } : { heldBy: claims.holder });

@@ -16,6 +16,7 @@ import { changeOutcome } from './lifecycle-outcome.ts';
 import { okOutcome, registeredOutcome } from '../domain/registered-outcome.ts';
 import { SeenOrders } from './seen-orders.ts';
 import { validateBusiness, validateStructure, type Catalog } from './validate.ts';
+import { documentCampo, documentDetails, documentErrors, NO_PEPPOL, resolveUbl, sequenceOf, ublOf, type PeppolSettings } from './ubl-resolve.ts';
 import type { Order, OrderOutcome, Outcome, Principal, StoredSubmission } from '../domain/types.ts';
 import { hasAttemptRow } from '../domain/store/records.ts';
 import type { RegisterItem } from '../domain/store/store.ts';
@@ -42,6 +43,8 @@ export interface JudgeDeps {
    * Left unset for a submission judged straight after it was saved, which cannot have registered anything.
    */
   resumed?: boolean;
+  /** Our Peppol identifier and unit mapping, for UBL documents (default: none). */
+  peppol?: PeppolSettings;
 }
 
 function principalOf(s: StoredSubmission): Principal {
@@ -249,8 +252,15 @@ async function settleCorrections(f: FileState, valid: { index: number; order: Or
 async function judgeBatch(f: FileState, first: number, candidates: readonly unknown[]): Promise<void> {
   const { deps, s, site, outcomes } = f;
   const valid: { index: number; order: Order }[] = [];
+  // UBL documents name their buyer and items by identifiers only the store can turn into codes.
+  const unresolved = await resolveUbl(deps.store, f.principal, deps.peppol ?? NO_PEPPOL, candidates, first);
   candidates.forEach((c, k) => {
     const index = first + k;
+    const refusal = unresolved.get(k);
+    if (refusal) {
+      outcomes[index] = refusal;
+      return;
+    }
     const a = validateStructure(asked(s, c));
     if (a.ok) valid.push({ index, order: a.order });
     else {
@@ -318,6 +328,7 @@ async function judgeBatch(f: FileState, first: number, candidates: readonly unkn
   // and judging it again (resumed) answers "created" for them, so the outcome is the same.
   const results = items.length ? await deps.store.registerOrders(items.map((i) => i.item)) : [];
   await keepTickets(f, items, results);
+  await keepDocuments(f, items, results, candidates, first);
   results.forEach((r, k) => {
     const { index, item, repeat } = items[k]!;
     outcomes[index] = registeredOutcome(index, item.order, site, r, repeat);
@@ -336,11 +347,45 @@ async function judgeBatch(f: FileState, first: number, candidates: readonly unkn
     const refused = outcomes[i]!.esito === 'errore';
     const rows = refused ? fileRowsOf(candidates[i - first]) : undefined;
     if (rows !== undefined) outcomes[i]!.righe_file = rows;
+    inDocumentTerms(outcomes[i]!, candidates[i - first]);
     // A spreadsheet's order says the cell of each value.
     const sheet = refused ? sheetPlacesOf(candidates[i - first]) : undefined;
     if (sheet !== undefined) outcomes[i]!.foglio_file = sheet;
   }
+  await recordSequences(f, candidates, first);
   if (f.tally) await recordBatch(f, first, end);
+}
+
+/**
+ * What a UBL document says beyond the order (item names, prices, the delivery place, the buyer's contact, references),
+ * kept with the order it registered, as the connectors' ticket details are (an order keeps the first it got).
+ */
+async function keepDocuments(f: FileState, items: { index: number; item: RegisterItem }[], results: { status: string; id_ordine: string }[], candidates: readonly unknown[], first: number): Promise<void> {
+  if (f.connector) return;
+  const rows: { orderId: string; details: string }[] = [];
+  results.forEach((r, k) => {
+    const info = ublOf(candidates[items[k]!.index - first]);
+    if (info && r.status === 'created') rows.push({ orderId: r.id_ordine, details: JSON.stringify(documentDetails(info)) });
+  });
+  if (rows.length > 0) await f.deps.store.saveOrderTickets(rows);
+}
+
+/** The SequenceNumberID of each UBL Order Change the batch applied or handed to production, for the next one's check. */
+async function recordSequences(f: FileState, candidates: readonly unknown[], first: number): Promise<void> {
+  for (const [k, c] of candidates.entries()) {
+    const info = ublOf(c);
+    const seq = info && sequenceOf(info);
+    const o = f.outcomes[first + k];
+    if (seq !== undefined && o?.esito === 'ok' && o.id_ordine !== undefined) await f.deps.store.recordUblChangeSequence(o.id_ordine, seq);
+  }
+}
+
+/** A refused UBL document's errors name its own elements (`OrderLine[2]/LineItem/Quantity/@unitCode`), not our fields. */
+function inDocumentTerms(o: OrderOutcome, candidate: unknown): void {
+  const info = o.esito === 'errore' ? ublOf(candidate) : undefined;
+  if (!info) return;
+  if (o.errori) o.errori = o.errori.map((e) => ({ ...e, campo: documentCampo(e.campo, info) }));
+  else if (o.code === 'VALIDATION' && o.message) o.errori = documentErrors(o.message, info);
 }
 
 /**

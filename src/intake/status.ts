@@ -11,9 +11,15 @@ import type { StatusStore } from '../domain/store/ports.ts';
 
 export type { OrderState, OrderStatus } from '../domain/order-view.ts';
 
-/** A registered order as its customer sees it: with its version, its versions and its requests. */
-function registered(store: StatusStore, o: RegisteredOrder): Promise<OrderStatus> {
-  return lifecycleView(store, o);
+/**
+ * A registered order as its customer sees it: with its version, its versions and its requests, and for one that came
+ * as a UBL document what the document said besides (`documento`: prices, delivery place, contact, references).
+ */
+async function registered(store: StatusStore, o: RegisteredOrder): Promise<OrderStatus> {
+  const [view, details] = await Promise.all([lifecycleView(store, o), store.orderTicket(o.customerId, o.id_ordine)]);
+  if (details === undefined) return view;
+  const parsed = JSON.parse(details) as { formato?: unknown };
+  return parsed.formato === 'ubl' ? { ...view, documento: parsed } : view;
 }
 
 /**

@@ -203,8 +203,8 @@ const FILE_MESSAGES: [RegExp, (m: RegExpExecArray) => string][] = [
   [/^XML must not nest elements more than (\d+) levels deep$/, (m) => `l'XML annida elementi per più di ${m[1]} livelli`],
   [/^XML element name "(.*)" is not allowed$/, (m) => `il nome di elemento XML "${m[1]}" non è ammesso`],
   [/^XML must have exactly one root element$/, () => "l'XML deve avere un solo elemento radice"],
-  [/^XML root element must be <ordine>, <ordini> or <InviaOrdine>, not <(.*)>$/,
-    (m) => `l'elemento radice dell'XML deve essere <ordine>, <ordini> o <InviaOrdine>, non <${m[1]}>`],
+  [/^XML root element must be <ordine>, <ordini> or <InviaOrdine>, or a UBL <Order>, <OrderChange> or <OrderCancellation> in its namespace, not <(.*)>$/,
+    (m) => `l'elemento radice dell'XML deve essere <ordine>, <ordini> o <InviaOrdine>, oppure un documento UBL <Order>, <OrderChange> o <OrderCancellation> nel suo namespace, non <${m[1]}>`],
   [/^SOAP envelope must contain a Body$/, () => "la busta SOAP deve contenere un elemento Body"],
   // Excel workbooks (src/intake/formats/xlsx/).
   [/^the file is a damaged ZIP archive/, () => 'il file è un archivio ZIP danneggiato (lo è anche una cartella di lavoro .xlsx) e non può essere letto'],

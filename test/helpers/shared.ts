@@ -24,3 +24,15 @@ export const CIP4_SAMPLES = path.join(CIP4_DIR, 'samples');
 export const XJDF_XSD = path.join(CIP4_DIR, 'xjdf.xsd');
 /** The `skip` option of a test that needs them: false when present; a failure in CI when not. */
 export const CIP4_SKIP = skipUnlessPresent(existsSync(CIP4_SAMPLES) && existsSync(XJDF_XSD) ? undefined : `no shared/cip4 beside the project (${CIP4_DIR})`);
+
+function findShared(name: string): string {
+  const root = path.resolve(import.meta.dirname, '../..');
+  for (let dir = path.dirname(root); ; dir = path.dirname(dir)) {
+    const candidate = path.join(dir, 'shared', name);
+    if (existsSync(candidate) || dir === path.dirname(dir)) return candidate;
+  }
+}
+
+/** OASIS UBL 2.1 and 2.3 schemas of the ordering documents, for `xmllint --schema` (never copied into the project). */
+export const UBL_DIR = findShared('ubl');
+export const UBL_SKIP = skipUnlessPresent(existsSync(path.join(UBL_DIR, 'ubl21')) ? undefined : `no shared/ubl beside the project (${UBL_DIR})`);

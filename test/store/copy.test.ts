@@ -353,6 +353,11 @@ void describe('db copy from SQLite to PostgreSQL', { skip: PG_SKIP }, () => {
     // An article taken out of service (migration 031) stays out of service in the copy.
     await src.store.upsertArticles([{ codice_articolo: 'DEMO-1', descrizione: 'Articolo di prova', unita_misura: 'PZ' }]);
     await src.store.deactivateArticles(['DEMO-1']);
+    // Peppol identifiers, GTINs and cross-references (migration 035).
+    await src.store.setPeppolIds(src.customerId, [{ scheme: '0211', identifier: 'IT01234567890' }]);
+    await src.store.upsertArticleGtins([{ gtin: '08001234567897', codice_articolo: 'DEMO-1' }]);
+    await src.store.upsertArticleXrefs(src.customerId, [{ codice_cliente_articolo: 'ASL-1', codice_articolo: 'DEMO-1' }]);
+    await src.store.recordUblChangeSequence('order-with-changes', 4);
     const progress: number[] = [];
     const first = await copySqliteToPostgres({ from: src.file, to: schema.url, pageSize: 2, onProgress: (p) => progress.push(p.done) });
     const rows = Object.fromEntries(first.tables.map((t) => [t.table, t.rows]));
@@ -360,9 +365,14 @@ void describe('db copy from SQLite to PostgreSQL', { skip: PG_SKIP }, () => {
       customers: 2, credentials: 5, articles: 2, units: DEFAULT_UNITS.length, submissions: 8, orders: 6, order_sequences: 1, order_events: 7,
       mail_messages: 3, mail_parts: 3, mail_replies: 2, imap_accounts: 1, sites: 1, connectors: 1, connector_sites: 1, connector_lookup: 2,
       connector_customers: 1, connector_customer_ids: 1, order_tickets: 1, integrations: 0, order_production_history: 0, operators: 1, audit_log: 1, web_keys: 1, customer_notifications: 1,
-      inactive_articles: 1, order_versions: 0, order_requests: 0, customer_mail_policies: 1, mail_holds: 0,
+      inactive_articles: 1, order_versions: 0, order_requests: 0, customer_mail_policies: 1, mail_holds: 0, customer_peppol_ids: 1, article_gtins: 1,
+      article_xrefs: 1, ubl_change_sequences: 1,
     });
     assert.deepEqual(await target.getMailPolicy(src.customerId), await src.store.getMailPolicy(src.customerId));
+    assert.equal(await target.ublChangeSequence('order-with-changes'), 4);
+    assert.deepEqual(await target.listPeppolIds(src.customerId), [{ scheme: '0211', identifier: 'IT01234567890' }]);
+    assert.equal((await target.articlesByGtin(['08001234567897'])).get('08001234567897'), 'DEMO-1');
+    assert.equal((await target.articleXrefs(src.customerId, ['ASL-1'])).get('ASL-1'), 'DEMO-1');
     assert.deepEqual(await target.getOperatorByEmail('ops@example.com'), operator);
     assert.equal(await target.webKey('cookie', 'another'), cookieKey);
     assert.deepEqual((await target.listAudit({ limit: 5 })).map((e) => e.action), ['operator.add']);

@@ -49,6 +49,7 @@ export async function startFileChannels(deps: FileChannelsDeps): Promise<FileCha
     spool, sizes: new SizeCache(), sessions: createSessionLimiter(), failedLoginDelayMs: deps.failedLoginDelayMs,
     metrics: deps.metrics,
     budget: createMemoryBudget(config.uploadMemoryBytes),
+    ...(config.peppolId ? { peppolId: config.peppolId } : {}),
   };
   const sweep = startStagedSweep(deps.store, log.child({ channel: 'files' }));
   const close = async () => {

@@ -13,13 +13,16 @@
 import type { Outcome } from '../../domain/types.ts';
 import type { SubmissionSummary } from '../../domain/store/store.ts';
 import type { FilesChannelStore } from '../../domain/store/ports.ts';
+import type { PeppolId } from '../../domain/store/store.ts';
+import { responseToOutcome, type ResponseSettings } from '../../intake/order-response.ts';
 import { renderOutcomeJson, renderOutcomeText, type OutcomeFileInput } from '../../render/outcome-file.ts';
 import { gatherRecap, RECAP_LIMITS, type Recap, type RecapPort } from '../../render/recap.ts';
 import type { SizeCache } from './tree-model.ts';
 
 export interface OutcomeFileRef {
   s: SubmissionSummary;
-  kind: 'json' | 'txt';
+  /** `xml`: the Peppol Order Response of a UBL ordering document (no file for any other XML). */
+  kind: 'json' | 'txt' | 'xml';
   /** The listed name of the file the outcome belongs to. */
   base: string;
   /** `s` is the order desk's correction of that file (channel console): the file tells the customer of it. */
@@ -39,6 +42,20 @@ export function outcomeInput(s: Pick<SubmissionSummary, 'id' | 'receivedAt' | 'p
   };
 }
 
+/**
+ * The Order Response of a file that is a UBL ordering document, rendered from its stored bytes and its outcome;
+ * undefined for any other file (its `.esito.xml` is not listed).
+ */
+export async function orderResponseBytes(
+  store: Pick<FilesChannelStore, 'getSubmission'>, s: Pick<SubmissionSummary, 'id' | 'processedAt' | 'receivedAt'>, outcome: Outcome, settings: ResponseSettings,
+): Promise<Buffer | undefined> {
+  const stored = await store.getSubmission(s.id);
+  if (!stored) return undefined;
+  // Issued when the file was judged: the same bytes every time it is listed or read.
+  const r = responseToOutcome(stored, outcome.orders[0], outcome.fileError?.message, settings, new Date(s.processedAt ?? s.receivedAt));
+  return r && Buffer.from(r.xml, 'utf8');
+}
+
 export function renderOutcomeFile(input: OutcomeFileInput, kind: 'json' | 'txt'): Buffer {
   return kind === 'json' ? renderOutcomeJson(input) : renderOutcomeText(input);
 }
@@ -48,7 +65,7 @@ export function renderOutcomeFile(input: OutcomeFileInput, kind: 'json' | 'txt')
  * the customer), and for a correction the notice that the order desk registered the order.
  */
 export async function outcomeFileBytes(
-  store: RecapPort, customerId: string, ref: Pick<OutcomeFileRef, 'kind' | 'base' | 'correction'>, s: Pick<SubmissionSummary, 'id' | 'receivedAt' | 'processedAt' | 'meta'>,
+  store: RecapPort, customerId: string, ref: Pick<OutcomeFileRef, 'base' | 'correction'> & { kind: 'json' | 'txt' }, s: Pick<SubmissionSummary, 'id' | 'receivedAt' | 'processedAt' | 'meta'>,
   outcome: Outcome, timeZone: string, known?: Recap,
 ): Promise<Buffer> {
   const recap = known ?? await gatherRecap(store, customerId, outcome.orders, RECAP_LIMITS.file);
@@ -59,13 +76,13 @@ export async function outcomeFileBytes(
   return renderOutcomeFile({ ...outcomeInput(s, outcome, ref.base, timeZone), recap, ...(correctedBy ? { correctedBy } : {}) }, ref.kind);
 }
 
-export function outcomeSizeKey(id: string, kind: 'json' | 'txt', processedAt: string | undefined, base: string): string {
+export function outcomeSizeKey(id: string, kind: OutcomeFileRef['kind'], processedAt: string | undefined, base: string): string {
   return `${id}:${kind}:${processedAt ?? ''}:${base}`;
 }
 
 /** The size of every outcome file in `refs` (rendering those not cached); files whose outcome is gone are left out. */
 export async function outcomeSizes(
-  deps: { store: FilesChannelStore; sizes: SizeCache; timeZone: string }, customerId: string, refs: readonly OutcomeFileRef[],
+  deps: { store: FilesChannelStore; sizes: SizeCache; timeZone: string; peppolId?: PeppolId }, customerId: string, refs: readonly OutcomeFileRef[],
 ): Promise<Map<OutcomeFileRef, number>> {
   const out = new Map<OutcomeFileRef, number>();
   const missing = new Map<string, OutcomeFileRef[]>();
@@ -81,7 +98,14 @@ export async function outcomeSizes(
       // Both files of a submission (JSON and text) show the same recap: read once.
       const recap = await gatherRecap(deps.store, customerId, outcome.orders, RECAP_LIMITS.file);
       for (const ref of missing.get(id) ?? []) {
-        const size = (await outcomeFileBytes(deps.store, customerId, ref, ref.s, outcome, deps.timeZone, recap)).length;
+        if (ref.kind === 'xml') {
+          const bytes = await orderResponseBytes(deps.store, ref.s, outcome, { timeZone: deps.timeZone, ...(deps.peppolId ? { seller: deps.peppolId } : {}) });
+          if (bytes === undefined) continue;
+          deps.sizes.set(outcomeSizeKey(id, ref.kind, ref.s.processedAt, ref.base), bytes.length);
+          out.set(ref, bytes.length);
+          continue;
+        }
+        const size = (await outcomeFileBytes(deps.store, customerId, { ...ref, kind: ref.kind }, ref.s, outcome, deps.timeZone, recap)).length;
         deps.sizes.set(outcomeSizeKey(id, ref.kind, ref.s.processedAt, ref.base), size);
         out.set(ref, size);
       }

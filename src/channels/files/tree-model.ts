@@ -7,6 +7,7 @@ import type { Principal } from '../../domain/types.ts';
 import type { Logger } from '../../log.ts';
 import type { Metrics } from '../../metrics/metrics.ts';
 import type { FilesChannelStore } from '../../domain/store/ports.ts';
+import type { PeppolId } from '../../domain/store/store.ts';
 import { LIMITS } from './limits.ts';
 import { TooLargeError, type Spool } from './spool.ts';
 import type { MemoryBudget } from '../memory-budget.ts';
@@ -76,6 +77,8 @@ export interface FilesDeps {
   metrics?: Metrics;
   /** Memory shared by the uploads being stored and judged (src/channels/memory-budget.ts); unset: unbounded. */
   budget?: MemoryBudget;
+  /** Our Peppol identifier (INTAKE_PEPPOL_ID): the seller of the Order Responses in /ordini/esiti. */
+  peppolId?: PeppolId;
 }
 
 export interface SessionInfo {

@@ -7,7 +7,8 @@
  *   /ordini/               uploads go here; lists the files still being processed and temporary uploads
  *   /ordini/elaborati/     processed files whose orders were all accepted (download = the bytes as received)
  *   /ordini/scartati/      processed files with at least one error
- *   /ordini/esiti/         `<name>.esito.json` and `<name>.esito.txt` for every processed file
+ *   /ordini/esiti/         `<name>.esito.json` and `<name>.esito.txt` for every processed file, and `<name>.esito.xml`
+ *                          (the Peppol Order Response) for a UBL ordering document
  *
  * Stored files are never deleted or renamed (every receipt is kept); only temporary uploads can be.
  * Every path a client sends has already been through resolveClientPath (paths.ts).
@@ -20,7 +21,10 @@ import { LIMITS } from './limits.ts';
 import { displayNames, isTemporaryName } from './names.ts';
 import { newNameProblem } from './paths.ts';
 import { OUTCOME_JSON_SUFFIX, OUTCOME_TEXT_SUFFIX } from '../../render/outcome-file.ts';
-import { outcomeFileBytes, outcomeSizeKey, outcomeSizes, type OutcomeFileRef } from './listing-sizes.ts';
+import { orderResponseBytes, outcomeFileBytes, outcomeSizeKey, outcomeSizes, type OutcomeFileRef } from './listing-sizes.ts';
+
+/** The Peppol Order Response of a UBL ordering document, beside its other outcome files. */
+const ORDER_RESPONSE_SUFFIX = '.esito.xml';
 import { hashFile, TooLargeError } from './spool.ts';
 import { openUpload } from './upload-writer.ts';
 import { STAGE_REPORT_BYTES, UploadStager } from './upload-stager.ts';
@@ -111,6 +115,8 @@ export function createTree(deps: FilesDeps, session: SessionInfo): FileTree {
       (s.esito === 'ok' ? snap.elaborati : snap.scartati).set(name, s);
       snap.esiti.set(name + OUTCOME_JSON_SUFFIX, { s, kind: 'json', base: name });
       snap.esiti.set(name + OUTCOME_TEXT_SUFFIX, { s, kind: 'txt', base: name });
+      // A UBL ordering document's Peppol Order Response; left out of listings for any other XML (no size).
+      if (/\.xml$/i.test(name)) snap.esiti.set(name + ORDER_RESPONSE_SUFFIX, { s, kind: 'xml', base: name });
     }
     correctionFiles(snap, names, listed);
     return snap;
@@ -123,9 +129,14 @@ export function createTree(deps: FilesDeps, session: SessionInfo): FileTree {
     return s;
   }
 
-  async function renderOutcome(id: string, base: string, kind: 'json' | 'txt'): Promise<Buffer> {
+  async function renderOutcome(id: string, base: string, kind: OutcomeFileRef['kind']): Promise<Buffer> {
     const s = await load(id);
     if (!s.outcome) throw new TreeError('not_found', MESSAGES.notFound);
+    if (kind === 'xml') {
+      const bytes = await orderResponseBytes(store, s, s.outcome, { timeZone, ...(deps.peppolId ? { seller: deps.peppolId } : {}) });
+      if (!bytes) throw new TreeError('not_found', MESSAGES.notFound);
+      return bytes;
+    }
     const bytes = await outcomeFileBytes(store, customerId, { kind, base, ...(s.channel === 'console' ? { correction: true } : {}) }, s, s.outcome, timeZone);
     sizes.set(outcomeSizeKey(s.id, kind, s.processedAt, base), bytes.length);
     return bytes;

@@ -58,7 +58,7 @@ export async function startMailChannels(deps: MailChannelsDeps): Promise<MailCha
   const claimMs = config.claimLeaseMs;
   const pipeline = createPipeline({
     store, intake, log, mailDomain: config.mailDomain, timeZone: config.timeZone, maxFileBytes: config.maxFileBytes,
-    onReplyQueued: () => outbox.kick(), claimMs, holder, metrics: deps.metrics,
+    onReplyQueued: () => outbox.kick(), claimMs, holder, metrics: deps.metrics, ...(config.peppolId ? { peppolId: config.peppolId } : {}),
     authenticator: deps.authenticator ?? createAuthenticator({
       authservId: config.mailAuthservId, resolve: createDnsResolve(config.dnsServers, config.dnsTimeoutMs),
     }),

@@ -12,6 +12,8 @@
  * Messages not finished (crash, an internal error, an instance that died) are swept up regularly, each under a claim
  * so that two instances never derive the same message at once.
  */
+import { responseToOutcome, type OrderResponseFile } from '../../intake/order-response.ts';
+import type { PeppolId } from '../../domain/store/store.ts';
 import { uuidv7 } from '../../domain/uuid7.ts';
 import { withoutLoneSurrogates } from '../../domain/text.ts';
 import type { Intake } from '../../intake/intake.ts';
@@ -50,6 +52,8 @@ export interface PipelineDeps {
   authenticator?: Authenticator;
   /** Held messages counted by reason (GET /metrics). */
   metrics?: Pick<Metrics, 'mailHeld'>;
+  /** Our Peppol identifier (INTAKE_PEPPOL_ID): the seller of the Order Responses attached to replies. */
+  peppolId?: PeppolId;
 }
 
 export interface Pipeline {
@@ -216,7 +220,7 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
     const replyId = uuidv7();
     const reply = await composeReply({
       id: replyId, message: parsed, receivedAt: m.receivedAt, judged, mailbox: customer.mailbox, mailDomain: deps.mailDomain,
-      timeZone: deps.timeZone, now: new Date(), recap: await recapOf(customer.id, judged),
+      timeZone: deps.timeZone, now: new Date(), recap: await recapOf(customer.id, judged), orderResponses: await orderResponsesOf(judged),
     });
     const result: MailResult = { esito: reply.esito, submissions, replyId };
     const done = await store.finishMail(m.id, result, {
@@ -224,6 +228,17 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
     });
     if (done) deps.onReplyQueued();
     return done ? result : undefined;
+  }
+
+  /** A Peppol Order Response for each file that is a UBL ordering document, attached to the reply. */
+  async function orderResponsesOf(judged: readonly JudgedPart[]): Promise<OrderResponseFile[]> {
+    const out: OrderResponseFile[] = [];
+    for (const j of judged) {
+      const s = await store.getSubmission(j.submissionId);
+      const r = s && responseToOutcome(s, j.outcome.orders[0], j.outcome.fileError?.message, { timeZone: deps.timeZone, ...(deps.peppolId ? { seller: deps.peppolId } : {}) }, new Date());
+      if (r) out.push(r);
+    }
+    return out;
   }
 
   /** The registered lines of the accepted orders of every file of the message, within the reply's limits. */

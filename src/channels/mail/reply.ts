@@ -40,6 +40,8 @@ export interface ReplyInput {
   unreadable?: boolean;
   /** The registered lines of the accepted orders of every file (src/render/recap.ts, RECAP_LIMITS.mail). */
   recap?: Recap;
+  /** Peppol Order Responses of the files that were UBL ordering documents, attached as they are. */
+  orderResponses?: readonly { fileName: string; xml: string }[];
 }
 
 export interface ComposedReply {
@@ -130,6 +132,7 @@ function tailLines(input: ReplyInput): string[] {
     lines.push('', `Allegati ignorati perché non sono file d'ordine (${formatList('it', ['ZIP'])}): ${message.ignored.join(', ')}`);
   }
   if (input.judged.length > 0) lines.push('', "Il dettaglio per i programmi è nell'allegato esito.json.");
+  for (const r of input.orderResponses ?? []) lines.push(`La risposta Peppol (Order Response) al documento UBL è nell'allegato ${r.fileName}.`);
   lines.push('', 'Questo è un messaggio automatico del servizio ordini.');
   return lines;
 }
@@ -177,7 +180,10 @@ export async function composeReply(input: ReplyInput): Promise<ComposedReply> {
     headers: { 'Auto-Submitted': 'auto-replied', 'X-Auto-Response-Suppress': 'All' },
     text,
     html,
-    attachments: input.judged.length ? [{ filename: 'esito.json', content: outcomeJson(input, t), contentType: 'application/json; charset=utf-8' }] : [],
+    attachments: [
+      ...(input.judged.length ? [{ filename: 'esito.json', content: outcomeJson(input, t), contentType: 'application/json; charset=utf-8' }] : []),
+      ...(input.orderResponses ?? []).map((r) => ({ filename: r.fileName, content: Buffer.from(r.xml, 'utf8'), contentType: 'application/xml; charset=utf-8' })),
+    ],
   });
   const raw = await mail.compile().build();
   return { recipient, subject, raw, esito: t.esito };

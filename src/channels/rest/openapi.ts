@@ -210,6 +210,23 @@ export function openApiDocument(serverUrl: string) {
           responses: { ...lifecycleAnswers, 200: { description: 'Cancelled (also when it already was)', content: { 'application/json': { schema: changed } } } },
         },
       },
+      '/api/v1/ordini/{id_ordine}/order-response': {
+        get: {
+          summary: 'The Peppol Order Response of an order that came as a UBL document (docs/customers/peppol.md), as things stand now',
+          parameters: [{ name: 'id_ordine', in: 'path', required: true, schema: { type: 'string' } }],
+          responses: {
+            200: { description: 'UBL OrderResponse (order_response:3, or order_response_advanced:3 after a change or cancellation)', content: { 'application/xml': { schema: { type: 'string' } } } },
+            401: generic(401, 'Invalid API key'), 404: generic(404, 'Order not found, or it did not come as a UBL document'),
+          },
+        },
+      },
+      '/api/v1/ordini/{id_ordine}/documento': {
+        get: {
+          summary: 'The document the order came as, byte for byte (a UBL Order, a JSON body, a file)',
+          parameters: [{ name: 'id_ordine', in: 'path', required: true, schema: { type: 'string' } }],
+          responses: { 200: { description: 'The document, with the media type it was sent with' }, 401: generic(401, 'Invalid API key'), 404: generic(404, 'Order not found') },
+        },
+      },
       ...connectorPaths,
       ...integrationPaths,
       '/healthz': { get: { summary: 'Liveness', security: [], responses: { 200: { description: 'Alive' }, 503: { description: 'The database does not answer' } } } },

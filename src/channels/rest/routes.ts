@@ -13,6 +13,8 @@ import { INTEGRATION_LIST_PARAMS, LIST_PARAMS, listOrderPage, readListQuery } fr
 import type { Intake } from '../../intake/intake.ts';
 import type { Principal } from '../../domain/types.ts';
 import type { RestStore } from '../../domain/store/ports.ts';
+import type { PeppolId } from '../../domain/store/store.ts';
+import { responseToOrder } from '../../intake/order-response.ts';
 import type { ApiKeyAuth } from '../../http/auth.ts';
 
 export type { ApiKeyAuth } from '../../http/auth.ts';
@@ -23,6 +25,8 @@ export interface RestDeps {
   auth: ApiKeyAuth;
   /** The service's time zone: the days of `dal` and `al` are lived there. */
   timeZone: string;
+  /** Our Peppol identifier (INTAKE_PEPPOL_ID), the seller of the Order Responses. */
+  peppolId?: PeppolId;
 }
 
 
@@ -121,6 +125,25 @@ export function registerRestRoutes(app: FastifyInstance, deps: RestDeps): void {
     // The version is the entity tag: PUT and /annulla with If-Match change only the version the client has seen.
     if (view.versione !== undefined) reply.header('etag', `"${view.versione}"`);
     return view;
+  });
+
+  // The Peppol Order Response of an order that came as a UBL document, as it stands now (src/intake/order-response.ts).
+  app.get<{ Params: { id: string } }>('/api/v1/ordini/:id/order-response', { onRequest: authenticate }, async (req, reply) => {
+    const order = namesNothing(req.params.id) ? undefined : await deps.store.getOrder(req.principal!.customerId, req.params.id);
+    if (!order) return sendError(reply, 'ORDER_NOT_FOUND', `Order ${req.params.id} not found`);
+    const response = await responseToOrder(deps.store, order, { timeZone: deps.timeZone, ...(deps.peppolId ? { seller: deps.peppolId } : {}) }, new Date());
+    if (!response) return sendError(reply, 'ORDER_NOT_FOUND', `Order ${req.params.id} did not come as a UBL document: it has no Order Response`);
+    return reply.type('application/xml; charset=utf-8').header('content-disposition', `attachment; filename="${response.fileName}"`).send(response.xml);
+  });
+
+  // The document the order came as, byte for byte as received (a UBL order's original, a JSON body, a CSV file).
+  app.get<{ Params: { id: string } }>('/api/v1/ordini/:id/documento', { onRequest: authenticate }, async (req, reply) => {
+    const order = namesNothing(req.params.id) ? undefined : await deps.store.getOrder(req.principal!.customerId, req.params.id);
+    const s = order && await deps.store.getSubmission(order.submissionId);
+    if (!order || !s) return sendError(reply, 'ORDER_NOT_FOUND', `Order ${req.params.id} not found`);
+    const type = s.mediaType ?? (/\.xml$/i.test(s.fileName ?? '') ? 'application/xml' : 'application/octet-stream');
+    const name = (s.fileName ?? `${order.riferimento_ordine}${type.includes('xml') ? '.xml' : type.includes('json') ? '.json' : ''}`).replace(/[^A-Za-z0-9._-]+/g, '_');
+    return reply.type(type).header('content-disposition', `attachment; filename="${name}"`).send(s.raw);
   });
 
   // The lifecycle (src/intake/lifecycle.ts): a change is the whole new order; a cancellation, an optional reason.

@@ -8,6 +8,7 @@ import type { Logger } from '../../log.ts';
 import type { WebChannelStore } from '../../domain/store/ports.ts';
 import type { Sessions } from './sessions.ts';
 import type { LoginThrottle } from './throttle.ts';
+import type { PeppolId } from '../../domain/store/store.ts';
 
 export interface WebDeps {
   store: WebChannelStore;
@@ -20,6 +21,8 @@ export interface WebDeps {
   maxFileBytes: number;
   /** Told after an order event was committed outside the intake (an operator's decision): wakes the feed's long polls. */
   onEvent?: () => void;
+  /** Our Peppol identifier (INTAKE_PEPPOL_ID): the seller of the Order Responses the console shows. */
+  peppolId?: PeppolId;
 }
 
 /** What the console and portal routes share. */

@@ -103,6 +103,7 @@ const ACTIONS: Record<string, string> = {
   'cliente.notifiche_attive': 'Notifiche e-mail dello stato attivate', 'cliente.notifiche_spente': 'Notifiche e-mail dello stato disattivate',
   'cliente.mittenti': 'Mittenti autorizzati per e-mail modificati',
   'posta.rilascia': 'Messaggio trattenuto rilasciato', 'posta.scarta': 'Messaggio trattenuto scartato',
+  'cliente.peppol': 'Identificativi Peppol modificati', 'articoli.xref_importa': 'Corrispondenze dei codici articolo importate',
   'articolo.disattiva': 'Articolo disattivato', 'articolo.riattiva': 'Articolo riattivato', 'articolo.rimuovi': 'Articolo rimosso',
   'ordine.annulla': 'Ordine annullato per conto del cliente', 'richiesta.accetta': 'Richiesta accettata', 'richiesta.rifiuta': 'Richiesta rifiutata',
 };

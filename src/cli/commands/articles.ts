@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import cliProgress from 'cli-progress';
 import { importArticles } from '../../catalog/import-articles.ts';
+import { importArticleXrefs } from '../../catalog/import-xrefs.ts';
 import { WITHDRAW_AUDIT, withdrawArticles, type WithdrawAction } from '../../catalog/withdraw.ts';
 import { audit } from '../../operators/audit.ts';
 import { withStore } from '../context.ts';
@@ -15,7 +16,7 @@ export function registerArticleCommands(program: Command): void {
 
   articles
     .command('import <file>')
-    .description('load articles from a CSV file (codice_articolo;descrizione;unita_misura); existing codes are updated (deactivated ones stay deactivated)')
+    .description('load articles from a CSV file (codice_articolo;descrizione;unita_misura, optional gtin); existing codes are updated (deactivated ones stay deactivated)')
     .action(async (file: string) => {
       await withStore(async (store) => {
         // The bar is for a person watching; in a pipe or a log file it would only be noise.
@@ -45,6 +46,21 @@ export function registerArticleCommands(program: Command): void {
         } finally {
           if (started) bar?.stop();
         }
+      });
+    });
+
+  articles
+    .command('xref')
+    .description('a customer\'s own article codes (UBL BuyersItemIdentification) and ours')
+    .command('import <code> <file>')
+    .description('load a customer\'s cross-references from a CSV file (codice_cliente_articolo;codice_articolo); existing ones are updated')
+    .option('--json', 'print JSON')
+    .action(async (code: string, file: string, opts: { json?: boolean }) => {
+      await withStore(async (store) => {
+        const { rows, total } = await importArticleXrefs(store, code, file);
+        await audit(store, 'cli', 'articoli.xref_importa', 'cliente', code, { rows });
+        if (opts.json) printJson({ codice_cliente: code, rows, total });
+        else println(`imported ${rows} cross-references for ${code} from ${file}; the customer has ${total}`);
       });
     });
 

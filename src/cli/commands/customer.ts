@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import { setCustomerActive } from '../../customers/deactivate.ts';
+import { formatPeppolId, setCustomerPeppolIds } from '../../customers/peppol-ids.ts';
 import { provisionCustomer, type ProvisionedCustomer } from '../../customers/provision.ts';
 import { audit } from '../../operators/audit.ts';
 import { withStore } from '../context.ts';
@@ -65,6 +66,22 @@ export function registerCustomerCommands(program: Command): void {
             c.code, c.name, c.mailbox, c.createdAt, c.deactivatedAt ? `deactivated ${c.deactivatedAt}` : 'active',
           ]));
         }
+      });
+    });
+
+  customer
+    .command('set <code>')
+    .description('change a customer\'s settings: its Peppol participant identifiers (the buyer of its UBL orders)')
+    .option('--peppol-id <scheme:value>', 'a Peppol identifier, e.g. 0211:IT01234567890 (repeat for more; replaces the list)', (v: string, all: string[]) => [...all, v], [] as string[])
+    .option('--no-peppol-ids', 'remove every Peppol identifier')
+    .option('--json', 'print JSON')
+    .action(async (code: string, opts: { peppolId: string[]; peppolIds: boolean; json?: boolean }) => {
+      await withStore(async (store) => {
+        if (opts.peppolIds && opts.peppolId.length === 0) throw new Error('nothing to set: give --peppol-id (or --no-peppol-ids)');
+        const { customer: c, ids } = await setCustomerPeppolIds(store, code, opts.peppolIds ? opts.peppolId : []);
+        await audit(store, 'cli', 'cliente.peppol', 'cliente', c.code, { peppol_ids: ids.map(formatPeppolId) });
+        if (opts.json) printJson({ codice_cliente: c.code, peppol_ids: ids.map(formatPeppolId) });
+        else println(ids.length ? `Customer ${c.code}: Peppol identifiers ${ids.map(formatPeppolId).join(', ')}.` : `Customer ${c.code} has no Peppol identifiers.`);
       });
     });
 

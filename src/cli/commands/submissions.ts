@@ -49,7 +49,8 @@ export function registerSubmissionCommands(program: Command): void {
     .action(async (id: string) => {
       await withStore(async (store, config) => {
         if (!(await store.getSubmission(id))) throw new IntakeError('NOT_FOUND', `no submission with id ${id}`);
-        const intake = createIntake({ store, timeZone: config.timeZone, log: cliLogger(config.logLevel) });
+        const intake = createIntake({ store, timeZone: config.timeZone, log: cliLogger(config.logLevel),
+          peppol: { ...(config.peppolId ? { sellerId: config.peppolId } : {}), units: config.peppolUnits } });
         printJson(await intake.reprocess(id));
       });
     });

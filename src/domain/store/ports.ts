@@ -29,7 +29,8 @@ export type ClaimStore = Pick<Store,
 /** What judging a submission reads and writes (src/intake/judge.ts): the catalog, connectors, orders. */
 export type JudgeStore = ConnectorCustomerLookup & LifecycleStore & Pick<Store,
   'knownArticles' | 'inactiveArticles' | 'knownUnits' | 'registerOrders' | 'registeredBySubmission' | 'recordAttempts' | 'saveOrderTickets' | 'getOrderByRef' | 'getConnector' | 'connectorLookup'
-  | 'getOrder' | 'getOrderAnyCustomer'>;
+  | 'getOrder' | 'getOrderAnyCustomer' | 'customersByPeppolId' | 'articlesByGtin' | 'articleXrefs'
+  | 'ublChangeSequence' | 'recordUblChangeSequence'>;
 
 /** The intake core (src/intake/intake.ts): durable receipt, claims, judging, completion. */
 export type IntakeStore = ClaimStore & JudgeStore & Pick<Store,
@@ -60,7 +61,7 @@ export type ConnectorOrderStore = Pick<Store, 'connectorOrderOwners' | 'getOrder
 export type ConnectorChannelStore = ConnectorAuthStore & ConnectorOrderStore & StatusStore;
 
 /** REST's customer routes (src/channels/rest/routes.ts): status lookups, a customer's list of orders, integration keys. */
-export type RestStore = StatusStore & Pick<Store, 'findIntegration' | 'getCustomerByCode' | 'listCustomerOrders'>;
+export type RestStore = StatusStore & Pick<Store, 'findIntegration' | 'getCustomerByCode' | 'listCustomerOrders' | 'getSubmission'>;
 
 /** The integrations' routes (src/channels/rest/integration-routes.ts): their keys and production reports. */
 export type IntegrationRoutesStore = Pick<EventStore, 'findIntegration' | 'getOrderAnyCustomer' | 'setProductionState'> & LifecycleStore & Pick<Store, 'getOrder' | 'getOrderByRef'>;
@@ -85,7 +86,7 @@ export type ConnectorAdminStore = CustomerLookup & Pick<Store,
   | 'setConnectorMapping' | 'setConnectorProductKey'>;
 
 /** An article catalog import (src/catalog/import-articles.ts). */
-export type CatalogImportStore = Pick<Store, 'upsertArticles'>;
+export type CatalogImportStore = Pick<Store, 'upsertArticles' | 'upsertArticleGtins'>;
 
 /** Taking articles out of the catalog (src/catalog/withdraw.ts): the CLI and the console's catalog page. */
 export type CatalogWithdrawStore = Pick<Store, 'knownArticles' | 'deactivateArticles' | 'activateArticles' | 'removeArticles' | 'inactiveArticles' | 'listInactiveArticles'>;
@@ -105,7 +106,8 @@ export type WebChannelStore = SessionStore & CustomerAdminStore & ConnectorAdmin
   | 'searchSubmissions' | 'searchOrders' | 'orderExportLines' | 'searchArticles' | 'countArticles' | 'countRefused' | 'countPartial' | 'orderCounts' | 'customerActivity'
   | 'getSubmission' | 'getOrder' | 'getOrders' | 'getOrderByRef' | 'getOrderAnyCustomer' | 'articleDescriptions' | 'listCustomers' | 'listUnits' | 'listSites' | 'listConnectors'
   | 'listSubscribers' | 'listDeliveries' | 'listReplies' | 'getReply' | 'getMailMessage' | 'getImapAccount'
-  | 'getCustomer' | 'getMailPolicy' | 'setMailPolicy' | 'listMailHolds' | 'getMailHold' | 'decideMailHold'>;
+  | 'getCustomer' | 'getMailPolicy' | 'setMailPolicy' | 'listMailHolds' | 'getMailHold' | 'decideMailHold'
+  | 'setPeppolIds' | 'listPeppolIds' | 'countArticleXrefs' | 'orderTicket' | 'orderRequests'>;
 
 /** The health check (src/http/server.ts): which engine, and whether it answers. */
 export type HealthStore = Pick<Store, 'kind' | 'ping'>;

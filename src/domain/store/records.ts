@@ -60,3 +60,21 @@ export interface OrderAttempt {
   receivedAt: string;
   outcome: OrderOutcome;
 }
+
+/** A Peppol participant identifier: scheme (`0211`, `9906`, `0088`…) and value, both upper-case. */
+export interface PeppolId {
+  scheme: string;
+  identifier: string;
+}
+
+/** An article's GTIN (a UBL line's StandardItemIdentification/ID with schemeID 0160). */
+export interface ArticleGtin {
+  gtin: string;
+  codice_articolo: string;
+}
+
+/** A customer's own code for one of our articles (a UBL line's BuyersItemIdentification/ID). */
+export interface ArticleXref {
+  codice_cliente_articolo: string;
+  codice_articolo: string;
+}

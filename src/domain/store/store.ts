@@ -28,9 +28,9 @@ import type { LifecycleStore } from './lifecycle.ts';
 import type { HandoffStore } from './handoff.ts';
 import type { QueueName, WriterConnections } from './stats.ts';
 import type { WebStore } from './web.ts';
-import type { Article, CustomerOrderPage, InactiveArticle, OrderAttempt, SubmissionSummary } from './records.ts';
+import type { Article, ArticleGtin, ArticleXref, CustomerOrderPage, InactiveArticle, OrderAttempt, PeppolId, SubmissionSummary } from './records.ts';
 
-export type { Article, CustomerOrderPage, InactiveArticle, OrderAttempt, SubmissionSummary } from './records.ts';
+export type { Article, ArticleGtin, ArticleXref, CustomerOrderPage, InactiveArticle, OrderAttempt, PeppolId, SubmissionSummary } from './records.ts';
 
 export interface Customer {
   id: string;
@@ -194,6 +194,31 @@ export interface Store extends MailStore, MailTrustStore, ConnectorStore, EventS
   inactiveArticles(codes: readonly string[]): Promise<Set<string>>;
   /** Deactivated articles by code, at most `limit`. */
   listInactiveArticles(limit: number): Promise<InactiveArticle[]>;
+
+  // Peppol identifiers, GTINs and article cross-references (UBL ordering documents, migration 035).
+  /**
+   * Replace the customer's Peppol participant identifiers with `ids` (schemes and values upper-case). Throws
+   * IntakeError CONFLICT naming an identifier another customer holds (one identifier names one customer).
+   */
+  setPeppolIds(customerId: string, ids: readonly PeppolId[]): Promise<void>;
+  /** The customer's Peppol identifiers, by scheme and value. */
+  listPeppolIds(customerId: string): Promise<PeppolId[]>;
+  /** The customer each of `ids` names, keyed `SCHEME:VALUE` (upper-case); identifiers nobody holds are absent. */
+  customersByPeppolId(ids: readonly PeppolId[]): Promise<Map<string, string>>;
+  /** Set the GTIN of articles (a GTIN moves to the article named last). */
+  upsertArticleGtins(rows: readonly ArticleGtin[]): Promise<void>;
+  /** The article code of each of `gtins` that is known (unknown GTINs absent). */
+  articlesByGtin(gtins: readonly string[]): Promise<Map<string, string>>;
+  /** Add or change a customer's article cross-references (its own code → ours). */
+  upsertArticleXrefs(customerId: string, rows: readonly ArticleXref[]): Promise<void>;
+  /** Our article code for each of the customer's own `codes` that has a cross-reference. */
+  articleXrefs(customerId: string, codes: readonly string[]): Promise<Map<string, string>>;
+  /** How many cross-references the customer has. */
+  countArticleXrefs(customerId: string): Promise<number>;
+  /** The highest UBL Order Change SequenceNumberID the order took (undefined: none yet). */
+  ublChangeSequence(orderId: string): Promise<number | undefined>;
+  /** Record that the order took change `sequence` (kept if higher than the one recorded). */
+  recordUblChangeSequence(orderId: string, sequence: number): Promise<void>;
 
   // Submissions.
   /** Durable before it resolves. */

@@ -271,6 +271,47 @@ export const CATALOG_TABLES: readonly TableSpec[] = [
   },
 ];
 
+/** Migration 035: Peppol identifiers of customers, GTINs, customers' article cross-references (the source's values win). */
+export const PEPPOL_TABLES: readonly TableSpec[] = [
+  {
+    table: 'customer_peppol_ids',
+    what: 'Peppol identifier (held by another customer)',
+    key: ['scheme', 'identifier'],
+    columns: ['scheme', 'identifier', 'customer_id', 'created_at'],
+    same: ['customer_id'],
+  },
+  {
+    table: 'article_gtins',
+    what: 'GTIN',
+    key: ['gtin'],
+    columns: ['gtin', 'codice_articolo'],
+    same: [],
+    update: {
+      set: 'codice_articolo = excluded.codice_articolo',
+      where: 'article_gtins.codice_articolo IS DISTINCT FROM excluded.codice_articolo',
+    },
+  },
+  {
+    table: 'article_xrefs',
+    what: 'article cross-reference',
+    key: ['customer_id', 'codice_cliente_articolo'],
+    columns: ['customer_id', 'codice_cliente_articolo', 'codice_articolo'],
+    same: [],
+    update: {
+      set: 'codice_articolo = excluded.codice_articolo',
+      where: 'article_xrefs.codice_articolo IS DISTINCT FROM excluded.codice_articolo',
+    },
+  },
+  {
+    table: 'ubl_change_sequences',
+    what: 'UBL change sequence',
+    key: ['order_id'],
+    columns: ['order_id', 'sequence'],
+    same: [],
+    update: { set: 'sequence = excluded.sequence', where: 'ubl_change_sequences.sequence < excluded.sequence' },
+  },
+];
+
 /** Migration 036: senders' policies and held messages (after mail_messages, which a hold names). */
 export const MAIL_TRUST_TABLES: readonly TableSpec[] = [
   {
@@ -302,4 +343,4 @@ export const MAIL_TRUST_TABLES: readonly TableSpec[] = [
 ];
 
 export const SPEC_TABLES: readonly TableSpec[] = [...MAIL_TABLES, ...CONNECTOR_TABLES, ...CIP4_TABLES, ...OUTBOX_TABLES, ...WEB_TABLES,
-  ...NOTIFICATION_TABLES, ...CATALOG_TABLES, ...LIFECYCLE_TABLES, ...MAIL_TRUST_TABLES];
+  ...NOTIFICATION_TABLES, ...CATALOG_TABLES, ...LIFECYCLE_TABLES, ...MAIL_TRUST_TABLES, ...PEPPOL_TABLES];

@@ -45,6 +45,7 @@ import { withoutUndefined } from '../../domain/objects.ts';
 import { readRawFile } from '../common/raw-file.ts';
 import { customerOrdersSql, customerOrderTimes } from '../common/customer-orders.ts';
 import { postgresCatalog } from './catalog.ts';
+import { postgresPeppol } from './peppol.ts';
 import { checkPieceRange, stagedOf } from '../common/upload-pieces.ts';
 import { adoptPieces, discardPieces, readPieces, stagePieces, SUBMISSION_SIZE_SQL, sweepPieces } from './pieces.ts';
 import {
@@ -401,6 +402,7 @@ export async function openPostgresStore(url: string, opts: PostgresStoreOptions 
     ...postgresStats(pool, writers),
     ...postgresWeb(pool),
     ...postgresCatalog(pool),
+    ...postgresPeppol(pool),
     ...postgresCustomerState(pool),
     ...postgresNotifications(pool),
 

@@ -36,6 +36,7 @@ import { checkPieceRange, stagedOf } from '../common/upload-pieces.ts';
 import { channelsSql, jsonOut } from '../common/rows.ts';
 import { customerOrdersSql, customerOrderTimes } from '../common/customer-orders.ts';
 import { sqliteCatalog } from './catalog.ts';
+import { sqlitePeppol } from './peppol.ts';
 import { sqliteCustomers } from './customers.ts';
 import { expandOutcome, isCompact } from '../common/outcome-form.ts';
 import {
@@ -234,6 +235,7 @@ function sqliteStoreOn(
     ...sqliteStats(db),
     ...sqliteWeb(db),
     ...sqliteCatalog(db),
+    ...sqlitePeppol(db),
     ...sqliteCustomerState(db),
     ...sqliteNotifications(db),
     ...sqliteCustomers(db),

@@ -141,7 +141,7 @@ void describe('XML decoder', () => {
   void it('refuses two roots and unknown roots', () => {
     throwsIntake(() => decodeXml(xml('<ordine/><ordine/>')), 'NOT_PARSEABLE', /exactly one root element/);
     throwsIntake(() => decodeXml(xml('<ordine/><ordini/>')), 'NOT_PARSEABLE', /exactly one root element/);
-    throwsIntake(() => decodeXml(xml('<listino/>')), 'NOT_PARSEABLE', /root element must be <ordine>, <ordini> or <InviaOrdine>, not <listino>/);
+    throwsIntake(() => decodeXml(xml('<listino/>')), 'NOT_PARSEABLE', /root element must be <ordine>, <ordini> or <InviaOrdine>, or a UBL <Order>, <OrderChange> or <OrderCancellation> in its namespace, not <listino>/);
   });
 
   void it('unwraps a SOAP envelope around InviaOrdine and refuses an envelope without an order', () => {

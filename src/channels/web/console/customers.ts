@@ -2,11 +2,13 @@
  * One customer in the console: its mailbox, state and activity (per channel over the last days, the latest
  * submissions and orders, links to the lists filtered by it), deactivating / reactivating it through the same
  * function as `order-intake customer deactivate|reactivate` (src/customers/deactivate.ts), and its e-mail
- * notifications of production status as `order-intake customer notify set` sets them (src/handoff/notify-settings.ts).
+ * notifications of production status as `order-intake customer notify set` sets them (src/handoff/notify-settings.ts),
+ * and its Peppol identifiers as `order-intake customer set --peppol-id` sets them (src/customers/peppol-ids.ts).
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { findCustomerByCode } from '../../../customers/find.ts';
 import { setCustomerActive } from '../../../customers/deactivate.ts';
+import { formatPeppolId, MAX_PEPPOL_IDS, setCustomerPeppolIds } from '../../../customers/peppol-ids.ts';
 import { IntakeError, isIntakeError } from '../../../domain/errors.ts';
 import { setNotifications } from '../../../handoff/notify-settings.ts';
 import { download, str } from '../render.ts';
@@ -26,13 +28,15 @@ export function registerCustomerRoutes(app: FastifyInstance, ctx: WebContext): v
     const customer = await findCustomerByCode(ctx.store, code);
     if (!customer) throw new IntakeError('NOT_FOUND');
     const since = new Date(Date.now() - ACTIVITY_DAYS * 86_400_000).toISOString();
-    const [activity, submissions, orders, imap, notify, mailPolicy] = await Promise.all([
+    const [activity, submissions, orders, imap, notify, mailPolicy, peppolIds, xrefs] = await Promise.all([
       ctx.store.customerActivity(customer.id, since),
       ctx.store.searchSubmissions({ customerId: customer.id, limit: RECENT }),
       ctx.store.searchOrders({ customerId: customer.id, limit: RECENT }),
       ctx.store.getImapAccount(customer.id),
       ctx.store.getNotifySettings(customer.id),
       ctx.store.getMailPolicy(customer.id),
+      ctx.store.listPeppolIds(customer.id),
+      ctx.store.countArticleXrefs(customer.id),
     ]);
     const totals = activity.reduce((t, a) => ({ submissions: t.submissions + a.submissions, refused: t.refused + a.refused, orders: t.orders + a.orders }),
       { submissions: 0, refused: 0, orders: 0 });
@@ -41,7 +45,7 @@ export function registerCustomerRoutes(app: FastifyInstance, ctx: WebContext): v
       title: `Cliente ${customer.code}`, nav: 'customers', customer, done: (req.query as Record<string, unknown>).fatto, activity, totals, days: ACTIVITY_DAYS, submissions, orders,
       imap: imap && { user: imap.username, host: imap.host, folder: imap.folder },
       links: { submissions: `/console/invii?${q}`, refused: `/console/invii?${q}&esito=errore`, orders: `/console/ordini?${q}` },
-      notify, mailPolicy, ...extra,
+      notify, mailPolicy, peppolIds: peppolIds.map(formatPeppolId), xrefs, ...extra,
     });
   }
 
@@ -96,6 +100,26 @@ export function registerCustomerRoutes(app: FastifyInstance, ctx: WebContext): v
         policyError: `Impostazione non salvata: ${e.message}.`,
         policyForm: { mode, allow, notifyHeld: b.avvisa === 'on' },
       });
+    }
+  });
+
+  // Peppol participant identifiers (docs/operators/peppol.md), as `customer set --peppol-id` sets them: one per line.
+  app.post('/clienti/:code/peppol', async (req, reply) => {
+    actor(req);
+    const code = String((req.params as { code: string }).code);
+    // Identifiers are short; MAX_PEPPOL_IDS of them fit well within this.
+    const text = str((req.body as Record<string, unknown> | undefined)?.identificativi, 2000) ?? '';
+    const lines = text.split(/[\r\n,]+/).map((l) => l.trim()).filter((l) => l !== '');
+    try {
+      const { customer, ids } = await setCustomerPeppolIds(ctx.store, code, lines);
+      await record(ctx, req, 'cliente.peppol', 'cliente', customer.code, { peppol_ids: ids.map(formatPeppolId) });
+      return reply.redirect(`/console/clienti/${encodeURIComponent(customer.code)}?fatto=peppol`, 303);
+    } catch (e) {
+      if (!isIntakeError(e) || (e.code !== 'VALIDATION' && e.code !== 'CONFLICT')) throw e;
+      const peppolError = e.code === 'CONFLICT'
+        ? `Identificativo già associato a un altro cliente: ${e.message.replace(/^Peppol identifiers held by another customer: /, '')}.`
+        : `Identificativo non valido: scrivete schema:valore, lo schema di quattro cifre (per esempio 0211:IT01234567890), uno per riga; al massimo ${MAX_PEPPOL_IDS}.`;
+      return customerPage(req, reply.code(400), code, { peppolError, peppolForm: text });
     }
   });
 

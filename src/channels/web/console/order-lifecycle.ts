@@ -13,10 +13,12 @@ import { IntakeError, isIntakeError } from '../../../domain/errors.ts';
 import type { Customer } from '../../../domain/store/store.ts';
 import { MAX_NOTE_CHARS, type RegisteredOrder } from '../../../domain/types.ts';
 import { decideRequest } from '../../../intake/lifecycle.ts';
+import type { DocumentDetails } from '../../../intake/ubl-resolve.ts';
+import { responseToOrder } from '../../../intake/order-response.ts';
 import { changeMessage } from '../../../render/lifecycle-text.ts';
 import { MAX_NOTE_LENGTH } from '../../../handoff/production.ts';
 import type { WebContext } from '../context.ts';
-import { idParam, str } from '../render.ts';
+import { download, idParam, str } from '../render.ts';
 import { lifecyclePage, reasonOf, requestLabel } from '../lifecycle.ts';
 import { actor, consolePage, operatorOf, record } from './page.ts';
 
@@ -40,9 +42,12 @@ export function registerOrderLifecycleRoutes(app: FastifyInstance, ctx: WebConte
   }
 
   async function show(req: FastifyRequest, reply: FastifyReply, customer: Customer, order: RegisteredOrder, extra: { notice?: Notice; motivo?: string } = {}) {
-    const life = await lifecyclePage(ctx.store, order);
+    const [life, details] = await Promise.all([lifecyclePage(ctx.store, order), ctx.store.orderTicket(customer.id, order.id_ordine)]);
+    // An order that came as a UBL document: what it said besides, the original and its Peppol Order Response.
+    const parsed = details === undefined ? undefined : JSON.parse(details) as { formato?: string };
+    const ubl = parsed?.formato === 'ubl' ? parsed as DocumentDetails : undefined;
     return consolePage(ctx, req, reply, 'console/order.eta', {
-      title: `Ordine ${order.numero_ordine}`, nav: 'orders', order, customer, life, requestLabel, maxReason: MAX_NOTE_LENGTH, maxMotivo: MAX_NOTE_CHARS, ...extra,
+      title: `Ordine ${order.numero_ordine}`, nav: 'orders', order, customer, life, requestLabel, maxReason: MAX_NOTE_LENGTH, maxMotivo: MAX_NOTE_CHARS, ubl, ...extra,
     });
   }
 
@@ -50,6 +55,15 @@ export function registerOrderLifecycleRoutes(app: FastifyInstance, ctx: WebConte
     operatorOf(req);
     const { customer, order } = await target(req);
     return show(req, reply, customer, order);
+  });
+
+  // The Peppol Order Response of an order that came as a UBL document, as things stand (src/intake/order-response.ts).
+  app.get('/clienti/:code/ordini/:id/order-response', async (req, reply) => {
+    operatorOf(req);
+    const { order } = await target(req);
+    const response = await responseToOrder(ctx.store, order, { timeZone: ctx.timeZone, ...(ctx.peppolId ? { seller: ctx.peppolId } : {}) }, new Date());
+    if (!response) throw new IntakeError('NOT_FOUND');
+    return download(reply, response.fileName, 'application/xml; charset=utf-8', response.xml);
   });
 
   app.post('/clienti/:code/ordini/:id/annulla', async (req, reply) => {

@@ -7,45 +7,20 @@
  * entities (XXE) get in, and no order needs one.
  */
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
-import type { EntityDecoderOptions } from 'fast-xml-parser';
 import { IntakeError } from '../../../domain/errors.ts';
 import { declaredCharset, type DecodeInput } from '../input.ts';
 import { OPTIONAL_ORDER_FIELDS, decimalNumber, isRecord } from '../fields.ts';
 import { decodeText, printable } from '../text.ts';
+import { MAX_XML_DEPTH, predefinedEntitiesOnly } from './entities.ts';
+import { decodeUbl, ublRootOf } from '../ubl/decode.ts';
 
-/**
- * Deepest element nesting accepted. An order is five levels deep (ordini/ordine/righe/riga/quantita); the
- * parser builds its result recursively and the code that walks it afterwards recurses too.
- */
-export const MAX_XML_DEPTH = 32;
+export { MAX_XML_DEPTH, predefinedEntitiesOnly } from './entities.ts';
 
 /** Roots holding one order, and the `azione` the root itself names (the SOAP operation decides, not a child). */
 const SINGLE_ORDER_ROOTS: ReadonlyMap<string, 'modifica' | 'annulla' | undefined> = new Map([
   ['ordine', undefined], ['InviaOrdine', undefined], ['ModificaOrdine', 'modifica'], ['AnnullaOrdine', 'annulla'],
 ]);
 const LIST_ROOT = 'ordini';
-
-/**
- * Only the five predefined entities and character references are decoded. Entities a document declares are
- * dropped unexpanded (addInputEntities does nothing), so even if a DTD got past the check below no entity
- * could grow the text or reach outside it. The parser's own `processEntities: false` would leave `&amp;`
- * undecoded and corrupt ordinary values such as `A&amp;B`; this keeps XML's meaning without the risk.
- */
-const PREDEFINED: Readonly<Record<string, string>> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'" };
-const REFERENCE = /&(?:#(\d{1,7})|#x([0-9a-fA-F]{1,6})|(amp|lt|gt|quot|apos));/g;
-
-export const predefinedEntitiesOnly: EntityDecoderOptions = {
-  setExternalEntities: () => undefined,
-  addInputEntities: () => undefined,
-  reset: () => undefined,
-  setXmlVersion: () => undefined,
-  decode: (text) => text.replace(REFERENCE, (ref, dec?: string, hex?: string, name?: string) => {
-    if (name !== undefined) return PREDEFINED[name] ?? ref;
-    const code = dec !== undefined ? Number(dec) : parseInt(hex ?? '', 16);
-    // Out-of-range or surrogate code points stay as written rather than throwing.
-    return code > 0 && code <= 0x10ffff && (code < 0xd800 || code > 0xdfff) ? String.fromCodePoint(code) : ref;
-  }),
-};
 
 const parser = new XMLParser({
   removeNSPrefix: true,
@@ -65,7 +40,10 @@ const parser = new XMLParser({
 });
 
 export function decodeXml(input: DecodeInput): unknown[] {
-  return ordersOf(parseXml(readXmlText(input.raw, declaredCharset(input), 'XML')));
+  const text = readXmlText(input.raw, declaredCharset(input), 'XML');
+  // A UBL ordering document (Peppol, NSO) is XML too: told apart by its root element and namespace.
+  const ubl = ublRootOf(text);
+  return ubl ? decodeUbl(text, ubl) : ordersOf(parseXml(text));
 }
 
 /**
@@ -134,7 +112,7 @@ function ordersOf(doc: Record<string, unknown>): unknown[] {
   if (name === LIST_ROOT) return isRecord(root) && Array.isArray(root.ordine) ? root.ordine.map(toOrder) : [];
   throw new IntakeError(
     'NOT_PARSEABLE',
-    `XML root element must be <ordine>, <ordini> or <InviaOrdine>, not <${printable(name)}>`,
+    `XML root element must be <ordine>, <ordini> or <InviaOrdine>, or a UBL <Order>, <OrderChange> or <OrderCancellation> in its namespace, not <${printable(name)}>`,
   );
 }
 
