@@ -405,8 +405,10 @@ function asked(s: StoredSubmission, candidate: unknown): unknown {
  */
 function target(s: StoredSubmission): { orderId?: string; ifMatch?: number; by?: string } {
   const t: { orderId?: string; ifMatch?: number; by?: string } = {};
-  if (s.meta.ordine !== undefined) t.orderId = s.meta.ordine;
-  if (s.meta.ifMatch !== undefined) t.ifMatch = Number(s.meta.ifMatch);
+  // Only a call that names its action names its order by id: a console correction's meta `ordine` is the position of
+  // the order in the refused file it corrects, not an id.
+  if (s.meta.azione !== undefined && s.meta.ordine !== undefined) t.orderId = s.meta.ordine;
+  if (s.meta.azione !== undefined && s.meta.ifMatch !== undefined) t.ifMatch = Number(s.meta.ifMatch);
   if (s.channel === 'console' && s.meta.operatore !== undefined) t.by = `operatore:${s.meta.operatore}`;
   return t;
 }

@@ -37,7 +37,7 @@ void describe('order lifecycle in the browser (SQLite)', () => {
     ({ t, email, password } = await startWithOperator());
     c1 = await t.customer('C001');
     mis = (await addIntegration(t.service.store, 'MIS')).api_key;
-    for (const ref of ['MOD-1', 'ANN-1', 'REQ-1', 'CONS-1', 'WAIT-1']) {
+    for (const ref of ['MOD-1', 'ANN-1', 'REQ-1', 'CONS-1', 'WAIT-1', 'FILE-1', 'FILE-2']) {
       const r = await api('POST', '/api/v1/ordini', c1.apiKey, order('C001', ref));
       assert.equal(r.status, 201, JSON.stringify(r.body));
       ids[ref] = r.body.id_ordine as string;
@@ -58,6 +58,32 @@ void describe('order lifecycle in the browser (SQLite)', () => {
   after(async () => {
     await browser?.close();
     await t?.close();
+  });
+
+  void it('customer changes and cancels orders with an uploaded CSV, and the page says what each line did', async () => {
+    const { context, page } = await newPage(browser);
+    try {
+      await login(page, t.url, 'portale', c1.ftpUser, c1.ftpPassword);
+      const csv = [
+        'codice_cliente;riferimento_ordine;data_ordine;codice_articolo;quantita;unita_misura;azione;motivo',
+        'C001;FILE-1;20/11/2026;BV-STD;1.500;PZ;modifica;più copie',
+        'C001;FILE-2;20/11/2026;BV-STD;1;PZ;annulla;non serve più',
+      ].join('\n');
+      await page.getByLabel('File degli ordini').setInputFiles([{ name: 'cambi.csv', mimeType: 'text/csv', buffer: Buffer.from(csv) }]);
+      await page.getByRole('button', { name: 'Invia' }).click();
+      await page.getByRole('heading', { name: 'cambi.csv' }).waitFor();
+      const changed = await page.locator('tr', { hasText: 'FILE-1' }).first().innerText();
+      assert.match(changed, /Modificato/);
+      assert.match(changed, /Ordine \d{4}-\d{6} modificato: versione 2/);
+      const cancelled = await page.locator('tr', { hasText: 'FILE-2' }).first().innerText();
+      assert.match(cancelled, /Annullato/);
+      assert.match(cancelled, /Ordine \d{4}-\d{6} annullato/);
+      assert.deepEqual((await stored(ids['FILE-1']!)).righe, [{ codice_articolo: 'BV-STD', quantita: 1500, unita_misura: 'PZ' }]);
+      assert.equal((await stored(ids['FILE-2']!)).productionState, 'annullato');
+      await shot(page, 'portal-upload-changes');
+    } finally {
+      await context.close();
+    }
   });
 
   void it('customer changes an order from the prefilled form (1.500 stays 1500) and sees version 2', async () => {

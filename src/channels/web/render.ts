@@ -6,6 +6,7 @@ import { FORMATS, formatList, ORDER_MEDIA_TYPES } from '../../intake/formats/ind
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { IntakeError } from '../../domain/errors.ts';
 import { csrfUserInfo } from './sessions.ts';
+import { changeMessage } from '../../render/lifecycle-text.ts';
 import {
   actionLabel, actorLabel, attachment, channelLabel, dateLabel, dateTimeFormatter, detailLabel, detailValue, eventLabel, fileErrors, formErrors, orderErrors,
   productionLabel, roleLabel, stateLabel, submissionState,
@@ -31,7 +32,7 @@ const ORDER_FILES = {
 function helpers(timeZone: string) {
   return {
     dateTime: dateTimeFormatter(timeZone), date: dateLabel, actionLabel, actorLabel, detailLabel, detailValue, eventLabel, channelLabel, stateLabel, submissionState,
-    productionLabel, roleLabel, fileErrors, formErrors, orderErrors, orderFiles: ORDER_FILES,
+    productionLabel, roleLabel, fileErrors, formErrors, orderErrors, changeMessage, orderFiles: ORDER_FILES,
   };
 }
 
