@@ -12,7 +12,7 @@
  */
 import { XMLParser } from 'fast-xml-parser';
 import { IntakeError } from '../../domain/errors.ts';
-import { MAX_XML_DEPTH, predefinedEntitiesOnly, readXmlText } from '../formats/xml/index.ts';
+import { MAX_XML_DEPTH, readXmlText, SAFE_XML_OPTIONS } from '../formats/xml/index.ts';
 import { printable } from '../formats/text.ts';
 
 export type XNode = Record<string, unknown>;
@@ -22,18 +22,10 @@ export const ATTRIBUTE_PREFIX = '@';
 export const TEXT_KEY = '#text';
 
 const common = {
-  ignoreAttributes: false,
+  ...SAFE_XML_OPTIONS,
   attributeNamePrefix: ATTRIBUTE_PREFIX,
   textNodeName: TEXT_KEY,
   removeNSPrefix: true,
-  ignoreDeclaration: true,
-  ignorePiTags: true,
-  parseTagValue: false,
-  parseAttributeValue: false,
-  processEntities: true,
-  entityDecoder: predefinedEntitiesOnly,
-  // Same bound as the core's XML orders: the parser and everything that walks its result recurse.
-  maxNestedTags: MAX_XML_DEPTH,
 } as const;
 
 const treeParser = new XMLParser({ ...common, isArray: (_name, _path, _leaf, isAttribute) => !isAttribute });

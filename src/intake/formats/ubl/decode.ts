@@ -11,7 +11,7 @@ import { XMLParser } from 'fast-xml-parser';
 import { IntakeError } from '../../../domain/errors.ts';
 import { decimalNumber } from '../fields.ts';
 import { printable } from '../text.ts';
-import { MAX_XML_DEPTH, predefinedEntitiesOnly } from '../xml/entities.ts';
+import { MAX_XML_DEPTH, SAFE_XML_OPTIONS } from '../xml/entities.ts';
 import { UBL_DOCUMENTS, type UblDocument } from './names.ts';
 import { extraOf, lineExtraOf, type UblExtra, type UblLineExtra } from './extra.ts';
 import { all, attrOf, one, TEXT, textAt, type XNode } from './tree.ts';
@@ -70,17 +70,10 @@ export interface UblRoot {
 }
 
 const parser = new XMLParser({
-  ignoreAttributes: false,
+  ...SAFE_XML_OPTIONS,
   attributeNamePrefix: '@',
   textNodeName: TEXT,
   // Prefixes kept (tree.ts finds elements by local name): removing them more than doubles the parse.
-  ignoreDeclaration: true,
-  ignorePiTags: true,
-  parseTagValue: false,
-  parseAttributeValue: false,
-  processEntities: true,
-  entityDecoder: predefinedEntitiesOnly,
-  maxNestedTags: MAX_XML_DEPTH,
 });
 
 /**

@@ -1,6 +1,6 @@
 /**
  * What every XML reader of the service shares (order files, UBL documents, SOAP envelopes, CIP4 tickets): the depth
- * bound and the entity decoder.
+ * bound, the entity decoder, and the parser settings that read values as text and nothing else.
  */
 import type { EntityDecoderOptions } from 'fast-xml-parser';
 
@@ -32,3 +32,20 @@ export const predefinedEntitiesOnly: EntityDecoderOptions = {
   }),
 };
 
+
+/**
+ * The fast-xml-parser settings every reader that keeps attributes starts from (UBL documents, CIP4 tickets): values
+ * stay text (stage A says what is wrong with them), declarations and processing instructions are dropped, only the
+ * predefined entities are decoded, and nesting is bounded. Each reader adds how it names attributes and text and
+ * whether it keeps namespace prefixes.
+ */
+export const SAFE_XML_OPTIONS = {
+  ignoreAttributes: false,
+  ignoreDeclaration: true,
+  ignorePiTags: true,
+  parseTagValue: false,
+  parseAttributeValue: false,
+  processEntities: true,
+  entityDecoder: predefinedEntitiesOnly,
+  maxNestedTags: MAX_XML_DEPTH,
+} as const;

@@ -22,3 +22,4 @@ export const xmlFormat: OrderFormat<'xml'> = {
 };
 
 export { decodeXml, MAX_XML_DEPTH, parseXml, predefinedEntitiesOnly, readXmlText } from './decode.ts';
+export { SAFE_XML_OPTIONS } from './entities.ts';
