@@ -12,7 +12,7 @@ import { cursorOf, download, idParam, parseCursor, str, type PageData } from '..
 import { safeFileName } from '../format.ts';
 import { customerOf, portalPage } from './page.ts';
 import { registerPortalOrderForm } from './order-form.ts';
-import { registerUpload } from './upload.ts';
+import { MAX_FILES_PER_UPLOAD, registerUpload } from './upload.ts';
 import { outcomeExtras } from '../recap.ts';
 
 const PUBLIC = new Set(['/portale/login']);
@@ -63,7 +63,7 @@ export function registerPortalRoutes(app: FastifyInstance, ctx: WebContext): voi
   app.get('/', async (req, reply) => {
     const c = customerOf(req);
     const recent = await ctx.store.searchSubmissions({ customerId: c.id, limit: 20 });
-    return portalPage(ctx, req, reply, 'portal/home.eta', { title: 'Invia ordini', nav: 'home', recent, script: 'portale.js' });
+    return portalPage(ctx, req, reply, 'portal/home.eta', { title: 'Invia ordini', nav: 'home', recent, script: 'portale.js', maxFiles: MAX_FILES_PER_UPLOAD });
   });
 
   app.get('/invii/:id', async (req, reply) => {
