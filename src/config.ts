@@ -211,7 +211,7 @@ export interface Config {
   readonly metricsHost: string;
   /**
    * INTAKE_UPLOAD_MEMORY_BYTES: memory that uploaded files being stored and judged may take at once, across every
-   * customer (FTP/SFTP). While a file is stored and judged it is counted at what it may take (its format's memoryCost,
+   * customer (FTP, SFTP and the portal). While a file is stored and judged it is counted at what it may take (its format's memoryCost,
    * src/intake/formats/): a CSV file, read in pieces, at 2 MiB + twice its size + 2 KiB per order it may
    * hold (a 50 MiB file of 100,000 orders: ~300 MiB); a JSON or XML file, decoded whole, at 8 times its size. Past
    * the budget further files wait for others to finish, then get a temporary refusal. Default 512 MiB: one large

@@ -19,6 +19,7 @@ import { createEventSignal } from './handoff/signal.ts';
 import { registerSoapRoutes } from './channels/soap/routes.ts';
 import { registerWeb } from './channels/web/index.ts';
 import { startFileChannels } from './channels/files/index.ts';
+import { createMemoryBudget, type MemoryBudget } from './channels/memory-budget.ts';
 import { startMailChannels } from './channels/mail/index.ts';
 import { createIntake, type Intake } from './intake/intake.ts';
 import { holdHeapGrowthLimit } from './heap-growth.ts';
@@ -50,6 +51,8 @@ export interface Service {
   metrics: Metrics;
   /** What GET /readyz reports: starting until every channel listens, stopping from the first moment of stop(). */
   readiness: Readiness;
+  /** Memory shared by the uploads being stored and judged, of every channel that takes files (FTP, SFTP, portal). */
+  uploadBudget: MemoryBudget;
   /** Re-read the TLS certificate and key (SIGHUP); connections already open keep theirs. Throws, keeping the old ones, if unusable. */
   reloadTls(): Promise<void>;
   stop(): Promise<void>;
@@ -88,6 +91,9 @@ export async function startService(given: Config, log: Logger): Promise<Service>
   const ports: Record<string, number> = {};
   const stops: (() => Promise<void>)[] = [];
   const readiness = createReadiness();
+  // One budget for every channel that takes whole files: a customer's large files by the portal wait for the same
+  // room as by FTP, or four of them at once would take what the budget keeps from the rest of the service.
+  const uploadBudget = createMemoryBudget(config.uploadMemoryBytes);
   // Every listener counts for readiness from its listen to the start of its close.
   const listening = (names: string[], stop: () => Promise<void>) => {
     for (const name of names) readiness.listening(name);
@@ -110,8 +116,11 @@ export async function startService(given: Config, log: Logger): Promise<Service>
     registerRestRoutes(app, { intake, store, auth, timeZone: config.timeZone, ...(config.peppolId ? { peppolId: config.peppolId } : {}) });
     registerIntegrationRoutes(app, { store, reader: storeEventReader(store), signal: eventSignal, auth, pollMs: config.feedPollMs });
     registerConnectorRoutes(app, { intake, store, onEvent: () => eventSignal.notify() });
-    await registerWeb(app, { store, intake, log, timeZone: config.timeZone, mailDomain: config.mailDomain, maxFileBytes: config.maxFileBytes, onEvent: () => eventSignal.notify(),
-      ...(config.peppolId ? { peppolId: config.peppolId } : {}) });
+    await registerWeb(app, {
+      store, intake, log, timeZone: config.timeZone, mailDomain: config.mailDomain, maxFileBytes: config.maxFileBytes,
+      budget: uploadBudget, dataDir: config.dataDir, onEvent: () => eventSignal.notify(),
+      ...(config.peppolId ? { peppolId: config.peppolId } : {}),
+    });
     registerSoapRoutes(app, { intake, store, auth, publicUrl: () => baseUrl(config, ports.http ?? Number(config.httpPort)) });
     // The docs' server URL is only known once bound when the port is ephemeral; the static document is built
     // from the configured public URL or the configured port.
@@ -132,7 +141,7 @@ export async function startService(given: Config, log: Logger): Promise<Service>
     listening(['metrics'], () => m.close());
   }
 
-  const files = await startFileChannels({ config, intake, store, auth, log, metrics });
+  const files = await startFileChannels({ config, intake, store, auth, log, metrics, budget: uploadBudget });
   Object.assign(ports, files.ports);
   listening(Object.keys(files.ports), () => files.close());
 
@@ -172,7 +181,7 @@ export async function startService(given: Config, log: Logger): Promise<Service>
   readiness.started();
 
   return {
-    store, intake, ports, metrics, readiness,
+    store, intake, ports, metrics, readiness, uploadBudget,
     async reloadTls() {
       if (!config.tlsCertFile || !config.tlsKeyFile) return log.info('SIGHUP: no TLS certificate to reload');
       for (const reload of reloaders) await reload();

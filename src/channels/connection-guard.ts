@@ -11,9 +11,14 @@
  * - one address never holds more than `perAddress` waiting connections (an idle flood from one host costs the host
  *   its own slots, nobody else's);
  * - waiting connections never take the last `reservedForTrusted` slots, so customers already logged in keep working;
- * - a new connection is never turned away because idle strangers fill the waiting slots: the oldest waiting
- *   connection is closed to make room (like OpenSSH's MaxStartups drop, but oldest-first, so a client that has just
- *   connected always gets its `waitingTimeoutMs` to log in), and no waiting connection outlives that timeout.
+ * - a new connection is never turned away because idle strangers fill the waiting slots: a waiting connection is
+ *   closed to make room (like OpenSSH's MaxStartups drop), and no waiting connection outlives `waitingTimeoutMs`;
+ * - the one closed is chosen among those that have sent nothing for PROGRESS_MS (a client sending its commands, even
+ *   with pauses of a few seconds, is never closed for a newcomer), from the address that has opened the most
+ *   connections lately (churn), then has the most waiting, and of those the oldest: a flood of fresh connections
+ *   from a few addresses costs those addresses, while a customer's client from its own address keeps its time to log
+ *   in. A newcomer from a churning address is refused rather than closing a quiet address's connection, and when
+ *   every waiting connection is making progress the newcomer is refused.
  */
 import type { Server, Socket } from 'node:net';
 
@@ -71,7 +76,26 @@ interface Slot {
   state: 'waiting' | 'trusted' | 'gone';
   timer?: NodeJS.Timeout;
   close: (reason: RefusalReason) => void;
+  /** socket.bytesRead when last looked at, and when it was last seen to grow (0: never). */
+  seenBytes: number;
+  progressAt: number;
 }
+
+/**
+ * A waiting connection that has sent bytes within this long is making progress and is never closed for a newcomer.
+ * Clients pause between commands (a person typing, a script's own round trips on a loaded link: seconds), and an
+ * idle flood sends nothing; a flood that trickles bytes is still bounded by `perAddress` and `waitingTimeoutMs`.
+ */
+export const PROGRESS_MS = 10_000;
+/** Half-life of an address's count of recent connections: churn is what an address did in the last several seconds. */
+const CHURN_HALF_LIFE_MS = 10_000;
+/**
+ * An address with at least this many recent connections (decayed) is churning: a client opens one connection, a
+ * relay or FileZilla a handful at once, a flood dozens a second.
+ */
+const CHURN_CONNECTIONS = 8;
+/** Addresses whose recent connections are remembered at once: memory stays bounded whatever the number of sources. */
+const MAX_REMEMBERED_ADDRESSES = 10_000;
 
 export function createConnectionGuard(limits: GuardLimits, log?: { info(o: object, msg: string): void }): ConnectionGuard {
   // Insertion order is age order: the first waiting slot is the oldest, the one evicted first.
@@ -82,6 +106,48 @@ export function createConnectionGuard(limits: GuardLimits, log?: { info(o: objec
   let refused = 0;
   let evicted = 0;
   const waitingCap = Math.max(1, limits.total - limits.reservedForTrusted);
+  // Recent connections per address, decayed; the Map's order is the order of last update (re-inserted on each).
+  const recent = new Map<string, { n: number; at: number }>();
+
+  function decayed(e: { n: number; at: number } | undefined, now: number): number {
+    return e ? e.n * 0.5 ** ((now - e.at) / CHURN_HALF_LIFE_MS) : 0;
+  }
+
+  function countConnection(remote: string, now: number): void {
+    const n = decayed(recent.get(remote), now) + 1;
+    recent.delete(remote);
+    recent.set(remote, { n, at: now });
+    // The least recently seen addresses are forgotten first: their counts have decayed the most.
+    while (recent.size > MAX_REMEMBERED_ADDRESSES) recent.delete(recent.keys().next().value as string);
+  }
+
+  function churn(remote: string, now: number): number {
+    return decayed(recent.get(remote), now);
+  }
+
+  function progressing(slot: Slot, now: number): boolean {
+    const bytes = slot.socket.bytesRead;
+    if (bytes !== slot.seenBytes) {
+      slot.seenBytes = bytes;
+      slot.progressAt = now;
+    }
+    return slot.progressAt > 0 && now - slot.progressAt < PROGRESS_MS;
+  }
+
+  /**
+   * The waiting connection to close for a newcomer: not making progress, from the most churning address, then the
+   * address with the most waiting, then the oldest (the Set's order is age order).
+   */
+  function victim(now: number): { slot: Slot; churn: number } | undefined {
+    let best: { slot: Slot; churn: number; waiting: number } | undefined;
+    for (const slot of waiting) {
+      if (progressing(slot, now)) continue;
+      const c = churn(slot.remote, now);
+      const w = perAddress.get(slot.remote) ?? 0;
+      if (!best || c > best.churn || (c === best.churn && w > best.waiting)) best = { slot, churn: c, waiting: w };
+    }
+    return best;
+  }
 
   function leaveWaiting(slot: Slot): void {
     if (!waiting.delete(slot)) return;
@@ -111,19 +177,24 @@ export function createConnectionGuard(limits: GuardLimits, log?: { info(o: objec
 
   function admit(socket: Socket, close: (reason: RefusalReason) => void): Slot | RefusalReason {
     const remote = plainAddress(socket.remoteAddress);
+    const now = Date.now();
+    countConnection(remote, now);
     if ((perAddress.get(remote) ?? 0) >= limits.perAddress) return 'per-address';
     if (waiting.size + trusted >= limits.total && waiting.size === 0) return 'full';
-    // Room is made by closing the oldest waiting connection: when the waiting share is used up, or when every
+    // Room is made by closing a waiting connection (victim()): when the waiting share is used up, or when every
     // slot is taken (then only a waiting one can give way; trusted ones are never closed for a newcomer).
     if (waiting.size >= waitingCap || waiting.size + trusted >= limits.total) {
-      const oldest = waiting.values().next().value as Slot | undefined;
-      if (!oldest) return 'full';
+      const v = victim(now);
+      if (!v) return 'full';
+      // A churning address's newcomer does not push out a quiet address's client: it is the churn that waits.
+      if (v.churn < CHURN_CONNECTIONS && churn(remote, now) >= CHURN_CONNECTIONS) return 'per-address';
+      const out = v.slot;
       evicted++;
-      log?.info({ remote: oldest.remote }, 'connection waiting to log in closed to make room for a new one');
-      ticket(oldest).release();
-      oldest.close('evicted');
+      log?.info({ remote: out.remote }, 'connection waiting to log in closed to make room for a new one');
+      ticket(out).release();
+      out.close('evicted');
     }
-    const slot: Slot = { socket, remote, state: 'waiting', close };
+    const slot: Slot = { socket, remote, state: 'waiting', close, seenBytes: 0, progressAt: 0 };
     slot.timer = setTimeout(() => {
       if (slot.state !== 'waiting') return;
       ticket(slot).release();

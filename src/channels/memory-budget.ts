@@ -14,6 +14,8 @@ export interface MemoryBudget {
   inUse(): number;
   /** Jobs waiting now. */
   waiting(): number;
+  /** Most bytes ever taken at once (tests: proof that jobs were held back, whatever their timing). */
+  peak(): number;
 }
 
 interface Waiter {
@@ -23,6 +25,7 @@ interface Waiter {
 
 export function createMemoryBudget(totalBytes: number): MemoryBudget {
   let used = 0;
+  let peak = 0;
   const queue: Waiter[] = [];
 
   const fits = (bytes: number) => used === 0 || used + bytes <= totalBytes;
@@ -37,6 +40,7 @@ export function createMemoryBudget(totalBytes: number): MemoryBudget {
       while (queue.length > 0 && fits(queue[0]!.bytes)) {
         const w = queue.shift()!;
         used += w.bytes;
+        peak = Math.max(peak, used);
         w.grant(releaser(w.bytes));
       }
     };
@@ -46,6 +50,7 @@ export function createMemoryBudget(totalBytes: number): MemoryBudget {
     acquire(bytes, waitMs) {
       if (queue.length === 0 && fits(bytes)) {
         used += bytes;
+        peak = Math.max(peak, used);
         return Promise.resolve(releaser(bytes));
       }
       return new Promise((resolve) => {
@@ -66,5 +71,6 @@ export function createMemoryBudget(totalBytes: number): MemoryBudget {
     },
     inUse: () => used,
     waiting: () => queue.length,
+    peak: () => peak,
   };
 }

@@ -21,6 +21,7 @@ void it('admits what fits, queues the rest first come first served, and gives ro
   rSmall!();
   rSmall!();
   assert.equal(b.inUse(), 0, 'a release counts once');
+  assert.equal(b.peak(), 60, 'the most ever taken at once: 60, then 50 + 10');
 });
 
 void it('a job larger than the whole budget runs, alone', async () => {

@@ -60,3 +60,51 @@ export async function flood(port: number, from: readonly string[], count: number
 export function loopbacks(first: number, n: number): string[] {
   return Array.from({ length: n }, (_, i) => `127.0.0.${first + i}`);
 }
+
+export interface Churn {
+  /** Connections opened so far. */
+  opened(): number;
+  /** Connections the server closed with a line matching `re` (e.g. its "closed to make room" refusal). */
+  told(re: RegExp): number;
+  /** Stop opening connections and close every one still open. */
+  stop(): void;
+}
+
+/**
+ * Connection churn: `perSecond` new idle connections a second, taken in turn from the addresses in `from`, each
+ * left open (sending nothing) until the server closes it. The pace is kept by the clock, not by the timer's ticks,
+ * so a loaded machine's late ticks open the connections they missed.
+ */
+export function churn(port: number, from: readonly string[], perSecond: number): Churn {
+  const open = new Set<Socket>();
+  const texts: string[] = [];
+  let opened = 0;
+  const started = Date.now();
+  const tick = () => {
+    const due = Math.floor(((Date.now() - started) / 1000) * perSecond);
+    // At most a second's worth at once: a long stall does not end in a burst the server never saw otherwise.
+    for (let k = 0; opened < due && k < perSecond; k++) {
+      const socket = connect({ port, host: '127.0.0.1', localAddress: from[opened % from.length] });
+      opened++;
+      let text = '';
+      socket.on('data', (d: Buffer) => {
+        text += d.toString('latin1');
+      });
+      socket.on('error', () => undefined);
+      socket.on('close', () => {
+        open.delete(socket);
+        if (texts.length < 100_000) texts.push(text);
+      });
+      open.add(socket);
+    }
+  };
+  const timer = setInterval(tick, 10);
+  return {
+    opened: () => opened,
+    told: (re) => texts.filter((t) => re.test(t)).length,
+    stop() {
+      clearInterval(timer);
+      for (const s of open) s.destroy();
+    },
+  };
+}

@@ -14,7 +14,7 @@ import { createSessionLimiter } from './limits.ts';
 import { startSftpServer, type RunningServer } from './sftp.ts';
 import { Spool } from './spool.ts';
 import { startStagedSweep } from './staged-sweep.ts';
-import { createMemoryBudget } from '../memory-budget.ts';
+import { createMemoryBudget, type MemoryBudget } from '../memory-budget.ts';
 import { SizeCache } from './tree-model.ts';
 
 export interface FileChannelsDeps {
@@ -27,6 +27,8 @@ export interface FileChannelsDeps {
   failedLoginDelayMs?: number;
   /** Open connections per channel (GET /metrics). */
   metrics?: Metrics;
+  /** The upload memory budget, shared with the portal (default: one of INTAKE_UPLOAD_MEMORY_BYTES of their own). */
+  budget?: MemoryBudget;
 }
 
 export interface FileChannels {
@@ -48,7 +50,7 @@ export async function startFileChannels(deps: FileChannelsDeps): Promise<FileCha
     store: deps.store, intake: deps.intake, log, auth: deps.auth, timeZone: config.timeZone, maxFileBytes: config.maxFileBytes,
     spool, sizes: new SizeCache(), sessions: createSessionLimiter(), failedLoginDelayMs: deps.failedLoginDelayMs,
     metrics: deps.metrics,
-    budget: createMemoryBudget(config.uploadMemoryBytes),
+    budget: deps.budget ?? createMemoryBudget(config.uploadMemoryBytes),
     ...(config.peppolId ? { peppolId: config.peppolId } : {}),
   };
   const sweep = startStagedSweep(deps.store, log.child({ channel: 'files' }));

@@ -29,7 +29,7 @@ import { hashFile, TooLargeError } from './spool.ts';
 import { openUpload } from './upload-writer.ts';
 import { STAGE_REPORT_BYTES, UploadStager } from './upload-stager.ts';
 import { uuidv7 } from '../../domain/uuid7.ts';
-import { uploadMemoryCost } from './upload-memory.ts';
+import { uploadMemoryCost } from '../upload-memory.ts';
 import {
   INBOX, locate, MESSAGES, segmentsOf, SUBFOLDERS, TreeError,
   type Entry, type FilesDeps, type Located, type SessionInfo, type Upload, type UploadEnd, type UploadOptions, type UploadPlan,

@@ -6,6 +6,8 @@
 import type { Intake } from '../../intake/intake.ts';
 import type { Logger } from '../../log.ts';
 import type { WebChannelStore } from '../../domain/store/ports.ts';
+import type { MemoryBudget } from '../memory-budget.ts';
+import type { PortalSpool } from './portal/upload-spool.ts';
 import type { Sessions } from './sessions.ts';
 import type { LoginThrottle } from './throttle.ts';
 import type { PeppolId } from '../../domain/store/store.ts';
@@ -23,10 +25,15 @@ export interface WebDeps {
   onEvent?: () => void;
   /** Our Peppol identifier (INTAKE_PEPPOL_ID): the seller of the Order Responses the console shows. */
   peppolId?: PeppolId;
+  /** Memory shared by the uploads being stored and judged, with the file channels (INTAKE_UPLOAD_MEMORY_BYTES). */
+  budget: MemoryBudget;
+  /** The data directory: portal uploads are written to its spool/portal/ while they arrive. */
+  dataDir: string;
 }
 
 /** What the console and portal routes share. */
 export interface WebContext extends WebDeps {
   sessions: Sessions;
   throttle: LoginThrottle;
+  portalSpool: PortalSpool;
 }

@@ -22,6 +22,8 @@ import type { Logger } from '../../log.ts';
 import type { WebSession } from '../../domain/store/web.ts';
 import { registerConsoleRoutes } from './console/routes.ts';
 import { registerPortalRoutes } from './portal/routes.ts';
+import { MAX_FILES_PER_UPLOAD } from './portal/upload.ts';
+import { PortalSpool } from './portal/upload-spool.ts';
 import { securityHeaders } from './security.ts';
 import { createSessions, csrfUserInfo } from './sessions.ts';
 import { createLoginThrottle } from './throttle.ts';
@@ -34,9 +36,6 @@ declare module 'fastify' {
   }
 }
 
-/** Files one portal upload may carry at once: a day's orders, not a bulk transfer (that is what SFTP is for). */
-const MAX_FILES_PER_UPLOAD = 20;
-
 export function areaOf(url: string): 'operator' | 'customer' | undefined {
   if (url === '/console' || url.startsWith('/console/') || url.startsWith('/console?')) return 'operator';
   if (url === '/portale' || url.startsWith('/portale/') || url.startsWith('/portale?')) return 'customer';
@@ -46,7 +45,9 @@ export function areaOf(url: string): 'operator' | 'customer' | undefined {
 export async function registerWeb(app: FastifyInstance, deps: WebDeps): Promise<void> {
   // One key in the store signs cookies and CSRF tokens for every instance sharing the database.
   const key = await deps.store.webKey('cookie', randomBytes(32).toString('base64'));
-  const ctx: WebContext = { ...deps, sessions: createSessions(deps.store), throttle: createLoginThrottle() };
+  const portalSpool = new PortalSpool(deps.dataDir, deps.log.child({ channel: 'portal' }));
+  await portalSpool.init();
+  const ctx: WebContext = { ...deps, sessions: createSessions(deps.store), throttle: createLoginThrottle(), portalSpool };
 
   await app.register(async (web) => {
     web.removeAllContentTypeParsers();

@@ -13,7 +13,7 @@ import { safeFileName } from '../format.ts';
 import { customerOf, portalPage } from './page.ts';
 import { registerPortalOrderForm } from './order-form.ts';
 import { registerPortalOrderChange } from './order-change.ts';
-import { registerUpload } from './upload.ts';
+import { MAX_FILES_PER_UPLOAD, registerUpload } from './upload.ts';
 import { outcomeExtras } from '../recap.ts';
 import { orderWorkbook, XLSX_MEDIA_TYPE } from '../../../intake/formats/index.ts';
 
@@ -65,7 +65,7 @@ export function registerPortalRoutes(app: FastifyInstance, ctx: WebContext): voi
   app.get('/', async (req, reply) => {
     const c = customerOf(req);
     const recent = await ctx.store.searchSubmissions({ customerId: c.id, limit: 20 });
-    return portalPage(ctx, req, reply, 'portal/home.eta', { title: 'Invia ordini', nav: 'home', recent, script: 'portale.js' });
+    return portalPage(ctx, req, reply, 'portal/home.eta', { title: 'Invia ordini', nav: 'home', recent, script: 'portale.js', maxFiles: MAX_FILES_PER_UPLOAD });
   });
 
   // The Excel template: the layout, the customer's code written in, the units of measure as a drop-down.

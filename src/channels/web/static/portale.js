@@ -9,15 +9,27 @@
   var chosen = document.getElementById('chosen');
   var form = document.getElementById('upload');
 
+  var max = input ? Number(input.getAttribute('data-max')) || 0 : 0;
+
+  function tooMany() {
+    return max > 0 && input.files.length > max;
+  }
+
   function showChosen() {
     if (!chosen || !input) return;
     var names = [];
     for (var i = 0; i < input.files.length; i++) names.push(input.files[i].name);
-    chosen.textContent = names.length ? 'File scelti: ' + names.join(', ') : '';
+    chosen.textContent = tooMany()
+      ? 'Troppi file: al massimo ' + max + ' per invio (scelti ' + names.length + '). Inviarli in più volte.'
+      : names.length ? 'File scelti: ' + names.join(', ') : '';
   }
 
   if (drop && input && form) {
     input.addEventListener('change', showChosen);
+    // The service refuses the whole upload anyway (nothing registered); said here before the files are sent.
+    form.addEventListener('submit', function (e) {
+      if (tooMany()) { e.preventDefault(); showChosen(); }
+    });
     ['dragenter', 'dragover'].forEach(function (type) {
       drop.addEventListener(type, function (e) { e.preventDefault(); drop.classList.add('over'); });
     });
@@ -32,7 +44,7 @@
       for (var i = 0; i < e.dataTransfer.files.length; i++) dt.items.add(e.dataTransfer.files[i]);
       input.files = dt.files;
       showChosen();
-      form.requestSubmit();
+      if (!tooMany()) form.requestSubmit();
     });
   }
 })();

@@ -3,8 +3,8 @@
  * config.uploadMemoryBytes) while it is stored and judged. The figures are measured (each format's memoryCost).
  */
 import { open } from 'node:fs/promises';
-import { detectFormat, formatNamed } from '../../intake/formats/index.ts';
-import { MAX_ORDERS_PER_FILE } from '../../intake/judge.ts';
+import { detectFormat, formatNamed } from '../intake/formats/index.ts';
+import { MAX_ORDERS_PER_FILE } from '../intake/judge.ts';
 
 /** Enough of the file to tell its format (detect.ts sniffs 8 KiB). */
 const HEAD_BYTES = 8192;
