@@ -23,6 +23,7 @@ import { deliverExport } from './export-deliver.ts';
 import { fanOut } from './fanout.ts';
 import { deliverNotification, type NotifyOptions } from './notify.ts';
 import { retryDelay, type RetryPolicy } from './retry.ts';
+import { callbackDocument } from './printtalk-callback.ts';
 import { openSigningSecret } from './secret.ts';
 import type { Resolver } from './target.ts';
 import { ConnectionPool, postWebhook } from './webhook-send.ts';
@@ -190,8 +191,18 @@ export function startDispatcher(deps: DispatcherDeps): Dispatcher {
     const cached = subscribers.get(s.id);
     const secret = cached?.secret ?? openSigningSecret(deps.secretKey, s.secretEnc ?? '', s.id);
     if (cached) cached.secret = secret;
+    // A connector's callback sends a PrintTalk document, or nothing when the event is not its connector's.
+    let sent: { body: string; contentType?: string } = { body: d.body };
+    if (s.connectorId !== undefined) {
+      const doc = await callbackDocument(store, s, d.body);
+      if (doc.kind === 'skip') {
+        log.debug({ delivery: d.id, webhook: s.id, reason: doc.reason }, 'nothing for the connector callback');
+        return { outcome: 'done' };
+      }
+      sent = doc.answer;
+    }
     const answer = await postWebhook({
-      url: s.url!, allowPrivate: s.allowPrivate, secret, id: d.eventId, body: d.body, timeoutMs: options.timeoutMs, resolve: options.resolve, pool,
+      url: s.url!, allowPrivate: s.allowPrivate, secret, id: d.eventId, ...sent, timeoutMs: options.timeoutMs, resolve: options.resolve, pool,
     });
     const result = webhookResult(d, answer);
     if (answer.kind === 'gone') {

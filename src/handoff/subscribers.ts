@@ -9,6 +9,7 @@ import { IntakeError } from '../domain/errors.ts';
 import { ORDER_EVENT_TYPES, type OrderEventType } from '../domain/order-events.ts';
 import { newSigningSecret, sealSigningSecret } from './secret.ts';
 import { checkWebhookUrl } from './target.ts';
+import { CALLBACK_EVENTS } from './printtalk-callback.ts';
 import type { ExportFormat, Subscriber } from '../domain/store/handoff.ts';
 import type { HandoffPort } from '../domain/store/ports.ts';
 
@@ -60,4 +61,34 @@ export async function requireSubscriber(store: HandoffPort, id: string, kind: Su
   const s = await store.getSubscriber(id);
   if (!s || s.kind !== kind) throw new IntakeError('NOT_FOUND', `no ${kind === 'webhook' ? 'webhook' : 'export'} ${id}`);
   return s;
+}
+
+/** The callback of a connector (src/handoff/printtalk-callback.ts), if it has one. */
+export async function connectorCallback(store: Pick<HandoffPort, 'listSubscribers'>, connectorId: string): Promise<Subscriber | undefined> {
+  return (await store.listSubscribers({ kind: 'webhook' })).find((s) => s.connectorId === connectorId);
+}
+
+/**
+ * Give a connector its callback URL, checked like a webhook's, replacing the one it had (with its deliveries still
+ * queued: the old URL is gone). A new signing secret is made and returned once. `url` undefined: remove the callback.
+ */
+export async function setConnectorCallback(store: HandoffPort, secretKey: string | undefined,
+  input: { connectorId: string; url?: string; allowPrivate?: boolean }): Promise<IssuedWebhook | undefined> {
+  const connector = await store.getConnector(input.connectorId);
+  if (!connector) throw new IntakeError('NOT_FOUND', `no connector ${input.connectorId}`);
+  // The callback answers PrintTalk Cancellations, which only xjdf connectors take.
+  if (input.url !== undefined && connector.format !== 'xjdf') {
+    throw new IntakeError('VALIDATION', `connector ${connector.id} has format ${connector.format}: a callback is for PrintTalk, taken on xjdf connectors`);
+  }
+  const url = input.url === undefined ? undefined : checkWebhookUrl(input.url, input.allowPrivate === true);
+  const old = await connectorCallback(store, connector.id);
+  if (old) await store.removeSubscriber(old.id);
+  if (!url) return undefined;
+  const id = uuidv7();
+  const secret = newSigningSecret();
+  const webhook = await store.addSubscriber({
+    id, kind: 'webhook', url: url.href, secretEnc: sealSigningSecret(secretKey, secret, id), allowPrivate: input.allowPrivate === true,
+    connectorId: connector.id, events: [...CALLBACK_EVENTS],
+  });
+  return { webhook, secret };
 }

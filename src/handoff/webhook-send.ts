@@ -47,6 +47,8 @@ export interface WebhookRequest {
   /** The event id: the webhook-id of every attempt. */
   id: string;
   body: string;
+  /** Default application/json (the event); a connector's callback sends PrintTalk XML. */
+  contentType?: string;
   timeoutMs: number;
   resolve?: Resolver;
   /** Seconds since the epoch, for the webhook-timestamp header. */
@@ -96,7 +98,7 @@ export async function postWebhook(req: WebhookRequest): Promise<WebhookAnswer> {
   }
   const timestamp = Math.floor((req.now?.() ?? Date.now()) / 1000);
   const headers = {
-    'content-type': 'application/json',
+    'content-type': req.contentType ?? 'application/json',
     'content-length': Buffer.byteLength(req.body),
     'user-agent': USER_AGENT,
     'webhook-id': req.id,

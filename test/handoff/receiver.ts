@@ -10,6 +10,7 @@ export interface Received {
   id: string;
   timestamp: string;
   body: string;
+  contentType?: string;
   /** Whether standardwebhooks accepted the signature. */
   verified: boolean;
   /** When the request had arrived whole (Date.now()). */
@@ -57,10 +58,14 @@ export async function startReceiver(): Promise<Receiver> {
         'webhook-signature': String(req.headers['webhook-signature']) };
       let verified = false;
       try {
-        verifier?.verify(body, headers);
+        // A connector's callback sends XML: checked without reading the body as JSON.
+        verifier?.verify(body, headers, { jsonParse: /json/.test(req.headers['content-type'] ?? 'json') });
         verified = verifier !== undefined;
       } catch { /* recorded as not verified */ }
-      const rec: Received = { path: req.url ?? '', id: headers['webhook-id'], timestamp: headers['webhook-timestamp'], body, verified, at: Date.now() };
+      const rec: Received = {
+        path: req.url ?? '', id: headers['webhook-id'], timestamp: headers['webhook-timestamp'], body, verified, at: Date.now(),
+        ...(req.headers['content-type'] ? { contentType: req.headers['content-type'] } : {}),
+      };
       r.received.push(rec);
       const a = r.answer(rec);
       const send = () => {

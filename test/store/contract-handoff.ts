@@ -46,6 +46,23 @@ export function handoffContract(makeStore: StoreFactory): void {
       assert.equal(await store.getSubscriber(e.id), undefined);
     }));
 
+    void it("keeps the connector a callback is bound to (migration 037)", () => withStore(makeStore, async (store) => {
+      const owner = await addCustomer(store, 'C001');
+      await store.createSite({ code: 'VR', name: 'Verona' });
+      const keyId = randomUUID().replace(/-/g, '').slice(0, 12);
+      const c = await store.createConnector({
+        id: randomUUID(), customerId: owner.id, name: 'Shop', format: 'xjdf', sites: ['VR'], allowIps: [],
+        key: { credentialId: randomUUID(), keyId, secretHash: `sha256:${keyId}` },
+      });
+      const cb = await store.addSubscriber(webhook({ connectorId: c.id, events: ['ordine.richiesta_esito'] }));
+      const plain = await store.addSubscriber(webhook());
+      assert.equal(cb.connectorId, c.id);
+      assert.equal((await store.getSubscriber(cb.id))?.connectorId, c.id);
+      assert.equal(plain.connectorId, undefined);
+      assert.deepEqual((await store.listSubscribers({ kind: 'webhook' })).map((s) => [s.id, s.connectorId]).sort(),
+        [[cb.id, c.id], [plain.id, undefined]].sort());
+    }));
+
     void it('moves the cursor with the deliveries, and only from where the caller read', () => withStore(makeStore, async (store) => {
       const s = await store.addSubscriber(webhook());
       const first = [delivery('o1'), delivery('o2')];

@@ -5,7 +5,9 @@ import { importLookup } from '../../connectors/lookup-csv.ts';
 import { importCustomerTable } from '../../connectors/customers-csv.ts';
 import { addConnector, requireConnector, revokeConnector, rotateConnectorKey, setMapping, setProductKey, type IssuedConnector } from '../../connectors/provision.ts';
 import { testMapping } from '../../connectors/test-mapping.ts';
+import { setConnectorCallback } from '../../handoff/subscribers.ts';
 import type { Connector } from '../../domain/store/connectors.ts';
+import { IntakeError } from '../../domain/errors.ts';
 import { withStore } from '../context.ts';
 import { clean, printFields, printJson, printTable, println } from '../output.ts';
 
@@ -99,6 +101,36 @@ export function registerConnectorCommands(program: Command): void {
         if (opts.json) printJson({ ...asJson(issued.connector), service_x_key: issued.key });
         else printIssued(issued, 'has a new key; the previous one no longer works');
       });
+    });
+
+  connector
+    .command('set <id>')
+    .description("set a connector's callback: production's decisions on its PrintTalk cancellations are POSTed there")
+    .option('--callback-url <url>', 'receiver URL (https; http only to a loopback host), checked like a webhook URL')
+    .option('--allow-private', 'allow private, loopback and link-local callback addresses (refused by default)')
+    .option('--no-callback', 'remove the callback')
+    .option('--json', 'print JSON')
+    .action(async (id: string, opts: { callbackUrl?: string; allowPrivate?: boolean; callback: boolean; json?: boolean }) => {
+      if (opts.callback === (opts.callbackUrl === undefined)) throw new IntakeError('VALIDATION', 'give either --callback-url <url> or --no-callback');
+      await withStore(async (store, config) => {
+        const issued = await setConnectorCallback(store, config.secretKey, { connectorId: id, url: opts.callbackUrl, allowPrivate: opts.allowPrivate });
+        if (!issued) {
+          if (opts.json) printJson({ id, callback: null });
+          else println(`Connector ${id} has no callback.`);
+          return;
+        }
+        const w = issued.webhook;
+        if (opts.json) {
+          printJson({ id, callback: { webhook: w.id, url: w.url, secret: issued.secret, events: w.events } });
+          return;
+        }
+        println(`Connector ${id} calls back ${w.url} (webhook ${w.id}).`);
+        println();
+        printFields([['URL', w.url], ['Events', w.events.join(', ')], ['Signing secret', issued.secret]]);
+        println();
+        println('WARNING: the secret is shown only now. Hand it to the connector\'s integrator over a safe channel; they');
+        println('verify every callback with it like a webhook delivery (docs/customers/webhooks.md).');
+      }, { sealing: true });
     });
 
   connector

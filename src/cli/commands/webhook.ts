@@ -7,7 +7,7 @@ import { printFields, printJson, printTable, println } from '../output.ts';
 
 function asJson(s: Subscriber): Record<string, unknown> {
   return {
-    id: s.id, url: s.url, events: s.events, allow_private: s.allowPrivate, state: s.state,
+    id: s.id, url: s.url, events: s.events, allow_private: s.allowPrivate, state: s.state, ...(s.connectorId ? { connector: s.connectorId } : {}),
     ...(s.disabledReason ? { disabled_reason: s.disabledReason } : {}), created_at: s.createdAt,
   };
 }

@@ -33,6 +33,11 @@ export interface NewSubscriber {
   /** Export: absolute folder the files are written to. */
   dir?: string;
   format?: ExportFormat;
+  /**
+   * Webhook: a connector's callback (`connector set --callback-url`): it receives only that connector's orders'
+   * events, as PrintTalk documents rather than JSON (src/handoff/printtalk-callback.ts).
+   */
+  connectorId?: string;
   events: readonly OrderEventType[];
   createdAt?: string;
 }

@@ -68,7 +68,8 @@ export type IntegrationRoutesStore = Pick<EventStore, 'findIntegration' | 'getOr
 
 /** The hand-off (src/handoff/): the event stream, subscribers and deliveries, integrations, production reports. */
 export type HandoffPort = HandoffStore & EventStore & Pick<Store,
-  'acquireLease' | 'releaseLease' | 'getCustomerByCode' | 'listConnectors' | 'connectorLookup' | 'notificationTarget' | 'queueNotification'>;
+  'acquireLease' | 'releaseLease' | 'getCustomerByCode' | 'listConnectors' | 'connectorLookup' | 'notificationTarget' | 'queueNotification'
+  | 'getConnector' | 'getSubmission' | 'orderRequests'>;
 
 /** The console's sessions (src/channels/web/sessions.ts). */
 export type SessionStore = Pick<WebStore, 'createWebSession' | 'getWebSession' | 'extendWebSession' | 'deleteWebSession'>;

@@ -11,7 +11,7 @@ export function checkFinishBatch(list: readonly unknown[]): void {
   if (list.length > MAX_FINISH_BATCH) throw invalid.finishBatch();
 }
 
-export const SUBSCRIBER_COLUMNS = `id, kind, url, secret_enc, allow_private, dir, format, events, cursor, state, disabled_reason,
+export const SUBSCRIBER_COLUMNS = `id, kind, url, secret_enc, allow_private, dir, format, connector_id, events, cursor, state, disabled_reason,
   created_at, updated_at`;
 
 export const DELIVERY_COLUMNS = `seq, id, subscriber_id, event_id, event_type, order_key, state, attempts, next_attempt_at,
@@ -25,6 +25,7 @@ export interface SubscriberRow {
   allow_private: unknown;
   dir: string | null;
   format: string | null;
+  connector_id: string | null;
   events: unknown;
   cursor: string | null;
   state: string;
@@ -69,6 +70,7 @@ export function toSubscriber(r: SubscriberRow): Subscriber {
   if (r.secret_enc !== null) s.secretEnc = r.secret_enc;
   if (r.dir !== null) s.dir = r.dir;
   if (r.format !== null) s.format = r.format as ExportFormat;
+  if (r.connector_id !== null && r.connector_id !== undefined) s.connectorId = r.connector_id;
   if (r.cursor !== null) s.cursor = r.cursor;
   if (r.disabled_reason !== null) s.disabledReason = r.disabled_reason;
   return s;

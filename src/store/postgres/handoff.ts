@@ -46,9 +46,9 @@ export function postgresHandoff(pool: pg.Pool, newClient?: () => pg.Client, onEr
       const at = isoIn(s.createdAt ?? nowIso(), 'createdAt');
       try {
         await pool.query(`INSERT INTO handoff_subscribers (id, kind, url, secret_enc, allow_private, dir, format, events, created_at, updated_at,
-            cursor)
-          VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $9, (${STREAM_END}))`, [s.id, s.kind, s.url ?? null, s.secretEnc ?? null, s.allowPrivate === true,
-          s.dir ?? null, s.format ?? null, JSON.stringify(s.events), at]);
+            cursor, connector_id)
+          VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $9, (${STREAM_END}), $10)`, [s.id, s.kind, s.url ?? null, s.secretEnc ?? null, s.allowPrivate === true,
+          s.dir ?? null, s.format ?? null, JSON.stringify(s.events), at, s.connectorId ?? null]);
       } catch (e) {
         if (pgCode(e) === '23505') throw alreadyExists.subscriber(s.id);
         if (pgCode(e) === '23514') throw invalid.subscriberKindOrFormat();

@@ -56,10 +56,10 @@ export function sqliteHandoff(db: Database.Database, writer: SqliteWriter, now: 
       try {
         // It starts at the last event committed now (not at or before what retention deleted, which would be an
         // expired cursor; NULL then, or on an empty stream): it gets exactly the events committed after it was added.
-        q(`INSERT INTO handoff_subscribers (id, kind, url, secret_enc, allow_private, dir, format, events, created_at, updated_at, cursor)
-          VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, (SELECT CAST(max(seq) AS TEXT) FROM order_events
+        q(`INSERT INTO handoff_subscribers (id, kind, url, secret_enc, allow_private, dir, format, connector_id, events, created_at, updated_at, cursor)
+          VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, (SELECT CAST(max(seq) AS TEXT) FROM order_events
             WHERE seq > coalesce((SELECT through FROM order_events_pruned WHERE one = 1), 0)))`).run(s.id, s.kind, s.url ?? null, s.secretEnc ?? null, s.allowPrivate ? 1 : 0,
-          s.dir ?? null, s.format ?? null, JSON.stringify(s.events), at, at);
+          s.dir ?? null, s.format ?? null, s.connectorId ?? null, JSON.stringify(s.events), at, at);
       } catch (e) {
         const code = (e as { code?: string }).code;
         if (code === 'SQLITE_CONSTRAINT_PRIMARYKEY') throw alreadyExists.subscriber(s.id);

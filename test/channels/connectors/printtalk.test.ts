@@ -217,7 +217,7 @@ void describe('PrintTalk 2.x on the connector routes', { skip: PRINTTALK_SKIP },
     const doc = readFileSync(path.resolve(import.meta.dirname, '../../../docs/customers/connectors.md'), 'utf8');
     const section = /\n## PrintTalk 2\.x[\s\S]*?(?=\n## )/.exec(doc)?.[0] ?? '';
     const blocks = [...section.matchAll(/```xml\n([\s\S]*?)```/g)].map((m) => m[1]!);
-    assert.equal(blocks.length, 6, 'a PurchaseOrder, its Confirmation, a Refusal, an OrderStatusRequest and its answer, a Cancellation');
+    assert.equal(blocks.length, 7, 'a PurchaseOrder, its Confirmation, a Refusal, an OrderStatusRequest and its answer, a Cancellation, a callback');
     for (const b of blocks) assert.equal(await printTalkSchemaErrors(b), '', b);
     const [order, confirmation, , statusRequest, statusResponse, cancel] = blocks as [string, string, string, string, string, string];
     const answer = await send(order);
