@@ -157,7 +157,7 @@ void describe('search by a part of a value, in any case', () => {
       assert.equal(o?.note, 'Imballo singolo.\nConsegna entro le 12.');
       assert.deepEqual(o?.righe.map((r) => r.codice_articolo), ['BV-STD', 'VOL-A4']);
       await page.goto(`${t.url}/console/clienti/C101/ordini/${o!.id_ordine}`);
-      assert.equal(await page.locator('dd.note').innerText(), 'Imballo singolo.\nConsegna entro le 12.');
+      assert.equal(await page.locator('dd.note').first().innerText(), 'Imballo singolo.\nConsegna entro le 12.');
       await shot(page, 'console-order-note');
       assert.deepEqual(incidents, []);
     } finally {

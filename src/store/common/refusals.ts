@@ -35,6 +35,8 @@ export const alreadyExists = {
   operator: (email: string) => new IntakeError('CONFLICT', `an operator ${email} already exists`),
   /** SQLite: the message id clashed (ON CONFLICT DO NOTHING wrote no row for it). */
   mailMessage: (id: string) => new IntakeError('CONFLICT', `mail message ${id} already exists`),
+  /** Peppol participant identifiers another customer holds, each named with that customer (`0211:IT… (C002)`). */
+  peppolIds: (taken: readonly string[]) => new IntakeError('CONFLICT', `Peppol identifiers held by another customer: ${taken.join(', ')}`),
   /** PostgreSQL: a unique violation in the batch, the id's or the IMAP UID's. */
   mailMessageOrUid: () => new IntakeError('CONFLICT', 'a mail message with that id (or IMAP UID) already exists'),
 };

@@ -3,7 +3,7 @@
  * PostgreSQL (migration 035): what turns a UBL ordering document's parties and item identifiers into our codes.
  */
 import type pg from 'pg';
-import { IntakeError } from '../../domain/errors.ts';
+import { alreadyExists } from '../common/refusals.ts';
 import type { Store } from '../../domain/store/store.ts';
 import { nowIso } from '../common/rows.ts';
 
@@ -37,7 +37,7 @@ export function postgresPeppol(pool: pg.Pool): PeppolMethods {
            WHERE NOT EXISTS (SELECT 1 FROM added a WHERE a.scheme = i.scheme AND a.identifier = i.identifier)`,
           [unique.map((i) => i.scheme), unique.map((i) => i.identifier), customerId, nowIso()]);
         if (rows.length > 0) {
-          throw new IntakeError('CONFLICT', `Peppol identifiers held by another customer: ${rows.map((r) => `${key(r.scheme, r.identifier)} (${r.code})`).join(', ')}`);
+          throw alreadyExists.peppolIds(rows.map((r) => `${key(r.scheme, r.identifier)} (${r.code})`));
         }
         await c.query('COMMIT');
       } catch (e) {

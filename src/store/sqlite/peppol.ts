@@ -3,7 +3,7 @@
  * embedded store (migration 035): what turns a UBL ordering document's parties and item identifiers into our codes.
  */
 import type Database from 'better-sqlite3';
-import { IntakeError } from '../../domain/errors.ts';
+import { alreadyExists } from '../common/refusals.ts';
 import type { Store } from '../../domain/store/store.ts';
 import { nowIso } from '../common/rows.ts';
 import { statementCache } from './statements.ts';
@@ -23,7 +23,7 @@ export function sqlitePeppol(db: Database.Database): PeppolMethods {
       const row = owner.get(i.scheme, i.identifier, customerId) as { code: string } | undefined;
       return row ? [`${key(i.scheme, i.identifier)} (${row.code})`] : [];
     });
-    if (taken.length > 0) throw new IntakeError('CONFLICT', `Peppol identifiers held by another customer: ${taken.join(', ')}`);
+    if (taken.length > 0) throw alreadyExists.peppolIds(taken);
     q('DELETE FROM customer_peppol_ids WHERE customer_id = ?').run(customerId);
     const add = q('INSERT OR IGNORE INTO customer_peppol_ids (scheme, identifier, customer_id, created_at) VALUES (?, ?, ?, ?)');
     for (const i of ids) add.run(i.scheme, i.identifier, customerId, at);
