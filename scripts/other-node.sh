@@ -42,8 +42,15 @@ version="$("$node_bin" --version)"
 abi="$("$node_bin" -p process.versions.modules)"
 echo "other-node: Node ${version} (ABI ${abi}) at ${node_bin}"
 
-work="$(mktemp -d "${TMPDIR:-/tmp}/intake-node${major}-XXXXXX")"
-trap 'rm -rf "$work"' EXIT
+tmp="$(mktemp -d "${TMPDIR:-/tmp}/intake-node${major}-XXXXXX")"
+trap 'rm -rf "$tmp"' EXIT
+work="$tmp/project"
+mkdir "$work"
+# The shared folder (spec, CIP4 and UBL schemas) lies beside the checkout; the tests look for it beside their tree,
+# so the copy gets a link to the same folder beside it.
+for dir in "$(dirname "$repo")" "$(dirname "$(dirname "$repo")")"; do
+  if [ -d "$dir/shared" ]; then ln -s "$dir/shared" "$tmp/shared"; break; fi
+done
 # The sources, without what is the checkout's own (dependencies, builds, git).
 tar -C "$repo" --exclude=./node_modules --exclude=./.git --exclude=./.test-build --exclude=./dist --exclude=./data \
   -cf - . | tar -C "$work" -xf -
