@@ -40,9 +40,24 @@ export async function assertNoSideScroll(page: Page): Promise<void> {
   if (overflow > 0) throw new Error(`the page scrolls sideways by ${overflow} px`);
 }
 
+/** How many times a screenshot is taken when Chromium answers that it could not capture one. */
+const SHOT_ATTEMPTS = 3;
+
+/**
+ * Keeps a screenshot of the page (evidence for people to look at, not an assertion). Chromium now and then answers a
+ * capture with "Unable to capture screenshot" while it composites under load (seen once in CI on a page that had
+ * rendered); that answer is asked again, any other error fails the test.
+ */
 export async function shot(page: Page, name: string): Promise<void> {
   mkdirSync(SHOTS, { recursive: true });
-  await page.screenshot({ path: path.join(SHOTS, `${name}.png`), fullPage: true });
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await page.screenshot({ path: path.join(SHOTS, `${name}.png`), fullPage: true });
+      return;
+    } catch (e) {
+      if (attempt >= SHOT_ATTEMPTS || !/Unable to capture screenshot/.test(String(e))) throw e;
+    }
+  }
 }
 
 export async function startWithOperator(env: Record<string, string> = {}): Promise<{ t: TestService; email: string; password: string }> {
